@@ -1,0 +1,20 @@
+# Warnings, sanitizers and tuning shared by every cleave target.
+set(CLEAVE_C_WARNINGS -Wall -Wextra -Wpedantic -Wshadow -Wstrict-prototypes
+    -Wmissing-prototypes -Wno-unused-parameter -Wvla -Wformat=2)
+if(CLEAVE_WERROR)
+  list(APPEND CLEAVE_C_WARNINGS -Werror)
+endif()
+set(CLEAVE_SAN_FLAGS "")
+if(CLEAVE_SANITIZE)
+  set(CLEAVE_SAN_FLAGS -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=undefined)
+  add_compile_options(${CLEAVE_SAN_FLAGS})
+  add_link_options(${CLEAVE_SAN_FLAGS})
+endif()
+if(CLEAVE_NATIVE)
+  add_compile_options(-march=native)
+endif()
+
+# cleave_target_defaults(target): warnings and include paths for a cleave C target.
+function(cleave_target_defaults tgt)
+  target_compile_options(${tgt} PRIVATE $<$<COMPILE_LANGUAGE:C>:${CLEAVE_C_WARNINGS}>)
+endfunction()

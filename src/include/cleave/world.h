@@ -1,0 +1,247 @@
+/* The world: bodies (a mesh or particle set, a material, a solver, optionally a fracture
+ * criterion), boundary conditions, colliders and probes, advanced by a fixed step pipeline:
+ *   external forces and colliders -> solver step -> measure -> evaluate criteria ->
+ *   apply topology changes -> notify solver -> probes and statistics.
+ * Ids are uint32_t handles with a generation (0 = none); a stale id gives CL_ERR_STALE_ID. */
+#ifndef CLEAVE_WORLD_H
+#define CLEAVE_WORLD_H
+
+#ifndef CL_FFI_CDEF
+#include "cleave/status.h"
+#include "cleave/mesh.h"
+#ifdef __cplusplus
+extern "C" {
+#endif
+#endif
+
+typedef struct cl_world cl_world;
+typedef uint32_t cl_id;
+
+/* ---- parameters: every solver and criterion publishes a table of these ---------------------- */
+
+typedef struct cl_param_info {
+  const char *name;   /* e.g. "alpha" */
+  const char *unit;   /* e.g. "Pa", "1" for dimensionless */
+  const char *help;   /* one line */
+  double value;       /* default */
+  double min, max;    /* allowed closed range */
+  int32_t integer;    /* 1 if the value must be an integer */
+} cl_param_info;
+
+typedef struct cl_param {
+  const char *name;
+  double value;
+} cl_param;
+
+typedef enum cl_registry { CL_REGISTRY_SOLVER = 0, CL_REGISTRY_CRITERION = 1 } cl_registry;
+/* Number of registered solvers or criteria, and the name of the i-th. */
+int32_t cl_registry_count(cl_registry which);
+const char *cl_registry_name(cl_registry which, int32_t i);
+/* The parameter table of a solver or criterion: *table points to static storage. */
+cl_status cl_param_table(cl_registry which, const char *name, const cl_param_info **table,
+                         int32_t *count);
+
+/* ---- world ---------------------------------------------------------------------------------- */
+
+typedef struct cl_world_def {
+  double dt;            /* s; time step, > 0 */
+  double gravity[3];    /* m/s^2 */
+  int32_t substeps;     /* solver steps per cl_world_step call's step, >= 1 */
+  int32_t threads;      /* OpenMP threads, 0 = all cores */
+  uint64_t seed;        /* for anything random (sampling, clustering) */
+  int32_t internal;     /* set by cl_world_def_default; catches a def nobody initialised */
+} cl_world_def;
+void cl_world_def_default(cl_world_def *def);
+cl_status cl_world_create(const cl_world_def *def, cl_world **out);
+void cl_world_destroy(cl_world *world);
+cl_status cl_world_set_gravity(cl_world *world, const double *g);
+
+/* ---- bodies --------------------------------------------------------------------------------- */
+
+typedef struct cl_material_def {
+  double density;          /* kg/m^3, > 0 */
+  double young;            /* Young's modulus, Pa, > 0 */
+  double poisson;          /* Poisson's ratio, in [0, 0.5) */
+  double plastic_yield;    /* yield threshold (strain-like, 0 = yields at once); < 0 disables plasticity */
+  double plastic_flow;     /* flow rate / creep, 1/s or fraction per step as the solver documents */
+  double plastic_hardening;/* work hardening K */
+  double plastic_max;      /* cap on plastic strain (thesis "max"), <= 0 for none */
+} cl_material_def;
+
+typedef struct cl_body_def {
+  const char *name;          /* for messages; may be NULL */
+  const char *solver;        /* registered solver name, e.g. "corotational" */
+  cl_material_def material;
+  const cl_param *params;    /* solver parameters by name (checked against its table) */
+  int32_t param_count;
+  const char *criterion;     /* fracture criterion name, NULL or "" for none */
+  const cl_param *criterion_params;
+  int32_t criterion_param_count;
+  int32_t internal;          /* set by cl_body_def_default */
+} cl_body_def;
+void cl_body_def_default(cl_body_def *def);
+/* Add a body built from `mesh` (copied; tets, or a point set, or a closed surface the solver
+ * samples). The solver binds (rest-state precomputation) here, so parameter errors surface now. */
+cl_status cl_world_add_body(cl_world *world, const cl_body_def *def, const cl_mesh *mesh,
+                            cl_id *body);
+cl_status cl_world_remove_body(cl_world *world, cl_id body);
+
+typedef struct cl_body_info {
+  int32_t nodes;       /* simulation nodes or particles (grows with fracture) */
+  int32_t units;       /* integration units: tets or clusters */
+  int32_t surface_triangles;
+  int32_t pieces;      /* connected components */
+  double mass;         /* kg */
+} cl_body_info;
+cl_status cl_body_get_info(const cl_world *world, cl_id body, cl_body_info *info);
+/* Copy current positions / velocities (3 doubles per node), or rest positions. */
+cl_status cl_body_copy_positions(const cl_world *world, cl_id body, double *xyz, int64_t capacity);
+cl_status cl_body_copy_velocities(const cl_world *world, cl_id body, double *v, int64_t capacity);
+cl_status cl_body_copy_rest_positions(const cl_world *world, cl_id body, double *xyz, int64_t capacity);
+/* Current surface triangles (3 node indices each) for output and snapshots. */
+cl_status cl_body_copy_surface(const cl_world *world, cl_id body, int32_t *tris, int64_t capacity);
+
+/* The one per-unit layout every solver fills (row-major 3x3 matrices), so criteria and probes do
+ * not depend on the solver. */
+typedef enum cl_unit_field {
+  CL_UNIT_DEFORMATION_GRADIENT = 0, /* F, 9 per unit */
+  CL_UNIT_STRESS = 1,               /* Cauchy stress, Pa, 9 per unit */
+  CL_UNIT_PLASTIC_STRAIN = 2,       /* plastic deformation / strain, 9 per unit */
+  CL_UNIT_CENTER = 3                /* current centre, 3 per unit */
+} cl_unit_field;
+cl_status cl_body_copy_unit_field(const cl_world *world, cl_id body, cl_unit_field field,
+                                  double *out, int64_t capacity);
+/* Write the body's current state: .vtu (tets or points, with displacement, velocity, stress) or
+ * .obj (surface). */
+cl_status cl_body_write(const cl_world *world, cl_id body, const char *path);
+
+/* ---- regions and boundary conditions ------------------------------------------------------- */
+
+typedef enum cl_region_kind {
+  CL_REGION_ALL = 0,
+  CL_REGION_SLAB = 1,    /* lo <= x[axis] <= hi */
+  CL_REGION_BOX = 2,     /* lo <= x <= hi componentwise */
+  CL_REGION_SPHERE = 3,  /* |x - center| <= radius */
+  CL_REGION_INDICES = 4  /* an explicit list of node indices */
+} cl_region_kind;
+
+/* Regions select nodes by their rest positions when the condition is added. */
+typedef struct cl_region_def {
+  cl_region_kind kind;
+  int32_t axis;            /* slab: 0 = x, 1 = y, 2 = z */
+  double lo[3], hi[3];     /* slab: lo[0]/hi[0] bound the coordinate; box: corners (m) */
+  double center[3];        /* sphere centre, m */
+  double radius;           /* sphere radius, m */
+  const int32_t *indices;  /* explicit node indices (copied) */
+  int32_t count;
+} cl_region_def;
+void cl_region_def_default(cl_region_def *def, cl_region_kind kind);
+
+typedef enum cl_motion_kind {
+  CL_MOTION_FIXED = 0,     /* held at rest position */
+  CL_MOTION_TRANSLATE = 1, /* x(t) = x0 + velocity * t */
+  CL_MOTION_ROTATE = 2,    /* rigid rotation at `rate` about the line (center, axis) */
+  CL_MOTION_TWIST = 3      /* rotation at `rate` about `axis` through the region's centroid */
+} cl_motion_kind;
+
+typedef struct cl_motion_def {
+  cl_motion_kind kind;
+  double velocity[3];      /* m/s, translate */
+  double axis[3];          /* rotate/twist axis (normalised internally, must be non-zero) */
+  double center[3];        /* m, a point on the rotate axis */
+  double rate;             /* rad/s */
+  double start;            /* s; motion begins (region held before) */
+  double duration;         /* s; motion stops after this and the region is held; inf = never */
+  double release;          /* s; the region is let go at this time; inf = never */
+} cl_motion_def;
+void cl_motion_def_default(cl_motion_def *def, cl_motion_kind kind);
+
+/* Fix or drive the selected nodes of a body. Fixed and driven nodes are constraints, not springs. */
+cl_status cl_world_constrain(cl_world *world, cl_id body, const cl_region_def *region,
+                             const cl_motion_def *motion, cl_id *condition);
+/* Apply a total external force (N) to the region, spread by mass. */
+cl_status cl_world_apply_force(cl_world *world, cl_id body, const cl_region_def *region,
+                               const double *force, cl_id *condition);
+cl_status cl_world_remove_condition(cl_world *world, cl_id condition);
+/* Number of nodes a condition selected (a region that selects nothing is an error when added). */
+cl_status cl_condition_node_count(const cl_world *world, cl_id condition, int32_t *count);
+
+/* ---- colliders ------------------------------------------------------------------------------ */
+
+typedef enum cl_collider_kind {
+  CL_COLLIDER_PLANE = 0,  /* half-space below the plane through `center` with outward `normal` */
+  CL_COLLIDER_SPHERE = 1,
+  CL_COLLIDER_BOX = 2     /* oriented box: center, half extents, rotation (row-major) */
+} cl_collider_kind;
+
+typedef struct cl_collider_def {
+  cl_collider_kind kind;
+  double center[3];        /* m */
+  double normal[3];        /* plane outward normal */
+  double radius;           /* sphere, m */
+  double half_extents[3];  /* box, m */
+  double rotation[9];      /* box orientation, row-major */
+  double velocity[3];      /* kinematic linear velocity, m/s */
+  double angular_velocity[3]; /* kinematic angular velocity about center, rad/s */
+  double friction;         /* Coulomb coefficient, >= 0 */
+  double restitution;      /* in [0, 1] */
+} cl_collider_def;
+void cl_collider_def_default(cl_collider_def *def, cl_collider_kind kind);
+cl_status cl_world_add_collider(cl_world *world, const cl_collider_def *def, cl_id *collider);
+cl_status cl_world_remove_collider(cl_world *world, cl_id collider);
+/* Current centre (3 doubles) of a collider. */
+cl_status cl_collider_get_center(const cl_world *world, cl_id collider, double *center);
+
+/* ---- probes --------------------------------------------------------------------------------- */
+
+typedef enum cl_probe_kind {
+  CL_PROBE_REACTION = 0,      /* force (N, 3) the constraint `condition` exerts on the body */
+  CL_PROBE_DISTANCE = 1,      /* distance (m, 1) between two material points a, b (rest positions) */
+  CL_PROBE_VOLUME = 2,        /* body volume (m^3, 1) */
+  CL_PROBE_KINETIC_ENERGY = 3,/* J, 1 */
+  CL_PROBE_ELASTIC_ENERGY = 4,/* J, 1 */
+  CL_PROBE_PIECES = 5,        /* connected components (1) */
+  CL_PROBE_PHASE_TIME = 6     /* wall time of the last step per phase (ms, CL_PHASE_COUNT) */
+} cl_probe_kind;
+
+typedef enum cl_phase {
+  CL_PHASE_FORCES = 0, CL_PHASE_SOLVE = 1, CL_PHASE_MEASURE = 2, CL_PHASE_CRITERIA = 3,
+  CL_PHASE_TOPOLOGY = 4, CL_PHASE_PROBES = 5, CL_PHASE_COUNT = 6
+} cl_phase;
+
+typedef struct cl_probe_def {
+  cl_probe_kind kind;
+  cl_id body;
+  cl_id condition;         /* reaction probes */
+  double a[3], b[3];       /* distance probes: material points at rest, m */
+} cl_probe_def;
+void cl_probe_def_default(cl_probe_def *def, cl_probe_kind kind);
+cl_status cl_world_add_probe(cl_world *world, const cl_probe_def *def, cl_id *probe);
+/* Number of values a probe yields, and its current values. */
+cl_status cl_probe_size(const cl_world *world, cl_id probe, int32_t *count);
+cl_status cl_probe_read(const cl_world *world, cl_id probe, double *out, int64_t capacity);
+
+/* ---- stepping ------------------------------------------------------------------------------- */
+
+typedef struct cl_world_stats {
+  int64_t steps;           /* steps taken */
+  double time;             /* simulated time, s */
+  double phase_ms[6];      /* wall time of the last step per cl_phase, ms */
+  double step_ms;          /* wall time of the last step, ms */
+  int32_t iterations;      /* linear solver iterations of the last step (0 if none) */
+  double residual;         /* relative residual of the last solve */
+  int32_t fracture_events; /* in the last step */
+} cl_world_stats;
+
+/* Advance by `steps` steps of dt. NaN or a failed solve stops the world with CL_ERR_NUMERICAL and
+ * a message naming the body, step and cause; later steps return CL_ERR_STATE. A warning (e.g. a
+ * linear solve that did not converge) is returned but the world goes on. */
+cl_status cl_world_step(cl_world *world, int32_t steps);
+cl_status cl_world_get_stats(const cl_world *world, cl_world_stats *stats);
+
+#ifndef CL_FFI_CDEF
+#ifdef __cplusplus
+}
+#endif
+#endif
+#endif
