@@ -82,7 +82,8 @@ cl_status cl_mesh_validate(const cl_mesh *m, const char *source) {
     if (m->kind == CL_MESH_TETS) {
       double vol = tet_volume(m->x + 3 * v[0], m->x + 3 * v[1], m->x + 3 * v[2], m->x + 3 * v[3]);
       /* relative to the cube of the mesh size: 1e-14 catches exact and numerically flat tets */
-      if (fabs(vol) <= 1e-14 * scale * scale * scale)
+      /* written as !(>) so a NaN volume (coordinates whose differences overflow) fails too */
+      if (!(fabs(vol) > 1e-14 * scale * scale * scale))
         return cl_fail(CL_ERR_MESH, "%s: tet %d has zero volume (%g m^3)", source, c, vol);
       if (vol < 0)
         return cl_fail(CL_ERR_MESH, "%s: tet %d is inverted (volume %g m^3 < 0)", source, c, vol);

@@ -1,0 +1,440 @@
+/* cleave: the command line. Embeds LuaJIT and runs experiment scripts against libcleave.
+ *
+ *   cleave run SCRIPT [--set key=value ...] [-- script args]
+ *   cleave solvers [NAME]       registered solvers and criteria with their parameter tables
+ *   cleave bench SUITE [args]   runs the benchmark program cleave-bench-SUITE
+ *   cleave --help | --version
+ *
+ * Exit codes: 0 success, 1 the script failed (Lua error, C error turned into a Lua error), 2 usage.
+ * The script sees `arg` as the standalone interpreter sets it (arg[0] the script, arg[1..] the
+ * arguments after `--`, arg[-1] this executable) plus arg.set: the --set values, with numbers and
+ * true/false converted. `require "cleave"` finds the module tree beside the executable (build tree)
+ * or under share/lua/5.1 (installed), located from /proc/self/exe. */
+#define _POSIX_C_SOURCE 200809L
+
+#include <dirent.h>
+#include <errno.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <lauxlib.h>
+#include <lua.h>
+#include <lualib.h>
+
+#include "cleave/cleave.h"
+
+enum { EXIT_USAGE = 2, PATH_CAP = 4096 };
+
+static void usage(FILE *out) {
+  fprintf(out,
+          "usage: cleave run SCRIPT [--set key=value ...] [-- script args]\n"
+          "       cleave solvers [NAME]\n"
+          "       cleave bench SUITE [args]\n"
+          "       cleave --help | --version\n"
+          "\n"
+          "  run      run a Lua experiment script; `require \"cleave\"` gives the module.\n"
+          "           --set key=value (repeatable) reaches the script as arg.set and cl.args;\n"
+          "           numbers and true/false are converted, everything else stays a string.\n"
+          "           Arguments after -- (or after SCRIPT) are arg[1], arg[2], ... as in lua.\n"
+          "  solvers  list the registered solvers and fracture criteria with their parameters\n"
+          "           (name, default, unit, range, help), or those of NAME.\n"
+          "  bench    run the benchmark program cleave-bench-SUITE installed with cleave.\n"
+          "\n"
+          "A script error prints `cleave: FILE:LINE: message` and a traceback, and exits 1.\n"
+          "Environment: CLEAVE_LIB overrides the path of libcleave; CLEAVE_LUA_DIR the module tree.\n");
+}
+
+/* ---- paths ---------------------------------------------------------------------------------- */
+
+/* Directory of the running executable (no trailing slash). */
+static int exe_dir(char *out, size_t cap) {
+  char buf[PATH_CAP];
+  ssize_t n = readlink("/proc/self/exe", buf, sizeof buf - 1);
+  if (n <= 0) return -1;
+  buf[n] = '\0';
+  char *slash = strrchr(buf, '/');
+  if (!slash) return -1;
+  *slash = '\0';
+  size_t len = (size_t)(slash - buf);
+  if (len + 1 > cap) return -1;
+  memcpy(out, buf, len + 1);
+  return 0;
+}
+
+static int file_exists(const char *path) {
+  struct stat st;
+  return stat(path, &st) == 0 && S_ISREG(st.st_mode);
+}
+
+/* out = a "/" b; -1 if it does not fit. */
+static int join_path(char *out, size_t cap, const char *a, const char *b) {
+  size_t na = strlen(a), nb = strlen(b);
+  if (na + 1 + nb + 1 > cap) return -1;
+  memcpy(out, a, na);
+  out[na] = '/';
+  memcpy(out + na + 1, b, nb + 1);
+  return 0;
+}
+
+/* Does `dir` hold cleave/init.lua? */
+static int is_lua_tree(const char *dir) {
+  char p[PATH_CAP];
+  if (join_path(p, sizeof p, dir, "cleave/init.lua") != 0) return 0;
+  return file_exists(p);
+}
+
+/* The Lua module tree: $CLEAVE_LUA_DIR, then <exe dir>/lua (build tree), then the install tree
+ * relative to the executable, then the configured install and build paths. */
+static int find_lua_dir(char *out, size_t cap) {
+  const char *env = getenv("CLEAVE_LUA_DIR");
+  if (env && *env) {
+    snprintf(out, cap, "%s", env);
+    return 0;
+  }
+  char dir[PATH_CAP];
+  if (exe_dir(dir, sizeof dir) == 0) {
+    if (join_path(out, cap, dir, "lua") == 0 && is_lua_tree(out)) return 0;
+    if (join_path(out, cap, dir, CLEAVE_INSTALL_LUA_REL) == 0 && is_lua_tree(out)) return 0;
+  }
+  if (is_lua_tree(CLEAVE_INSTALL_LUA_DIR)) return (size_t)snprintf(out, cap, "%s", CLEAVE_INSTALL_LUA_DIR) >= cap ? -1 : 0;
+  if (is_lua_tree(CLEAVE_BUILD_LUA_DIR)) return (size_t)snprintf(out, cap, "%s", CLEAVE_BUILD_LUA_DIR) >= cap ? -1 : 0;
+  return -1;
+}
+
+/* ---- Lua state ------------------------------------------------------------------------------ */
+
+/* Message handler: "message" plus the Lua traceback. Non-string errors are described. */
+static int traceback_handler(lua_State *L) {
+  const char *msg = lua_tostring(L, 1);
+  if (!msg) {
+    if (luaL_callmeta(L, 1, "__tostring") && lua_type(L, -1) == LUA_TSTRING) {
+      msg = lua_tostring(L, -1);
+    } else {
+      msg = lua_pushfstring(L, "(error object is a %s value)", luaL_typename(L, 1));
+    }
+  }
+  luaL_traceback(L, L, msg, 1);
+  return 1;
+}
+
+/* package.path = "<lua>/?.lua;<lua>/?/init.lua;" .. package.path, and the same for cpath. */
+static int set_package_paths(lua_State *L, const char *lua_dir) {
+  lua_getglobal(L, "package");
+  if (!lua_istable(L, -1)) {
+    lua_pop(L, 1);
+    return -1;
+  }
+  lua_getfield(L, -1, "path");
+  lua_pushfstring(L, "%s/?.lua;%s/?/init.lua;%s", lua_dir, lua_dir, lua_tostring(L, -1) ? lua_tostring(L, -1) : "");
+  lua_setfield(L, -3, "path");
+  lua_pop(L, 1);
+  lua_getfield(L, -1, "cpath");
+  lua_pushfstring(L, "%s/?.so;%s", lua_dir, lua_tostring(L, -1) ? lua_tostring(L, -1) : "");
+  lua_setfield(L, -3, "cpath");
+  lua_pop(L, 2);
+  return 0;
+}
+
+/* Push a --set value: true/false as booleans, a complete number as a number, else the string. */
+static void push_set_value(lua_State *L, const char *v) {
+  if (strcmp(v, "true") == 0) {
+    lua_pushboolean(L, 1);
+    return;
+  }
+  if (strcmp(v, "false") == 0) {
+    lua_pushboolean(L, 0);
+    return;
+  }
+  if (*v) {
+    char *end = NULL;
+    errno = 0;
+    double x = strtod(v, &end);
+    if (end && *end == '\0' && errno == 0) {
+      lua_pushnumber(L, x);
+      return;
+    }
+  }
+  lua_pushstring(L, v);
+}
+
+/* A --set key: an identifier, dots allowed for nested names ("material.young"). */
+static int valid_key(const char *k, size_t n) {
+  if (n == 0) return 0;
+  for (size_t i = 0; i < n; ++i) {
+    char c = k[i];
+    int ok = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || c == '_' || c == '.' ||
+             (i > 0 && c >= '0' && c <= '9');
+    if (!ok) return 0;
+  }
+  return 1;
+}
+
+static lua_State *new_state(void) {
+  lua_State *L = luaL_newstate();
+  if (!L) {
+    fprintf(stderr, "cleave: cannot create a Lua state (out of memory)\n");
+    return NULL;
+  }
+  luaL_openlibs(L);
+  char lua_dir[PATH_CAP];
+  if (find_lua_dir(lua_dir, sizeof lua_dir) != 0) {
+    fprintf(stderr,
+            "cleave: cannot find the Lua module tree (cleave/init.lua) beside the executable,\n"
+            "in %s or in %s; set CLEAVE_LUA_DIR to the folder holding cleave/init.lua\n",
+            CLEAVE_INSTALL_LUA_DIR, CLEAVE_BUILD_LUA_DIR);
+    lua_close(L);
+    return NULL;
+  }
+  set_package_paths(L, lua_dir);
+  return L;
+}
+
+/* Call the function below `nargs` arguments on the stack with the traceback handler; on error,
+ * print "cleave: <message>" and the traceback. Returns 0 or 1 (the exit code). */
+static int protected_call(lua_State *L, int nargs) {
+  int base = lua_gettop(L) - nargs;
+  lua_pushcfunction(L, traceback_handler);
+  lua_insert(L, base);
+  int rc = lua_pcall(L, nargs, 0, base);
+  lua_remove(L, base);
+  if (rc != 0) {
+    const char *msg = lua_tostring(L, -1);
+    fprintf(stderr, "cleave: %s\n", msg ? msg : "(error without a message)");
+    lua_pop(L, 1);
+    return 1;
+  }
+  return 0;
+}
+
+/* ---- commands ------------------------------------------------------------------------------- */
+
+static int cmd_run(int argc, char **argv) {
+  const char *script = NULL;
+  int first_script_arg = argc; /* index in argv of the first script argument */
+  /* First pass: validate options and find the script. */
+  for (int i = 0; i < argc; ++i) {
+    const char *a = argv[i];
+    if (strcmp(a, "--") == 0) {
+      first_script_arg = i + 1;
+      break;
+    }
+    if (strcmp(a, "--set") == 0 || strncmp(a, "--set=", 6) == 0) {
+      const char *kv = a[5] == '=' ? a + 6 : (i + 1 < argc ? argv[++i] : NULL);
+      const char *eq = kv ? strchr(kv, '=') : NULL;
+      if (!kv || !eq || !valid_key(kv, (size_t)(eq - kv))) {
+        fprintf(stderr, "cleave: --set needs key=value with an identifier key (got '%s')\n", kv ? kv : "");
+        return EXIT_USAGE;
+      }
+      continue;
+    }
+    if (a[0] == '-' && a[1] != '\0') {
+      fprintf(stderr, "cleave: unknown option '%s' for run\n", a);
+      usage(stderr);
+      return EXIT_USAGE;
+    }
+    if (!script) {
+      script = a;
+    } else {
+      first_script_arg = i; /* extra words after the script are its arguments */
+      break;
+    }
+  }
+  if (!script) {
+    fprintf(stderr, "cleave: run needs a script: cleave run SCRIPT [--set key=value ...]\n");
+    return EXIT_USAGE;
+  }
+  FILE *probe = fopen(script, "r");
+  if (!probe) {
+    fprintf(stderr, "cleave: cannot open script '%s': %s\n", script, strerror(errno));
+    return 1;
+  }
+  fclose(probe);
+
+  lua_State *L = new_state();
+  if (!L) return 1;
+
+  /* arg: [-1] executable, [0] script, [1..] script arguments, .set the --set values. */
+  lua_newtable(L);
+  char self[PATH_CAP];
+  ssize_t n = readlink("/proc/self/exe", self, sizeof self - 1);
+  self[n > 0 ? n : 0] = '\0';
+  lua_pushstring(L, n > 0 ? self : "cleave");
+  lua_rawseti(L, -2, -1);
+  lua_pushstring(L, script);
+  lua_rawseti(L, -2, 0);
+  int nargs = 0;
+  for (int i = first_script_arg; i < argc; ++i) {
+    lua_pushstring(L, argv[i]);
+    lua_rawseti(L, -2, ++nargs);
+  }
+  lua_newtable(L);
+  for (int i = 0; i < first_script_arg && i < argc; ++i) {
+    const char *a = argv[i];
+    if (strcmp(a, "--") == 0) break;
+    const char *kv = NULL;
+    if (strcmp(a, "--set") == 0) kv = argv[++i];
+    else if (strncmp(a, "--set=", 6) == 0) kv = a + 6;
+    if (!kv) continue;
+    const char *eq = strchr(kv, '=');
+    lua_pushlstring(L, kv, (size_t)(eq - kv));
+    push_set_value(L, eq + 1);
+    lua_rawset(L, -3); /* a repeated key: the last one wins, as with most command lines */
+  }
+  lua_setfield(L, -2, "set");
+  lua_setglobal(L, "arg");
+
+  /* Load with the script path as chunk name so messages read "path:line:". */
+  if (luaL_loadfile(L, script) != 0) {
+    fprintf(stderr, "cleave: %s\n", lua_tostring(L, -1));
+    lua_close(L);
+    return 1;
+  }
+  for (int i = first_script_arg; i < argc; ++i) lua_pushstring(L, argv[i]);
+  int rc = protected_call(L, nargs);
+  fflush(stdout);
+  lua_close(L); /* runs the __gc of every handle still alive */
+  return rc;
+}
+
+static int cmd_solvers(int argc, char **argv) {
+  if (argc > 1) {
+    fprintf(stderr, "cleave: solvers takes at most one name\n");
+    return EXIT_USAGE;
+  }
+  lua_State *L = new_state();
+  if (!L) return 1;
+  static const char chunk[] =
+      "local name = ...\n"
+      "local cl = require 'cleave'\n"
+      "cl.help(name)\n";
+  if (luaL_loadbuffer(L, chunk, sizeof chunk - 1, "=cleave solvers") != 0) {
+    fprintf(stderr, "cleave: %s\n", lua_tostring(L, -1));
+    lua_close(L);
+    return 1;
+  }
+  int nargs = 0;
+  if (argc == 1) {
+    lua_pushstring(L, argv[0]);
+    nargs = 1;
+  }
+  int rc = protected_call(L, nargs);
+  lua_close(L);
+  return rc;
+}
+
+/* ---- bench ---------------------------------------------------------------------------------- */
+
+enum { MAX_BENCH_DIRS = 4 };
+
+/* Folders that may hold cleave-bench-* programs: beside the executable (build tree), then the
+ * libexec folder relative to it (installed), then the configured libexec folder. */
+static int bench_dirs(char dirs[MAX_BENCH_DIRS][PATH_CAP]) {
+  int n = 0;
+  char dir[PATH_CAP];
+  if (exe_dir(dir, sizeof dir) == 0) {
+    memcpy(dirs[n++], dir, sizeof dir);
+    if (join_path(dirs[n], PATH_CAP, dir, CLEAVE_INSTALL_LIBEXEC_REL) == 0) ++n;
+  }
+  if ((size_t)snprintf(dirs[n], PATH_CAP, "%s", CLEAVE_INSTALL_LIBEXEC_DIR) < PATH_CAP) ++n;
+  return n;
+}
+
+static int valid_suite(const char *s) {
+  if (!*s) return 0;
+  for (const char *c = s; *c; ++c)
+    if (!((*c >= 'a' && *c <= 'z') || (*c >= 'A' && *c <= 'Z') || (*c >= '0' && *c <= '9') ||
+          *c == '_' || *c == '-'))
+      return 0;
+  return 1;
+}
+
+/* Print the suites found (comma separated) to `out`; returns how many. */
+static int list_suites(FILE *out) {
+  char dirs[MAX_BENCH_DIRS][PATH_CAP];
+  int ndirs = bench_dirs(dirs);
+  static const char prefix[] = "cleave-bench-";
+  char seen[64][128];
+  int count = 0;
+  for (int d = 0; d < ndirs; ++d) {
+    DIR *dp = opendir(dirs[d]);
+    if (!dp) continue;
+    struct dirent *e;
+    while ((e = readdir(dp)) != NULL) {
+      if (strncmp(e->d_name, prefix, sizeof prefix - 1) != 0) continue;
+      const char *suite = e->d_name + sizeof prefix - 1;
+      if (!valid_suite(suite)) continue;
+      char path[PATH_CAP];
+      if (join_path(path, sizeof path, dirs[d], e->d_name) != 0) continue;
+      if (access(path, X_OK) != 0 || !file_exists(path)) continue;
+      int dup = 0;
+      for (int i = 0; i < count; ++i) dup |= strcmp(seen[i], suite) == 0;
+      if (dup || count == 64) continue;
+      snprintf(seen[count], sizeof seen[count], "%s", suite);
+      fprintf(out, "%s%s", count ? ", " : "", suite);
+      ++count;
+    }
+    closedir(dp);
+  }
+  return count;
+}
+
+static int cmd_bench(int argc, char **argv) {
+  if (argc < 1 || !valid_suite(argv[0])) {
+    if (argc >= 1) fprintf(stderr, "cleave: '%s' is not a benchmark suite name\n", argv[0]);
+    else fprintf(stderr, "cleave: bench needs a suite: cleave bench SUITE [args]\n");
+    fprintf(stderr, "cleave: available suites: ");
+    if (list_suites(stderr) == 0) fprintf(stderr, "(none built)");
+    fprintf(stderr, "\n");
+    return EXIT_USAGE;
+  }
+  char dirs[MAX_BENCH_DIRS][PATH_CAP];
+  int ndirs = bench_dirs(dirs);
+  for (int d = 0; d < ndirs; ++d) {
+    char path[PATH_CAP], name[256];
+    if ((size_t)snprintf(name, sizeof name, "cleave-bench-%s", argv[0]) >= sizeof name) continue;
+    if (join_path(path, sizeof path, dirs[d], name) != 0) continue;
+    if (!file_exists(path) || access(path, X_OK) != 0) continue;
+    char **args = calloc((size_t)argc + 1, sizeof *args);
+    if (!args) {
+      fprintf(stderr, "cleave: out of memory\n");
+      return 1;
+    }
+    args[0] = path;
+    for (int i = 1; i < argc; ++i) args[i] = argv[i];
+    fflush(stdout);
+    execv(path, args);
+    fprintf(stderr, "cleave: cannot run %s: %s\n", path, strerror(errno));
+    free(args);
+    return 1;
+  }
+  fprintf(stderr, "cleave: unknown bench suite '%s'; available: ", argv[0]);
+  if (list_suites(stderr) == 0) fprintf(stderr, "(none built: no cleave-bench-* program beside the executable or in %s)", CLEAVE_INSTALL_LIBEXEC_DIR);
+  fprintf(stderr, "\n");
+  return EXIT_USAGE;
+}
+
+int main(int argc, char **argv) {
+  if (argc < 2) {
+    usage(stderr);
+    return EXIT_USAGE;
+  }
+  const char *cmd = argv[1];
+  if (strcmp(cmd, "--help") == 0 || strcmp(cmd, "-h") == 0 || strcmp(cmd, "help") == 0) {
+    usage(stdout);
+    return 0;
+  }
+  if (strcmp(cmd, "--version") == 0 || strcmp(cmd, "-v") == 0 || strcmp(cmd, "version") == 0) {
+    printf("cleave %s (git %s)\n", cl_version(), cl_git_revision());
+    return 0;
+  }
+  if (strcmp(cmd, "run") == 0) return cmd_run(argc - 2, argv + 2);
+  if (strcmp(cmd, "solvers") == 0) return cmd_solvers(argc - 2, argv + 2);
+  if (strcmp(cmd, "bench") == 0) return cmd_bench(argc - 2, argv + 2);
+  fprintf(stderr, "cleave: unknown command '%s'\n", cmd);
+  usage(stderr);
+  return EXIT_USAGE;
+}

@@ -1,0 +1,66 @@
+/* Conjugate gradients (Hestenes & Stiefel 1952) and preconditioned CG (Saad, "Iterative Methods
+ * for Sparse Linear Systems", 2nd ed., Algorithm 9.1) on a symmetric positive definite BSR matrix.
+ *
+ * Constraints: projected CG. Dofs with fixed[d] != 0 keep the value they have in x on entry, and
+ * the iteration runs in the subspace of free dofs (residual, directions and preconditioned residual
+ * are zero on fixed dofs). This solves A_ff x_f = b_f - A_fc x_c with A unmodified, so the same
+ * matrix serves several constraint sets. (The other way, cl_bsr_apply_dirichlet, modifies A.)
+ *
+ * Stopping: ||r_k|| <= rel_tol * ||b_f - A_fc x_c||, the norm of the right-hand side of the reduced
+ * system (||b|| when nothing is fixed), with r_k the recursively updated residual on free dofs. */
+#ifndef CL_LINALG_CG_H
+#define CL_LINALG_CG_H
+
+#include <stdint.h>
+
+#include "cleave/status.h"
+#include "linalg/bsr.h"
+
+typedef enum cl_precond {
+  CL_PRECOND_NONE = 0,         /* plain CG */
+  CL_PRECOND_JACOBI = 1,       /* M = diag(A) */
+  CL_PRECOND_BLOCK_JACOBI = 2, /* M = block-diag(A): inverted 3x3 diagonal blocks */
+  CL_PRECOND_USER = 3          /* z = M^-1 r by user_fn (e.g. a CHOLMOD factor of an older A) */
+} cl_precond;
+
+/* z = M^-1 r for a user preconditioner; M must be symmetric positive definite. r and z have 3n
+ * entries; r is zero on fixed dofs and z is projected (zeroed there) after the call. Return CL_OK or
+ * an error status (with cl_fail), which stops the solve. */
+typedef cl_status (*cl_precond_fn)(void *ctx, const double *r, double *z);
+
+typedef struct cl_cg_def {
+  cl_precond precond;    /* default CL_PRECOND_BLOCK_JACOBI */
+  double rel_tol;        /* relative residual to reach, in (0, 1); default 1e-8 */
+  int32_t max_iter;      /* iteration cap, >= 0; default 1000 */
+  const uint8_t *fixed;  /* 3n flags, non-zero = dof fixed at its value in x; NULL = none */
+  cl_precond_fn user_fn; /* for CL_PRECOND_USER */
+  void *user_ctx;        /* passed to user_fn */
+} cl_cg_def;
+
+void cl_cg_def_default(cl_cg_def *def);
+
+typedef struct cl_cg_result {
+  int32_t iterations;   /* CG iterations done (0 if the initial x already met the tolerance) */
+  double rel_residual;  /* final ||r|| / reference norm (see above) */
+  double ref_norm;      /* the reference norm ||b_f - A_fc x_c|| */
+} cl_cg_result;
+
+/* Vectors for one system size, allocated once and reused by every solve (no allocation per solve). */
+typedef struct cl_cg_workspace {
+  int32_t n;            /* nodes the workspace was made for (solves need A->n <= n) */
+  double *r, *z, *p, *q;/* 3n each */
+  double *dinv;         /* 9n: inverted diagonal (Jacobi: 3n used) */
+} cl_cg_workspace;
+
+cl_status cl_cg_workspace_create(int32_t n_nodes, cl_cg_workspace **out);
+void cl_cg_workspace_destroy(cl_cg_workspace *ws);
+
+/* Solve A x = b, starting from the x given (warm start). Returns CL_OK when converged,
+ * CL_WARN_NOT_CONVERGED at the iteration cap (x holds the last iterate, res the residual reached),
+ * CL_ERR_NUMERICAL on NaN/Inf in the data or iterates, or on breakdown: p^T A p <= 0 ("matrix not
+ * positive definite") or r^T M^-1 r <= 0 ("preconditioner not positive definite"). If the reduced
+ * right-hand side is exactly zero, the free dofs are set to zero. res may be NULL. */
+cl_status cl_cg_solve(const cl_bsr *A, const double *b, double *x, const cl_cg_def *def,
+                      cl_cg_workspace *ws, cl_cg_result *res);
+
+#endif

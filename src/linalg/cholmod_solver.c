@@ -1,0 +1,271 @@
+/* CHOLMOD wrapper: pattern once, values by gather, analyse once, refactor, solve with reused
+ * workspaces. See cholmod_solver.h. */
+#include "linalg/cholmod_solver.h"
+
+#include <cholmod.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "base/alloc.h"
+#include "base/error.h"
+
+struct cl_cholmod {
+  cholmod_common cc;
+  int started;          /* cc initialised by cholmod_l_start */
+  cholmod_sparse *A;    /* 3n x 3n, stype = 1 (upper triangle), sorted, packed */
+  cholmod_factor *L;    /* NULL until the first analysis */
+  cholmod_dense *X, *Y, *E; /* solve2 result and workspaces, reused between solves */
+  int64_t *map;         /* nnz: index into the BSR value array of each CSC entry */
+  uint8_t *fixed;       /* 3n or NULL */
+  int32_t nb;           /* nodes of the BSR matrix */
+  int64_t nnzb;         /* its block count, to catch a matrix with another pattern */
+  int factor_ok;        /* last factorisation succeeded */
+  cl_cholmod_stats st;
+};
+
+/* CHOLMOD reports errors through a handler without a context pointer, so the message goes to a
+ * thread-local buffer that the calling wrapper function reads right after the call. */
+static _Thread_local char g_cholmod_msg[256];
+
+static void cholmod_handler(int status, const char *file, int line, const char *message) {
+  snprintf(g_cholmod_msg, sizeof g_cholmod_msg, "CHOLMOD status %d at %s:%d: %s", status,
+           file ? file : "?", line, message ? message : "");
+}
+
+static double now_ms(void) {
+  struct timespec ts;
+  timespec_get(&ts, TIME_UTC);
+  return 1e3 * (double)ts.tv_sec + 1e-6 * (double)ts.tv_nsec;
+}
+
+/* Turn a failed CHOLMOD call into a cl_status with its message. */
+static cl_status cholmod_failure(const cl_cholmod *c, const char *what) {
+  if (c->cc.status == CHOLMOD_OUT_OF_MEMORY)
+    return cl_fail(CL_ERR_OUT_OF_MEMORY, "CHOLMOD %s: out of memory (%s)", what, g_cholmod_msg);
+  return cl_fail(CL_ERR_EXTERNAL, "CHOLMOD %s failed with status %d (%s)", what, c->cc.status,
+                 g_cholmod_msg[0] ? g_cholmod_msg : "no message");
+}
+
+void cl_cholmod_destroy(cl_cholmod *c) {
+  if (!c) return;
+  if (c->started) {
+    cholmod_l_free_dense(&c->X, &c->cc);
+    cholmod_l_free_dense(&c->Y, &c->cc);
+    cholmod_l_free_dense(&c->E, &c->cc);
+    cholmod_l_free_factor(&c->L, &c->cc);
+    cholmod_l_free_sparse(&c->A, &c->cc);
+    cholmod_l_finish(&c->cc);
+  }
+  free(c->map);
+  free(c->fixed);
+  free(c);
+}
+
+cl_status cl_cholmod_create(const cl_bsr *A, const uint8_t *fixed, cl_cholmod **out) {
+  if (!out) return cl_fail(CL_ERR_INVALID_ARGUMENT, "cl_cholmod_create: out is NULL");
+  *out = NULL;
+  if (!A) return cl_fail(CL_ERR_INVALID_ARGUMENT, "cl_cholmod_create: A is NULL");
+  if (A->n_cols != A->n || A->n < 1)
+    return cl_fail(CL_ERR_INVALID_ARGUMENT, "cl_cholmod_create: A must be square with >= 1 block row (n %d, n_cols %d)",
+                   A->n, A->n_cols);
+  const int32_t nb = A->n;
+  /* the upper triangle is read through the lower pattern below, so both must match */
+  for (int32_t I = 0; I < nb; ++I)
+    for (int64_t s = A->row_ptr[I]; s < A->row_ptr[I + 1]; ++s)
+      if (A->col[s] > I && cl_bsr_find(A, A->col[s], I) < 0)
+        return cl_fail(CL_ERR_INVALID_ARGUMENT,
+                       "cl_cholmod_create: pattern is not symmetric: block (%d, %d) present, (%d, %d) missing",
+                       I, A->col[s], A->col[s], I);
+  /* count the upper triangle: column 3J+c holds 3 rows per block (I, J) with I < J, and c+1 rows
+   * of the diagonal block */
+  int64_t nnz = 0;
+  for (int32_t J = 0; J < nb; ++J) {
+    if (A->diag[J] < 0) return cl_fail(CL_ERR_INVALID_ARGUMENT, "cl_cholmod_create: node %d has no diagonal block", J);
+    int64_t below = 0;
+    for (int64_t s = A->row_ptr[J]; s < A->row_ptr[J + 1] && A->col[s] < J; ++s) ++below;
+    nnz += 9 * below + 6;
+  }
+  cl_cholmod *c = cl_calloc(1, sizeof *c, "CHOLMOD solver");
+  if (!c) return CL_ERR_OUT_OF_MEMORY;
+  c->nb = nb;
+  c->nnzb = A->nnzb;
+  g_cholmod_msg[0] = '\0';
+  cholmod_l_start(&c->cc);
+  c->started = 1;
+  c->cc.print = 0; /* no printing from a library: errors come back as cl_status messages */
+  c->cc.error_handler = cholmod_handler;
+  c->cc.supernodal = CHOLMOD_SUPERNODAL;   /* 3D FEM factors are dense enough for BLAS-3 supernodes */
+  c->cc.quick_return_if_not_posdef = 1;    /* stop at the first bad pivot; we report it */
+  const int64_t n = 3 * (int64_t)nb;
+  c->A = cholmod_l_allocate_sparse((size_t)n, (size_t)n, (size_t)nnz, 1, 1, 1, CHOLMOD_REAL, &c->cc);
+  c->map = cl_malloc(sizeof(int64_t) * (size_t)nnz, "CHOLMOD value map");
+  if (!c->A || !c->map) {
+    cl_status s = c->A ? CL_ERR_OUT_OF_MEMORY : cholmod_failure(c, "allocate_sparse");
+    cl_cholmod_destroy(c);
+    return s;
+  }
+  SuiteSparse_long *Ap = c->A->p, *Ai = c->A->i;
+  int64_t k = 0;
+  for (int32_t J = 0; J < nb; ++J)
+    for (int comp = 0; comp < 3; ++comp) {
+      const int64_t j = 3 * (int64_t)J + comp;
+      Ap[j] = k;
+      /* rows of column j in increasing order: blocks I <= J of row J (the pattern is symmetric,
+       * so they are the blocks (I, J) of column J), component rows r */
+      for (int64_t s = A->row_ptr[J]; s < A->row_ptr[J + 1] && A->col[s] <= J; ++s) {
+        const int32_t I = A->col[s];
+        const int64_t slot = I == J ? A->diag[J] : cl_bsr_find(A, I, J);
+        if (slot < 0) {
+          cl_cholmod_destroy(c);
+          return cl_fail(CL_ERR_INVALID_ARGUMENT,
+                         "cl_cholmod_create: pattern is not symmetric: block (%d, %d) present, (%d, %d) missing", J, I, I, J);
+        }
+        const int rmax = I == J ? comp : 2;
+        for (int r = 0; r <= rmax; ++r) {
+          Ai[k] = 3 * (int64_t)I + r;
+          c->map[k] = 9 * slot + 3 * r + comp; /* A(3I+r, 3J+c) */
+          ++k;
+        }
+      }
+    }
+  Ap[n] = k;
+  if (fixed) {
+    cl_status s = cl_cholmod_set_fixed(c, fixed);
+    if (s < 0) {
+      cl_cholmod_destroy(c);
+      return s;
+    }
+  }
+  c->st.n = n;
+  c->st.nnz_a = nnz;
+  *out = c;
+  return CL_OK;
+}
+
+cl_status cl_cholmod_set_fixed(cl_cholmod *c, const uint8_t *fixed) {
+  if (!c) return cl_fail(CL_ERR_INVALID_ARGUMENT, "cl_cholmod_set_fixed: NULL solver");
+  if (!fixed) {
+    free(c->fixed);
+    c->fixed = NULL;
+    return CL_OK;
+  }
+  const size_t n = 3 * (size_t)c->nb;
+  if (!c->fixed) {
+    c->fixed = cl_malloc(n, "CHOLMOD constraint mask");
+    if (!c->fixed) return CL_ERR_OUT_OF_MEMORY;
+  }
+  memcpy(c->fixed, fixed, n);
+  return CL_OK;
+}
+
+void cl_cholmod_invalidate_analysis(cl_cholmod *c) {
+  if (!c) return;
+  cholmod_l_free_factor(&c->L, &c->cc);
+  c->factor_ok = 0;
+}
+
+/* Gather values through the map; fixed dofs become identity rows/columns. Returns 0 on NaN/Inf. */
+static int fill_values(cl_cholmod *c, const cl_bsr *A) {
+  const int64_t n = 3 * (int64_t)c->nb;
+  const SuiteSparse_long *Ap = c->A->p, *Ai = c->A->i;
+  double *Ax = c->A->x;
+  const double *v = A->val;
+  const int64_t *map = c->map;
+  const uint8_t *fx = c->fixed;
+  int ok = 1;
+#pragma omp parallel for schedule(static) reduction(&& : ok) if (n > 6000)
+  for (int64_t j = 0; j < n; ++j) {
+    for (SuiteSparse_long k = Ap[j]; k < Ap[j + 1]; ++k) {
+      double a = v[map[k]];
+      if (fx && (fx[j] || fx[Ai[k]])) a = (Ai[k] == j) ? 1.0 : 0.0;
+      ok = ok && isfinite(a);
+      Ax[k] = a;
+    }
+  }
+  return ok;
+}
+
+cl_status cl_cholmod_factorize(cl_cholmod *c, const cl_bsr *A) {
+  if (!c || !A) return cl_fail(CL_ERR_INVALID_ARGUMENT, "cl_cholmod_factorize: NULL argument");
+  if (A->n != c->nb || A->nnzb != c->nnzb)
+    return cl_fail(CL_ERR_INVALID_ARGUMENT,
+                   "cl_cholmod_factorize: matrix has %d nodes and %lld blocks; the solver was built for %d and %lld",
+                   A->n, (long long)A->nnzb, c->nb, (long long)c->nnzb);
+  c->factor_ok = 0;
+  c->st.factorizations++;
+  if (!fill_values(c, A)) return cl_fail(CL_ERR_NUMERICAL, "cl_cholmod_factorize: the matrix has NaN or Inf entries");
+  g_cholmod_msg[0] = '\0';
+  if (!c->L) {
+    double t0 = now_ms();
+    c->L = cholmod_l_analyze(c->A, &c->cc);
+    c->st.analyse_ms = now_ms() - t0;
+    if (!c->L || c->cc.status < CHOLMOD_OK) return cholmod_failure(c, "analyze");
+    c->st.analyses++;
+    c->st.nnz_l = c->cc.lnz;
+    c->st.ordering = c->L->ordering;
+  }
+  double t0 = now_ms();
+  int ok = cholmod_l_factorize(c->A, c->L, &c->cc);
+  c->st.factorize_ms = now_ms() - t0;
+  c->st.flops = c->cc.fl;
+  c->st.supernodal = c->L->is_super ? 1 : 0;
+  if (c->cc.status == CHOLMOD_NOT_POSDEF) {
+    /* L->minor is the first column whose pivot was not positive; report node and component */
+    int64_t col = (int64_t)c->L->minor;
+    int64_t orig = col; /* L->Perm maps the factor's column to the matrix's */
+    if (c->L->Perm && col < (int64_t)c->L->n) orig = ((SuiteSparse_long *)c->L->Perm)[col];
+    return cl_fail(CL_WARN_NOT_POSDEF,
+                   "CHOLMOD: matrix not positive definite: non-positive pivot at column %lld of the factor "
+                   "(dof %lld = node %lld, component %lld)", (long long)col, (long long)orig,
+                   (long long)(orig / 3), (long long)(orig % 3));
+  }
+  if (!ok || c->cc.status < CHOLMOD_OK) return cholmod_failure(c, "factorize");
+  c->factor_ok = 1;
+  return CL_OK;
+}
+
+cl_status cl_cholmod_solve(cl_cholmod *c, const double *b, double *x) {
+  if (!c || !b || !x) return cl_fail(CL_ERR_INVALID_ARGUMENT, "cl_cholmod_solve: NULL argument");
+  if (!c->factor_ok)
+    return cl_fail(CL_ERR_STATE, "cl_cholmod_solve: no valid factorisation (factorize first, or the last one failed)");
+  const int64_t n = 3 * (int64_t)c->nb;
+  /* B wraps the caller's buffer: solve2 only reads it. X is CHOLMOD's own (solve2 may reallocate a
+   * wrong-sized X, which must not be the caller's memory), then copied out. */
+  cholmod_dense B;
+  memset(&B, 0, sizeof B);
+  B.nrow = (size_t)n;
+  B.ncol = 1;
+  B.nzmax = (size_t)n;
+  B.d = (size_t)n;
+  B.x = (void *)b;
+  B.xtype = CHOLMOD_REAL;
+  B.dtype = CHOLMOD_DOUBLE;
+  g_cholmod_msg[0] = '\0';
+  double t0 = now_ms();
+  int ok = cholmod_l_solve2(CHOLMOD_A, c->L, &B, NULL, &c->X, NULL, &c->Y, &c->E, &c->cc);
+  if (!ok || !c->X || c->cc.status < CHOLMOD_OK) return cholmod_failure(c, "solve2");
+  const double *xs = c->X->x;
+  int finite = 1;
+  for (int64_t i = 0; i < n; ++i) finite = finite && isfinite(xs[i]);
+  if (!finite) return cl_fail(CL_ERR_NUMERICAL, "cl_cholmod_solve: the solution has NaN or Inf (right-hand side or factor)");
+  memcpy(x, xs, sizeof(double) * (size_t)n);
+  c->st.solve_ms = now_ms() - t0;
+  c->st.solves++;
+  return CL_OK;
+}
+
+cl_status cl_cholmod_precond(void *ctx, const double *r, double *z) {
+  return cl_cholmod_solve((cl_cholmod *)ctx, r, z);
+}
+
+void cl_cholmod_get_stats(const cl_cholmod *c, cl_cholmod_stats *stats) {
+  if (!stats) return;
+  if (!c) {
+    memset(stats, 0, sizeof *stats);
+    return;
+  }
+  *stats = c->st;
+}

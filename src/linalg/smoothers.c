@@ -1,0 +1,54 @@
+/* Block Jacobi and block Gauss-Seidel sweeps (see smoothers.h). */
+#include "linalg/smoothers.h"
+
+void cl_smooth_jacobi(const cl_bsr *A, const double *dinv, const uint8_t *fixed, double omega,
+                      int32_t sweeps, const double *b, double *x, double *work) {
+  const int32_t n = A->n;
+  for (int32_t k = 0; k < sweeps; ++k) {
+    cl_bsr_residual(A, b, x, fixed, work); /* zero on fixed dofs */
+#pragma omp parallel for schedule(static) if (n > 8192)
+    for (int32_t i = 0; i < n; ++i) {
+      const double *m = dinv + 9 * (int64_t)i;
+      const double *r = work + 3 * (int64_t)i;
+      double *xi = x + 3 * (int64_t)i;
+      /* dinv has zero rows for fixed dofs, so those stay unchanged */
+      xi[0] += omega * (m[0] * r[0] + m[1] * r[1] + m[2] * r[2]);
+      xi[1] += omega * (m[3] * r[0] + m[4] * r[1] + m[5] * r[2]);
+      xi[2] += omega * (m[6] * r[0] + m[7] * r[1] + m[8] * r[2]);
+    }
+  }
+}
+
+/* One node's update in correction form: t = b_i - (A x)_i with the current x, x_i += D^-1 t. */
+static inline void gs_node(const cl_bsr *A, const double *dinv, const uint8_t *fixed, const double *b,
+                           double *x, int32_t i) {
+  double t0 = b[3 * (int64_t)i], t1 = b[3 * (int64_t)i + 1], t2 = b[3 * (int64_t)i + 2];
+  for (int64_t s = A->row_ptr[i]; s < A->row_ptr[i + 1]; ++s) {
+    const double *v = A->val + 9 * s;
+    const double *xj = x + 3 * (int64_t)A->col[s];
+    t0 -= v[0] * xj[0] + v[1] * xj[1] + v[2] * xj[2];
+    t1 -= v[3] * xj[0] + v[4] * xj[1] + v[5] * xj[2];
+    t2 -= v[6] * xj[0] + v[7] * xj[1] + v[8] * xj[2];
+  }
+  if (fixed) { /* a fixed dof's residual must not leak into its free neighbours through dinv */
+    if (fixed[3 * (int64_t)i]) t0 = 0.0;
+    if (fixed[3 * (int64_t)i + 1]) t1 = 0.0;
+    if (fixed[3 * (int64_t)i + 2]) t2 = 0.0;
+  }
+  const double *m = dinv + 9 * (int64_t)i;
+  double *xi = x + 3 * (int64_t)i;
+  xi[0] += m[0] * t0 + m[1] * t1 + m[2] * t2;
+  xi[1] += m[3] * t0 + m[4] * t1 + m[5] * t2;
+  xi[2] += m[6] * t0 + m[7] * t1 + m[8] * t2;
+}
+
+void cl_smooth_gauss_seidel(const cl_bsr *A, const double *dinv, const uint8_t *fixed, cl_sweep dir,
+                            int32_t sweeps, const double *b, double *x) {
+  const int32_t n = A->n;
+  for (int32_t k = 0; k < sweeps; ++k) {
+    if (dir != CL_SWEEP_BACKWARD)
+      for (int32_t i = 0; i < n; ++i) gs_node(A, dinv, fixed, b, x, i);
+    if (dir != CL_SWEEP_FORWARD)
+      for (int32_t i = n - 1; i >= 0; --i) gs_node(A, dinv, fixed, b, x, i);
+  }
+}

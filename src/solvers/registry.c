@@ -1,0 +1,140 @@
+/* The solver registry: the built-in solvers in a static table (filled as solvers land), plus
+ * solvers registered at run time by tests and plugins; and named-parameter resolution shared with
+ * the fracture criteria. */
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "base/error.h"
+#include "solvers/solver.h"
+
+/* Built-in solvers. Each solver folder provides a `const cl_solver_ops cl_<name>_solver_ops` and
+ * adds it here; NULL terminates the list (C forbids an empty initialiser). */
+static const cl_solver_ops *const k_builtin[] = {NULL};
+
+enum { CL_MAX_REGISTERED = 32 };
+static const cl_solver_ops *g_registered[CL_MAX_REGISTERED];
+static int32_t g_nregistered;
+
+static int32_t builtin_count(void) {
+  int32_t n = 0;
+  while (k_builtin[n]) ++n;
+  return n;
+}
+
+int32_t cl_solver_count(void) { return builtin_count() + g_nregistered; }
+
+const cl_solver_ops *cl_solver_at(int32_t i) {
+  int32_t nb = builtin_count();
+  if (i < 0) return NULL;
+  if (i < nb) return k_builtin[i];
+  if (i - nb < g_nregistered) return g_registered[i - nb];
+  return NULL;
+}
+
+static const cl_solver_ops *find(const char *name) {
+  for (int32_t i = 0; i < cl_solver_count(); ++i) {
+    const cl_solver_ops *ops = cl_solver_at(i);
+    if (strcmp(ops->name, name) == 0) return ops;
+  }
+  return NULL;
+}
+
+/* "a, b, c" or "(none)" into buf. */
+static void list_names(char *buf, size_t size) {
+  size_t used = 0;
+  buf[0] = '\0';
+  int32_t n = cl_solver_count();
+  if (n == 0) {
+    snprintf(buf, size, "(none registered)");
+    return;
+  }
+  for (int32_t i = 0; i < n && used + 1 < size; ++i) {
+    int w = snprintf(buf + used, size - used, "%s%s", i ? ", " : "", cl_solver_at(i)->name);
+    if (w < 0) break;
+    used += (size_t)w;
+  }
+}
+
+cl_status cl_solver_find(const char *name, const cl_solver_ops **ops) {
+  if (ops) *ops = NULL;
+  char names[1024];
+  list_names(names, sizeof names);
+  if (!name || !name[0])
+    return cl_fail(CL_ERR_INVALID_ARGUMENT, "no solver name given; registered solvers: %s", names);
+  const cl_solver_ops *s = find(name);
+  if (!s) return cl_fail(CL_ERR_NOT_FOUND, "unknown solver '%s'; registered solvers: %s", name, names);
+  if (ops) *ops = s;
+  return CL_OK;
+}
+
+cl_status cl_solver_register(const cl_solver_ops *ops) {
+  if (!ops || !ops->name || !ops->name[0])
+    return cl_fail(CL_ERR_INVALID_ARGUMENT, "cl_solver_register: NULL table or empty name");
+  const cl_solver_ops *old = find(ops->name);
+  if (old == ops) return CL_OK;
+  if (old)
+    return cl_fail(CL_ERR_INVALID_ARGUMENT, "cl_solver_register: the name '%s' is taken by another solver",
+                   ops->name);
+  if (!ops->create || !ops->destroy || !ops->bind || !ops->step || !ops->unit_count || !ops->measure ||
+      !ops->elastic_energy)
+    return cl_fail(CL_ERR_INVALID_ARGUMENT,
+                   "cl_solver_register: solver '%s' lacks a required function (create, destroy, bind, "
+                   "step, unit_count, measure, elastic_energy)", ops->name);
+  if (ops->param_count < 0 || (ops->param_count > 0 && !ops->params))
+    return cl_fail(CL_ERR_INVALID_ARGUMENT, "cl_solver_register: solver '%s' has a bad parameter table",
+                   ops->name);
+  if (g_nregistered >= CL_MAX_REGISTERED)
+    return cl_fail(CL_ERR_INVALID_ARGUMENT, "cl_solver_register: at most %d solvers can be registered",
+                   CL_MAX_REGISTERED);
+  g_registered[g_nregistered++] = ops;
+  return CL_OK;
+}
+
+/* ---- parameters ---------------------------------------------------------------------------- */
+
+int32_t cl_param_index(const cl_param_info *table, int32_t count, const char *name) {
+  if (!name) return -1;
+  for (int32_t i = 0; i < count; ++i)
+    if (strcmp(table[i].name, name) == 0) return i;
+  return -1;
+}
+
+cl_status cl_params_resolve(const char *owner, const cl_param_info *table, int32_t count,
+                            const cl_param *given, int32_t ngiven, double *values) {
+  if (!owner) owner = "parameter table";
+  if (ngiven < 0 || (ngiven > 0 && !given))
+    return cl_fail(CL_ERR_INVALID_ARGUMENT, "%s: parameter count %d with a NULL parameter array", owner, ngiven);
+  for (int32_t i = 0; i < count; ++i) values[i] = table[i].value;
+  for (int32_t j = 0; j < ngiven; ++j) {
+    const char *name = given[j].name;
+    if (!name) return cl_fail(CL_ERR_INVALID_ARGUMENT, "%s: parameter %d has a NULL name", owner, j);
+    int32_t i = cl_param_index(table, count, name);
+    if (i < 0) {
+      char names[1024];
+      size_t used = 0;
+      names[0] = '\0';
+      for (int32_t k = 0; k < count && used + 1 < sizeof names; ++k) {
+        int w = snprintf(names + used, sizeof names - used, "%s%s (%s)", k ? ", " : "", table[k].name,
+                         table[k].unit);
+        if (w < 0) break;
+        used += (size_t)w;
+      }
+      if (count == 0) return cl_fail(CL_ERR_NOT_FOUND, "%s has no parameter '%s' (it takes no parameters)", owner, name);
+      return cl_fail(CL_ERR_NOT_FOUND, "%s has no parameter '%s'; its parameters are: %s", owner, name, names);
+    }
+    for (int32_t k = 0; k < j; ++k)
+      if (given[k].name && strcmp(given[k].name, name) == 0)
+        return cl_fail(CL_ERR_INVALID_ARGUMENT, "%s: parameter '%s' is given twice", owner, name);
+    double v = given[j].value;
+    const cl_param_info *p = &table[i];
+    if (!(v >= p->min && v <= p->max))
+      return cl_fail(CL_ERR_INVALID_ARGUMENT, "%s: parameter '%s' = %g is outside its range [%g, %g] %s (%s)",
+                     owner, name, v, p->min, p->max, p->unit, p->help);
+    if (p->integer && v != floor(v))
+      return cl_fail(CL_ERR_INVALID_ARGUMENT, "%s: parameter '%s' = %g must be an integer in [%g, %g]", owner,
+                     name, v, p->min, p->max);
+    values[i] = v;
+  }
+  return CL_OK;
+}

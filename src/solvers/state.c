@@ -1,0 +1,118 @@
+/* The shared body state (solvers/solver.h): growth of the node and cell arrays, and the fracture
+ * event list. Growth is geometric so that fracture, which appends a few nodes at a time, does not
+ * reallocate on every event. */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "base/alloc.h"
+#include "base/error.h"
+#include "solvers/solver.h"
+
+/* realloc that reports through cl_fail; *p is left untouched on failure. */
+static cl_status grow(void **p, size_t bytes, const char *what) {
+  void *q = realloc(*p, bytes ? bytes : 1);
+  if (!q) return cl_fail(CL_ERR_OUT_OF_MEMORY, "out of memory growing %s to %zu bytes", what, bytes);
+  *p = q;
+  return CL_OK;
+}
+
+cl_status cl_body_state_reserve(cl_body_state *s, int32_t nodes) {
+  if (!s || nodes < 0) return cl_fail(CL_ERR_INVALID_ARGUMENT, "cl_body_state_reserve: bad arguments");
+  if (nodes <= s->capacity) return CL_OK;
+  int64_t cap = s->capacity ? s->capacity : 16;
+  while (cap < nodes) cap += cap / 2 + 16;
+  if (cap > INT32_MAX) cap = INT32_MAX;
+  size_t c = (size_t)cap;
+  CL_TRY(grow((void **)&s->x, sizeof(double) * 3 * c, "node positions"));
+  CL_TRY(grow((void **)&s->v, sizeof(double) * 3 * c, "node velocities"));
+  CL_TRY(grow((void **)&s->X, sizeof(double) * 3 * c, "rest positions"));
+  CL_TRY(grow((void **)&s->m, sizeof(double) * c, "node masses"));
+  CL_TRY(grow((void **)&s->origin, sizeof(int32_t) * c, "node origins"));
+  s->capacity = (int32_t)cap;
+  return CL_OK;
+}
+
+cl_status cl_body_state_resize(cl_body_state *s, int32_t nodes) {
+  CL_TRY(cl_body_state_reserve(s, nodes));
+  for (int32_t i = s->n; i < nodes; ++i) {
+    for (int k = 0; k < 3; ++k) s->x[3 * i + k] = s->v[3 * i + k] = s->X[3 * i + k] = 0.0;
+    s->m[i] = 0.0;
+    s->origin[i] = i;
+  }
+  s->n = nodes;
+  return CL_OK;
+}
+
+cl_status cl_body_state_reserve_cells(cl_body_state *s, int32_t cell_size, int32_t ncells) {
+  if (!s || ncells < 0 || cell_size < 0 || cell_size > 8)
+    return cl_fail(CL_ERR_INVALID_ARGUMENT, "cl_body_state_reserve_cells: bad arguments");
+  if (cell_size != s->cell_size) {
+    s->cell_size = cell_size;
+    s->ncells = 0;
+    s->cells_capacity = 0; /* contents are meaningless under another cell size */
+  }
+  if (ncells <= s->cells_capacity || cell_size == 0) return CL_OK;
+  int64_t cap = s->cells_capacity ? s->cells_capacity : 16;
+  while (cap < ncells) cap += cap / 2 + 16;
+  if (cap > INT32_MAX / 8) cap = INT32_MAX / 8;
+  CL_TRY(grow((void **)&s->cells, sizeof(int32_t) * (size_t)cell_size * (size_t)cap, "cells"));
+  s->cells_capacity = (int32_t)cap;
+  return CL_OK;
+}
+
+void cl_body_state_free(cl_body_state *s) {
+  if (!s) return;
+  free(s->x);
+  free(s->v);
+  free(s->X);
+  free(s->m);
+  free(s->origin);
+  free(s->cells);
+  memset(s, 0, sizeof *s);
+}
+
+double cl_body_state_mass(const cl_body_state *s) {
+  double m = 0.0;
+  for (int32_t i = 0; i < s->n; ++i) m += s->m[i];
+  return m;
+}
+
+int cl_body_state_finite(const cl_body_state *s, int32_t *bad_node, const char **what) {
+  /* One pass summing is cheaper than testing every value, and a NaN or Inf anywhere makes the
+   * sum non-finite (a finite sum overflowing to Inf is reported too, which is also a blow-up). */
+  double sx = 0.0, sv = 0.0;
+  for (int64_t j = 0; j < 3 * (int64_t)s->n; ++j) {
+    sx += s->x[j] * 0.0;
+    sv += s->v[j] * 0.0;
+  }
+  if (sx == 0.0 && sv == 0.0) return 1;
+  for (int32_t i = 0; i < s->n; ++i)
+    for (int k = 0; k < 3; ++k) {
+      if (!isfinite(s->x[3 * i + k])) {
+        if (bad_node) *bad_node = i;
+        if (what) *what = "position";
+        return 0;
+      }
+      if (!isfinite(s->v[3 * i + k])) {
+        if (bad_node) *bad_node = i;
+        if (what) *what = "velocity";
+        return 0;
+      }
+    }
+  return 1;
+}
+
+cl_status cl_event_push(cl_event_list *list, const cl_fracture_event *event) {
+  if (!list || !event) return cl_fail(CL_ERR_INVALID_ARGUMENT, "cl_event_push: NULL argument");
+  if (cl_reserve((void **)&list->items, &list->capacity, (size_t)list->count + 1, sizeof *list->items))
+    return CL_ERR_OUT_OF_MEMORY;
+  list->items[list->count++] = *event;
+  return CL_OK;
+}
+
+void cl_event_list_free(cl_event_list *list) {
+  if (!list) return;
+  free(list->items);
+  memset(list, 0, sizeof *list);
+}

@@ -1,0 +1,288 @@
+/* Bodies: creation and binding of the solver and criterion, the world-owned per-node and per-unit
+ * arrays, and the derived quantities the world computes without knowing the solver (surface,
+ * pieces, volume, kinetic energy). */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "base/alloc.h"
+#include "base/error.h"
+#include "geom/boundary.h"
+#include "geom/components.h"
+#include "geom/mesh.h"
+#include "world/world.h"
+
+void cl_body_set_label(cl_body *b) {
+  if (b->name && b->name[0])
+    snprintf(b->label, sizeof b->label, "body '%.60s' (id %u)", b->name, b->id);
+  else
+    snprintf(b->label, sizeof b->label, "body (id %u)", b->id);
+}
+
+void cl_body_free(cl_body *b) {
+  if (!b) return;
+  if (b->cops && b->criterion) b->cops->destroy(b->criterion);
+  if (b->ops && b->solver) b->ops->destroy(b->solver);
+  cl_body_state_free(&b->state);
+  free(b->name);
+  free(b->params);
+  free(b->cparams);
+  free(b->f_ext);
+  free(b->slot);
+  free(b->c_nodes);
+  free(b->c_x);
+  free(b->c_v);
+  free(b->c_r);
+  free(b->units.F);
+  free(b->units.stress);
+  free(b->units.plastic);
+  free(b->units.center);
+  free(b->units.volume);
+  cl_event_list_free(&b->events);
+  free(b->tris);
+  free(b);
+}
+
+cl_status cl_body_sync_nodes(cl_body *b) {
+  int32_t n = b->state.n;
+  if (n <= b->node_capacity) return CL_OK;
+  int32_t cap = b->state.capacity > n ? b->state.capacity : n;
+  double *f = realloc(b->f_ext, sizeof(double) * 3 * (size_t)cap);
+  if (!f) return cl_fail(CL_ERR_OUT_OF_MEMORY, "%s: out of memory growing node arrays", b->label);
+  b->f_ext = f;
+  int32_t *s = realloc(b->slot, sizeof(int32_t) * (size_t)cap);
+  if (!s) return cl_fail(CL_ERR_OUT_OF_MEMORY, "%s: out of memory growing node arrays", b->label);
+  b->slot = s;
+  for (int32_t i = b->node_capacity; i < cap; ++i) {
+    b->slot[i] = -1;
+    b->f_ext[3 * i] = b->f_ext[3 * i + 1] = b->f_ext[3 * i + 2] = 0.0;
+  }
+  b->node_capacity = cap;
+  return CL_OK;
+}
+
+/* Check what bind produced: the world relies on it from now on. */
+static cl_status check_bound_state(const cl_body *b) {
+  const cl_body_state *s = &b->state;
+  if (s->n < 1) return cl_fail(CL_ERR_MESH, "%s: solver '%s' produced no nodes", b->label, b->ops->name);
+  for (int32_t i = 0; i < s->n; ++i) {
+    if (!(s->m[i] > 0.0) || isinf(s->m[i]))
+      return cl_fail(CL_ERR_MESH, "%s: node %d has mass %g kg after binding (a node in no element?)", b->label, i,
+                     s->m[i]);
+    for (int k = 0; k < 3; ++k)
+      if (!isfinite(s->x[3 * i + k]) || !isfinite(s->X[3 * i + k]) || !isfinite(s->v[3 * i + k]))
+        return cl_fail(CL_ERR_MESH, "%s: node %d has a non-finite coordinate after binding", b->label, i);
+  }
+  if (s->cell_size != 0 && s->cell_size != 2 && s->cell_size != 4)
+    return cl_fail(CL_ERR_INVALID_ARGUMENT, "%s: solver '%s' set cell size %d (0, 2 or 4 expected)", b->label,
+                   b->ops->name, s->cell_size);
+  for (int64_t j = 0; j < (int64_t)s->cell_size * s->ncells; ++j)
+    if (s->cells[j] < 0 || s->cells[j] >= s->n)
+      return cl_fail(CL_ERR_MESH, "%s: cell %lld refers to node %d outside [0, %d)", b->label,
+                     (long long)(j / s->cell_size), s->cells[j], s->n);
+  return CL_OK;
+}
+
+static cl_status grow_units(cl_body *b, int32_t count) {
+  if (count <= b->units_capacity) return CL_OK;
+  int32_t cap = count;
+  cl_unit_fields *u = &b->units;
+  double *F = realloc(u->F, sizeof(double) * 9 * (size_t)cap);
+  if (F) u->F = F;
+  double *S = realloc(u->stress, sizeof(double) * 9 * (size_t)cap);
+  if (S) u->stress = S;
+  double *P = realloc(u->plastic, sizeof(double) * 9 * (size_t)cap);
+  if (P) u->plastic = P;
+  double *C = realloc(u->center, sizeof(double) * 3 * (size_t)cap);
+  if (C) u->center = C;
+  double *V = realloc(u->volume, sizeof(double) * (size_t)cap);
+  if (V) u->volume = V;
+  if (!F || !S || !P || !C || !V)
+    return cl_fail(CL_ERR_OUT_OF_MEMORY, "%s: out of memory for %d unit measures", b->label, count);
+  b->units_capacity = cap;
+  return CL_OK;
+}
+
+cl_status cl_body_new(const cl_world *world, const cl_body_def *def, const cl_mesh *mesh, cl_body **out) {
+  *out = NULL;
+  cl_body *b = cl_calloc(1, sizeof *b, "body");
+  if (!b) return CL_ERR_OUT_OF_MEMORY;
+  b->surface_version = b->pieces_version = -1;
+  if (def->name && def->name[0]) {
+    size_t len = strlen(def->name);
+    b->name = cl_malloc(len + 1, "body name");
+    if (!b->name) {
+      cl_body_free(b);
+      return CL_ERR_OUT_OF_MEMORY;
+    }
+    memcpy(b->name, def->name, len + 1);
+    snprintf(b->label, sizeof b->label, "body '%.60s'", b->name);
+  } else {
+    snprintf(b->label, sizeof b->label, "unnamed body");
+  }
+  b->material = def->material;
+
+  cl_status s = cl_solver_find(def->solver, &b->ops);
+  if (s < 0) goto fail;
+  char owner[160];
+  snprintf(owner, sizeof owner, "solver '%s'", b->ops->name);
+  b->params = cl_malloc(sizeof(double) * (size_t)(b->ops->param_count + 1), "solver parameters");
+  if (!b->params) {
+    s = CL_ERR_OUT_OF_MEMORY;
+    goto fail;
+  }
+  s = cl_params_resolve(owner, b->ops->params, b->ops->param_count, def->params, def->param_count, b->params);
+  if (s < 0) goto fail;
+
+  if (def->criterion && def->criterion[0]) {
+    s = cl_criterion_find(def->criterion, &b->cops);
+    if (s < 0) goto fail;
+    if (!b->ops->fracture) {
+      s = cl_fail(CL_ERR_INVALID_ARGUMENT, "fracture criterion '%s' needs a solver that can fracture; solver '%s' "
+                  "cannot", b->cops->name, b->ops->name);
+      goto fail;
+    }
+    snprintf(owner, sizeof owner, "criterion '%s'", b->cops->name);
+    b->cparams = cl_malloc(sizeof(double) * (size_t)(b->cops->param_count + 1), "criterion parameters");
+    if (!b->cparams) {
+      s = CL_ERR_OUT_OF_MEMORY;
+      goto fail;
+    }
+    s = cl_params_resolve(owner, b->cops->params, b->cops->param_count, def->criterion_params,
+                          def->criterion_param_count, b->cparams);
+    if (s < 0) goto fail;
+  } else if (def->criterion_param_count > 0) {
+    s = cl_fail(CL_ERR_INVALID_ARGUMENT, "%d criterion parameters given without a criterion",
+                def->criterion_param_count);
+    goto fail;
+  }
+
+  s = b->ops->create(&b->solver);
+  if (s < 0) goto fail;
+  cl_bind_input in = {mesh, &b->material, b->params, b->label, world->def.seed, world->threads};
+  s = b->ops->bind(b->solver, &in, &b->state);
+  if (s < 0) goto fail;
+  s = check_bound_state(b);
+  if (s < 0) goto fail;
+  if (b->cops) {
+    s = b->cops->create(&b->criterion);
+    if (s < 0) goto fail;
+    cl_criterion_bind_input cin = {b->cparams, &b->material, b->ops->name, &b->state, b->label};
+    s = b->cops->bind(b->criterion, &cin);
+    if (s < 0) goto fail;
+  }
+  s = cl_body_sync_nodes(b);
+  if (s < 0) goto fail;
+  s = grow_units(b, b->ops->unit_count(b->solver));
+  if (s < 0) goto fail;
+  b->nodes_seen = b->state.n;
+  *out = b;
+  return CL_OK;
+fail:
+  cl_fail_context(s, "%s: ", b->label);
+  cl_body_free(b);
+  return s;
+}
+
+cl_status cl_body_measure(cl_body *b) {
+  int32_t count = b->ops->unit_count(b->solver);
+  CL_TRY(grow_units(b, count));
+  b->units.count = count;
+  cl_status s = b->ops->measure(b->solver, &b->state, &b->units);
+  if (s < 0) return cl_fail_context(s, "%s: measure: ", b->label);
+  return s;
+}
+
+cl_status cl_body_surface(cl_body *b) {
+  const cl_body_state *st = &b->state;
+  if (b->surface_version == st->topology_version) return CL_OK;
+  if (st->cell_size == 4) {
+    int32_t *tris = NULL, ntris = 0;
+    cl_status s = cl_boundary_faces(st->ncells, st->cells, &tris, &ntris);
+    if (s < 0) return cl_fail_context(s, "%s: surface: ", b->label);
+    free(b->tris);
+    b->tris = tris;
+    b->ntris = ntris;
+  } else if (b->ops->surface) {
+    const int32_t *tris = NULL;
+    int32_t ntris = 0;
+    cl_status s = b->ops->surface(b->solver, st, &tris, &ntris);
+    if (s < 0) return cl_fail_context(s, "%s: surface: ", b->label);
+    int32_t *copy = cl_malloc(sizeof(int32_t) * 3 * (size_t)(ntris > 0 ? ntris : 1), "surface");
+    if (!copy) return CL_ERR_OUT_OF_MEMORY;
+    if (ntris > 0) memcpy(copy, tris, sizeof(int32_t) * 3 * (size_t)ntris);
+    free(b->tris);
+    b->tris = copy;
+    b->ntris = ntris;
+  } else {
+    b->ntris = 0;
+  }
+  b->surface_version = st->topology_version;
+  return CL_OK;
+}
+
+cl_status cl_body_pieces(cl_body *b, int32_t *pieces) {
+  const cl_body_state *st = &b->state;
+  if (b->pieces_version != st->topology_version) {
+    int32_t count = 0;
+    if (st->cell_size == 0 || st->ncells == 0) {
+      count = st->n;
+    } else {
+      cl_status s = cl_components(st->n, st->cells, st->ncells, st->cell_size, NULL, &count);
+      if (s < 0) return cl_fail_context(s, "%s: pieces: ", b->label);
+    }
+    b->pieces = count;
+    b->pieces_version = st->topology_version;
+  }
+  *pieces = b->pieces;
+  return CL_OK;
+}
+
+cl_status cl_body_volume(cl_body *b, double *volume) {
+  const cl_body_state *st = &b->state;
+  if (st->cell_size == 4) {
+    /* sum of signed volumes det[x1 - x0, x2 - x0, x3 - x0] / 6 */
+    double vol = 0.0;
+    for (int32_t c = 0; c < st->ncells; ++c) {
+      const int32_t *t = st->cells + 4 * c;
+      const double *a = st->x + 3 * t[0], *p = st->x + 3 * t[1], *q = st->x + 3 * t[2], *r = st->x + 3 * t[3];
+      double u[3] = {p[0] - a[0], p[1] - a[1], p[2] - a[2]};
+      double v[3] = {q[0] - a[0], q[1] - a[1], q[2] - a[2]};
+      double w[3] = {r[0] - a[0], r[1] - a[1], r[2] - a[2]};
+      vol += (u[0] * (v[1] * w[2] - v[2] * w[1]) - u[1] * (v[0] * w[2] - v[2] * w[0]) +
+              u[2] * (v[0] * w[1] - v[1] * w[0])) / 6.0;
+    }
+    *volume = vol;
+    return CL_OK;
+  }
+  if (!b->ops->volume)
+    return cl_fail(CL_ERR_INVALID_ARGUMENT, "%s: solver '%s' has no tets and reports no volume", b->label,
+                   b->ops->name);
+  cl_status s = b->ops->volume(b->solver, st, volume);
+  if (s < 0) return cl_fail_context(s, "%s: volume: ", b->label);
+  return s;
+}
+
+double cl_body_kinetic_energy(const cl_body *b) {
+  const cl_body_state *st = &b->state;
+  double e = 0.0;
+  for (int32_t i = 0; i < st->n; ++i) {
+    const double *v = st->v + 3 * i;
+    e += 0.5 * st->m[i] * (v[0] * v[0] + v[1] * v[1] + v[2] * v[2]);
+  }
+  return e;
+}
+
+cl_status cl_body_fill_info(cl_body *b, cl_body_info *info) {
+  memset(info, 0, sizeof *info);
+  CL_TRY(cl_body_surface(b));
+  int32_t pieces = 0;
+  CL_TRY(cl_body_pieces(b, &pieces));
+  info->nodes = b->state.n;
+  info->units = b->ops->unit_count(b->solver);
+  info->surface_triangles = b->ntris;
+  info->pieces = pieces;
+  info->mass = cl_body_state_mass(&b->state);
+  return CL_OK;
+}

@@ -1,0 +1,186 @@
+/* Kinematic colliders (plane, sphere, oriented box) and the projection every solver calls to keep
+ * its nodes or particles out of them. */
+#include <math.h>
+
+#include "base/error.h"
+#include "world/world.h"
+
+cl_status cl_collider_check(const cl_collider_def *d) {
+  if (d->kind < CL_COLLIDER_PLANE || d->kind > CL_COLLIDER_BOX)
+    return cl_fail(CL_ERR_INVALID_ARGUMENT, "collider kind %d is not one of plane (0), sphere (1), box (2)",
+                   (int)d->kind);
+  for (int k = 0; k < 3; ++k) {
+    if (!isfinite(d->center[k]))
+      return cl_fail(CL_ERR_INVALID_ARGUMENT, "collider: center[%d] = %g m must be finite", k, d->center[k]);
+    if (!isfinite(d->velocity[k]))
+      return cl_fail(CL_ERR_INVALID_ARGUMENT, "collider: velocity[%d] = %g m/s must be finite", k, d->velocity[k]);
+    if (!isfinite(d->angular_velocity[k]))
+      return cl_fail(CL_ERR_INVALID_ARGUMENT, "collider: angular_velocity[%d] = %g rad/s must be finite", k,
+                     d->angular_velocity[k]);
+  }
+  if (!(d->friction >= 0.0) || isinf(d->friction))
+    return cl_fail(CL_ERR_INVALID_ARGUMENT, "collider: friction = %g must be finite and >= 0", d->friction);
+  if (!(d->restitution >= 0.0 && d->restitution <= 1.0))
+    return cl_fail(CL_ERR_INVALID_ARGUMENT, "collider: restitution = %g is outside [0, 1]", d->restitution);
+  switch (d->kind) {
+    case CL_COLLIDER_PLANE: {
+      double n2 = 0.0;
+      for (int k = 0; k < 3; ++k) {
+        if (!isfinite(d->normal[k]))
+          return cl_fail(CL_ERR_INVALID_ARGUMENT, "plane collider: normal[%d] = %g must be finite", k, d->normal[k]);
+        n2 += d->normal[k] * d->normal[k];
+      }
+      if (!(n2 > 0.0))
+        return cl_fail(CL_ERR_INVALID_ARGUMENT, "plane collider: the normal (%g, %g, %g) must be non-zero",
+                       d->normal[0], d->normal[1], d->normal[2]);
+      return CL_OK;
+    }
+    case CL_COLLIDER_SPHERE:
+      if (!(d->radius > 0.0) || isinf(d->radius))
+        return cl_fail(CL_ERR_INVALID_ARGUMENT, "sphere collider: radius = %g m must be positive and finite",
+                       d->radius);
+      return CL_OK;
+    case CL_COLLIDER_BOX: {
+      for (int k = 0; k < 3; ++k)
+        if (!(d->half_extents[k] > 0.0) || isinf(d->half_extents[k]))
+          return cl_fail(CL_ERR_INVALID_ARGUMENT, "box collider: half_extents[%d] = %g m must be positive and finite",
+                         k, d->half_extents[k]);
+      const double *R = d->rotation;
+      for (int k = 0; k < 9; ++k)
+        if (!isfinite(R[k]))
+          return cl_fail(CL_ERR_INVALID_ARGUMENT, "box collider: rotation[%d] = %g must be finite", k, R[k]);
+      /* R^T R = I and det R = +1 to 1e-6: a rotation, not a scaling or a reflection */
+      for (int a = 0; a < 3; ++a)
+        for (int b = 0; b < 3; ++b) {
+          double s = R[a] * R[b] + R[3 + a] * R[3 + b] + R[6 + a] * R[6 + b];
+          if (fabs(s - (a == b ? 1.0 : 0.0)) > 1e-6)
+            return cl_fail(CL_ERR_INVALID_ARGUMENT,
+                           "box collider: rotation is not orthonormal ((R^T R)[%d][%d] = %g)", a, b, s);
+        }
+      double det = R[0] * (R[4] * R[8] - R[5] * R[7]) - R[1] * (R[3] * R[8] - R[5] * R[6]) +
+                   R[2] * (R[3] * R[7] - R[4] * R[6]);
+      if (det < 0.0) return cl_fail(CL_ERR_INVALID_ARGUMENT, "box collider: rotation is a reflection (det = %g)", det);
+      return CL_OK;
+    }
+  }
+  return CL_OK;
+}
+
+/* Q = cos(th) I + sin(th) [a]x + (1 - cos(th)) a a^T, the rotation by th about unit a (Rodrigues). */
+static void rotation(const double *w, double t, double Q[9]) {
+  double n = sqrt(w[0] * w[0] + w[1] * w[1] + w[2] * w[2]);
+  double th = n * t;
+  for (int k = 0; k < 9; ++k) Q[k] = (k % 4 == 0) ? 1.0 : 0.0;
+  if (!(n > 0.0) || th == 0.0) return;
+  double a[3] = {w[0] / n, w[1] / n, w[2] / n}, c = cos(th), s = sin(th);
+  for (int i = 0; i < 3; ++i)
+    for (int j = 0; j < 3; ++j) Q[3 * i + j] = (i == j ? c : 0.0) + (1.0 - c) * a[i] * a[j];
+  Q[1] -= s * a[2];
+  Q[2] += s * a[1];
+  Q[3] += s * a[2];
+  Q[5] -= s * a[0];
+  Q[6] -= s * a[1];
+  Q[7] += s * a[0];
+}
+
+void cl_collider_pose(const cl_collider *c, double t, cl_collider_shape *s) {
+  const cl_collider_def *d = &c->def;
+  double dt = t - c->t_add;
+  double Q[9];
+  rotation(d->angular_velocity, dt, Q);
+  s->kind = d->kind;
+  s->radius = d->radius;
+  s->friction = d->friction;
+  s->restitution = d->restitution;
+  for (int k = 0; k < 3; ++k) {
+    s->center[k] = d->center[k] + d->velocity[k] * dt;
+    s->velocity[k] = d->velocity[k];
+    s->omega[k] = d->angular_velocity[k];
+    s->half[k] = d->half_extents[k];
+    s->normal[k] = Q[3 * k] * d->normal[0] + Q[3 * k + 1] * d->normal[1] + Q[3 * k + 2] * d->normal[2];
+  }
+  for (int i = 0; i < 3; ++i)
+    for (int j = 0; j < 3; ++j)
+      s->R[3 * i + j] = Q[3 * i] * d->rotation[j] + Q[3 * i + 1] * d->rotation[3 + j] + Q[3 * i + 2] * d->rotation[6 + j];
+}
+
+/* Penetration test: if x is inside the shape, return 1 with the projection point p on its surface
+ * and the outward unit normal n there. */
+static int penetration(const cl_collider_shape *s, const double *x, double *p, double *n) {
+  double d[3] = {x[0] - s->center[0], x[1] - s->center[1], x[2] - s->center[2]};
+  switch (s->kind) {
+    case CL_COLLIDER_PLANE: {
+      double phi = d[0] * s->normal[0] + d[1] * s->normal[1] + d[2] * s->normal[2];
+      if (phi >= 0.0) return 0;
+      for (int k = 0; k < 3; ++k) {
+        n[k] = s->normal[k];
+        p[k] = x[k] - phi * n[k];
+      }
+      return 1;
+    }
+    case CL_COLLIDER_SPHERE: {
+      double r = sqrt(d[0] * d[0] + d[1] * d[1] + d[2] * d[2]);
+      if (r >= s->radius) return 0;
+      if (r > 0.0) {
+        for (int k = 0; k < 3; ++k) n[k] = d[k] / r;
+      } else { /* the exact centre has no nearest direction: leave upwards (+y) */
+        n[0] = 0.0;
+        n[1] = 1.0;
+        n[2] = 0.0;
+      }
+      for (int k = 0; k < 3; ++k) p[k] = s->center[k] + s->radius * n[k];
+      return 1;
+    }
+    case CL_COLLIDER_BOX: {
+      /* local coordinates q = R^T d; leave through the face with the least penetration */
+      double q[3];
+      for (int k = 0; k < 3; ++k) q[k] = s->R[k] * d[0] + s->R[3 + k] * d[1] + s->R[6 + k] * d[2];
+      int axis = -1;
+      double best = INFINITY;
+      for (int k = 0; k < 3; ++k) {
+        double depth = s->half[k] - fabs(q[k]);
+        if (depth <= 0.0) return 0;
+        if (depth < best) {
+          best = depth;
+          axis = k;
+        }
+      }
+      double sign = q[axis] >= 0.0 ? 1.0 : -1.0;
+      q[axis] = sign * s->half[axis];
+      for (int k = 0; k < 3; ++k) {
+        n[k] = sign * s->R[3 * k + axis];
+        p[k] = s->center[k] + s->R[3 * k] * q[0] + s->R[3 * k + 1] * q[1] + s->R[3 * k + 2] * q[2];
+      }
+      return 1;
+    }
+  }
+  return 0;
+}
+
+int cl_collider_project(const cl_collider_view *view, double *x, double *v) {
+  int touched = 0;
+  if (!view) return 0;
+  for (int32_t c = 0; c < view->count; ++c) {
+    const cl_collider_shape *s = &view->shapes[c];
+    double p[3], n[3];
+    if (!penetration(s, x, p, n)) continue;
+    ++touched;
+    for (int k = 0; k < 3; ++k) x[k] = p[k];
+    /* velocity of the collider's surface at p: v_c + omega x (p - c) */
+    double r[3] = {p[0] - s->center[0], p[1] - s->center[1], p[2] - s->center[2]};
+    double vs[3] = {s->velocity[0] + s->omega[1] * r[2] - s->omega[2] * r[1],
+                    s->velocity[1] + s->omega[2] * r[0] - s->omega[0] * r[2],
+                    s->velocity[2] + s->omega[0] * r[1] - s->omega[1] * r[0]};
+    double vr[3] = {v[0] - vs[0], v[1] - vs[1], v[2] - vs[2]};
+    double vn = vr[0] * n[0] + vr[1] * n[1] + vr[2] * n[2];
+    if (vn >= 0.0) continue; /* already separating: position fix only */
+    /* normal: vn -> -e vn, a change dvn = (1 + e)|vn|; tangential: Coulomb, |vt| shrinks by
+     * mu dvn and stops at zero (static friction) */
+    double dvn = -(1.0 + s->restitution) * vn;
+    double vt[3] = {vr[0] - vn * n[0], vr[1] - vn * n[1], vr[2] - vn * n[2]};
+    double vtn = sqrt(vt[0] * vt[0] + vt[1] * vt[1] + vt[2] * vt[2]);
+    double keep = vtn > 0.0 ? fmax(0.0, 1.0 - s->friction * dvn / vtn) : 0.0;
+    for (int k = 0; k < 3; ++k) v[k] = vs[k] + keep * vt[k] - s->restitution * vn * n[k];
+  }
+  return touched;
+}

@@ -1,0 +1,123 @@
+/* Generational ids (Box2D's habit): a slot index plus a generation bumped when the slot is freed,
+ * so an id kept after its object was destroyed is caught instead of reaching a reused slot. A kind
+ * field catches a condition id passed as a body id, and a per-world tag catches ids from another
+ * world (6 bits: two worlds share a tag only when more than 63 were created, so the check is strong
+ * but not absolute). */
+#include <stdlib.h>
+
+#include "base/alloc.h"
+#include "base/error.h"
+#include "world/world.h"
+
+enum {
+  SLOT_BITS = 14,
+  KIND_BITS = 2,
+  TAG_BITS = 6,
+  GEN_BITS = 10,
+  SLOT_MAX = (1 << SLOT_BITS) - 1, /* slots 0..16382 usable */
+  GEN_MAX = (1 << GEN_BITS) - 1
+};
+
+static const char *kind_name(uint32_t kind) {
+  static const char *names[] = {"body", "condition", "collider", "probe"};
+  return kind < 4 ? names[kind] : "object";
+}
+
+static cl_id pack(uint32_t slot, uint32_t kind, uint32_t tag, uint32_t gen) {
+  return slot | (kind << SLOT_BITS) | (tag << (SLOT_BITS + KIND_BITS)) |
+         (gen << (SLOT_BITS + KIND_BITS + TAG_BITS));
+}
+
+static uint32_t id_slot(cl_id id) { return id & SLOT_MAX; }
+static uint32_t id_kind(cl_id id) { return (id >> SLOT_BITS) & 3u; }
+static uint32_t id_tag(cl_id id) { return (id >> (SLOT_BITS + KIND_BITS)) & 63u; }
+static uint32_t id_gen(cl_id id) { return id >> (SLOT_BITS + KIND_BITS + TAG_BITS); }
+
+uint32_t cl_world_next_tag(void) {
+  static uint32_t counter;
+  counter = counter % 63u + 1u;
+  return counter;
+}
+
+void cl_pool_init(cl_pool *pool, cl_id_kind kind, uint32_t tag) {
+  pool->items = NULL;
+  pool->generation = NULL;
+  pool->slots = pool->capacity = pool->nfree = pool->live = 0;
+  pool->free_slots = NULL;
+  pool->kind = kind;
+  pool->tag = tag;
+}
+
+void cl_pool_free(cl_pool *pool) {
+  free(pool->items);
+  free(pool->generation);
+  free(pool->free_slots);
+  pool->items = NULL;
+  pool->generation = NULL;
+  pool->free_slots = NULL;
+  pool->slots = pool->capacity = pool->nfree = pool->live = 0;
+}
+
+cl_status cl_pool_add(cl_pool *pool, void *item, cl_id *id) {
+  int32_t slot;
+  if (pool->nfree > 0) {
+    slot = pool->free_slots[--pool->nfree];
+  } else {
+    if (pool->slots >= SLOT_MAX)
+      return cl_fail(CL_ERR_INVALID_ARGUMENT, "too many %ss in one world (at most %d)", kind_name(pool->kind),
+                     SLOT_MAX);
+    if (pool->slots == pool->capacity) {
+      int32_t cap = pool->capacity ? 2 * pool->capacity : 8;
+      void **items = realloc(pool->items, sizeof *items * (size_t)cap);
+      if (!items) return cl_fail(CL_ERR_OUT_OF_MEMORY, "out of memory growing the %s table", kind_name(pool->kind));
+      pool->items = items;
+      uint16_t *gen = realloc(pool->generation, sizeof *gen * (size_t)cap);
+      if (!gen) return cl_fail(CL_ERR_OUT_OF_MEMORY, "out of memory growing the %s table", kind_name(pool->kind));
+      pool->generation = gen;
+      int32_t *fr = realloc(pool->free_slots, sizeof *fr * (size_t)cap);
+      if (!fr) return cl_fail(CL_ERR_OUT_OF_MEMORY, "out of memory growing the %s table", kind_name(pool->kind));
+      pool->free_slots = fr;
+      pool->capacity = cap;
+    }
+    slot = pool->slots++;
+    pool->generation[slot] = 1;
+  }
+  pool->items[slot] = item;
+  pool->live++;
+  *id = pack((uint32_t)slot, (uint32_t)pool->kind, pool->tag, pool->generation[slot]);
+  return CL_OK;
+}
+
+void *cl_pool_find(const cl_pool *pool, cl_id id) {
+  if (id == 0 || id_kind(id) != (uint32_t)pool->kind || id_tag(id) != pool->tag) return NULL;
+  uint32_t slot = id_slot(id);
+  if (slot >= (uint32_t)pool->slots || pool->generation[slot] != id_gen(id)) return NULL;
+  return pool->items[slot];
+}
+
+cl_status cl_pool_get(const cl_pool *pool, cl_id id, const char *what, void **item) {
+  *item = NULL;
+  if (!what) what = kind_name(pool->kind);
+  if (id == 0) return cl_fail(CL_ERR_INVALID_ARGUMENT, "%s id is 0 (none)", what);
+  if (id_kind(id) != (uint32_t)pool->kind)
+    return cl_fail(CL_ERR_STALE_ID, "%s id %u is not a %s id (it is a %s id)", what, id, kind_name(pool->kind),
+                   kind_name(id_kind(id)));
+  if (id_tag(id) != pool->tag)
+    return cl_fail(CL_ERR_STALE_ID, "%s id %u belongs to another world", what, id);
+  void *p = cl_pool_find(pool, id);
+  if (!p) return cl_fail(CL_ERR_STALE_ID, "%s id %u is stale: that %s was removed", what, id, kind_name(pool->kind));
+  *item = p;
+  return CL_OK;
+}
+
+void *cl_pool_remove(cl_pool *pool, cl_id id) {
+  void *p = cl_pool_find(pool, id);
+  if (!p) return NULL;
+  uint32_t slot = id_slot(id);
+  pool->items[slot] = NULL;
+  /* the generation wraps within 1..GEN_MAX so an id is never 0 */
+  pool->generation[slot] = (uint16_t)(pool->generation[slot] % GEN_MAX + 1);
+  pool->free_slots[pool->nfree++] = (int32_t)slot;
+  pool->live--;
+  return p;
+}

@@ -1,0 +1,205 @@
+/* The world: lifetime, the four id pools, and adding and removing objects (with the cascades:
+ * a removed body takes its conditions and probes along, a removed condition its reaction probes). */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#ifdef _OPENMP
+#include <omp.h>
+#endif
+
+#include "base/alloc.h"
+#include "base/error.h"
+#include "world/world.h"
+
+cl_status cl_world_new(const cl_world_def *def, cl_world **out) {
+  *out = NULL;
+  cl_world *w = cl_calloc(1, sizeof *w, "world");
+  if (!w) return CL_ERR_OUT_OF_MEMORY;
+  w->def = *def;
+  for (int k = 0; k < 3; ++k) w->gravity[k] = def->gravity[k];
+#ifdef _OPENMP
+  w->threads = def->threads > 0 ? def->threads : omp_get_max_threads();
+#else
+  w->threads = 1;
+#endif
+  if (w->threads < 1) w->threads = 1;
+  w->tag = cl_world_next_tag();
+  cl_pool_init(&w->bodies, CL_ID_BODY, w->tag);
+  cl_pool_init(&w->conditions, CL_ID_CONDITION, w->tag);
+  cl_pool_init(&w->colliders, CL_ID_COLLIDER, w->tag);
+  cl_pool_init(&w->probes, CL_ID_PROBE, w->tag);
+  *out = w;
+  return CL_OK;
+}
+
+void cl_world_free(cl_world *w) {
+  if (!w) return;
+  for (int32_t i = 0; i < w->probes.slots; ++i) free(cl_pool_at(&w->probes, i));
+  for (int32_t i = 0; i < w->conditions.slots; ++i) cl_condition_free(cl_pool_at(&w->conditions, i));
+  for (int32_t i = 0; i < w->colliders.slots; ++i) free(cl_pool_at(&w->colliders, i));
+  for (int32_t i = 0; i < w->bodies.slots; ++i) cl_body_free(cl_pool_at(&w->bodies, i));
+  cl_pool_free(&w->probes);
+  cl_pool_free(&w->conditions);
+  cl_pool_free(&w->colliders);
+  cl_pool_free(&w->bodies);
+  free(w->shapes);
+  free(w);
+}
+
+cl_status cl_world_body(const cl_world *w, cl_id id, cl_body **b) {
+  return cl_pool_get(&w->bodies, id, "body", (void **)b);
+}
+cl_status cl_world_condition(const cl_world *w, cl_id id, cl_condition **c) {
+  return cl_pool_get(&w->conditions, id, "condition", (void **)c);
+}
+cl_status cl_world_collider(const cl_world *w, cl_id id, cl_collider **c) {
+  return cl_pool_get(&w->colliders, id, "collider", (void **)c);
+}
+cl_status cl_world_probe(const cl_world *w, cl_id id, cl_probe **p) {
+  return cl_pool_get(&w->probes, id, "probe", (void **)p);
+}
+
+cl_body_state *cl_world_body_state(cl_world *w, cl_id id) {
+  cl_body *b = w ? cl_pool_find(&w->bodies, id) : NULL;
+  return b ? &b->state : NULL;
+}
+
+cl_status cl_world_insert_body(cl_world *w, cl_body *b, cl_id *id) {
+  cl_status s = cl_pool_add(&w->bodies, b, &b->id);
+  if (s < 0) {
+    cl_body_free(b);
+    return s;
+  }
+  cl_body_set_label(b);
+  *id = b->id;
+  return CL_OK;
+}
+
+/* Remove the probes for which `match` holds. */
+static void delete_probes(cl_world *w, cl_id body, cl_id condition) {
+  for (int32_t i = 0; i < w->probes.slots; ++i) {
+    cl_probe *p = cl_pool_at(&w->probes, i);
+    if (!p) continue;
+    if ((body && p->def.kind != CL_PROBE_PHASE_TIME && p->def.body == body) ||
+        (condition && p->def.kind == CL_PROBE_REACTION && p->def.condition == condition))
+      free(cl_pool_remove(&w->probes, p->id));
+  }
+}
+
+void cl_world_delete_condition(cl_world *w, cl_id id) {
+  cl_condition *c = cl_pool_remove(&w->conditions, id);
+  if (!c) return;
+  delete_probes(w, 0, id);
+  cl_condition_free(c);
+}
+
+void cl_world_delete_body(cl_world *w, cl_id id) {
+  cl_body *b = cl_pool_remove(&w->bodies, id);
+  if (!b) return;
+  for (int32_t i = 0; i < w->conditions.slots; ++i) {
+    cl_condition *c = cl_pool_at(&w->conditions, i);
+    if (c && c->body == id) cl_world_delete_condition(w, c->id);
+  }
+  delete_probes(w, id, 0);
+  cl_body_free(b);
+}
+
+cl_status cl_world_reserve_constraints(cl_world *w, cl_body *b) {
+  int32_t total = 0;
+  for (int32_t i = 0; i < w->conditions.slots; ++i) {
+    cl_condition *o = cl_pool_at(&w->conditions, i);
+    if (o && o->body == b->id && o->kind == CL_CONDITION_CONSTRAIN) total += o->count;
+  }
+  if (total <= b->c_capacity) return CL_OK;
+  int32_t *cn = realloc(b->c_nodes, sizeof(int32_t) * (size_t)total);
+  if (cn) b->c_nodes = cn;
+  double *cx = realloc(b->c_x, sizeof(double) * 3 * (size_t)total);
+  if (cx) b->c_x = cx;
+  double *cv = realloc(b->c_v, sizeof(double) * 3 * (size_t)total);
+  if (cv) b->c_v = cv;
+  double *cr = realloc(b->c_r, sizeof(double) * 3 * (size_t)total);
+  if (cr) b->c_r = cr;
+  if (!cn || !cx || !cv || !cr)
+    return cl_fail(CL_ERR_OUT_OF_MEMORY, "%s: out of memory for %d constrained nodes", b->label, total);
+  b->c_capacity = total;
+  return CL_OK;
+}
+
+cl_status cl_world_insert_condition(cl_world *w, cl_body *b, cl_condition_kind kind, const cl_region_def *region,
+                                    const cl_motion_def *motion, const double *force, cl_id *id) {
+  int32_t *nodes = NULL, count = 0;
+  CL_TRY(cl_region_select(region, b, &nodes, &count));
+  cl_condition *c;
+  CL_TRY(cl_condition_new(kind, b, nodes, count, motion, force, w->time, &c));
+  cl_status s = cl_pool_add(&w->conditions, c, &c->id);
+  if (s < 0) {
+    cl_condition_free(c);
+    return s;
+  }
+  s = cl_world_reserve_constraints(w, b);
+  if (s < 0) {
+    cl_world_delete_condition(w, c->id);
+    return s;
+  }
+  *id = c->id;
+  if (kind != CL_CONDITION_CONSTRAIN) return CL_OK;
+  /* Every node held is allowed (the body moves only as prescribed) but probably not meant. */
+  int32_t held = 0;
+  unsigned char *mark = calloc((size_t)b->state.n, 1);
+  if (!mark) return CL_OK; /* the warning is advice only */
+  for (int32_t i = 0; i < w->conditions.slots; ++i) {
+    cl_condition *o = cl_pool_at(&w->conditions, i);
+    if (!o || o->body != b->id || o->kind != CL_CONDITION_CONSTRAIN) continue;
+    for (int32_t j = 0; j < o->count; ++j)
+      if (!mark[o->nodes[j]]) {
+        mark[o->nodes[j]] = 1;
+        ++held;
+      }
+  }
+  free(mark);
+  if (held == b->state.n)
+    return cl_fail(CL_WARN_CLAMPED, "%s: all %d nodes are now fixed or driven; the body will only move as "
+                   "prescribed (condition %u was added)", b->label, held, c->id);
+  return CL_OK;
+}
+
+cl_status cl_world_insert_collider(cl_world *w, const cl_collider_def *def, cl_id *id) {
+  cl_collider *c = cl_calloc(1, sizeof *c, "collider");
+  if (!c) return CL_ERR_OUT_OF_MEMORY;
+  c->def = *def;
+  c->t_add = w->time;
+  double n = sqrt(def->normal[0] * def->normal[0] + def->normal[1] * def->normal[1] + def->normal[2] * def->normal[2]);
+  for (int k = 0; k < 3; ++k) c->def.normal[k] = n > 0.0 ? def->normal[k] / n : 0.0;
+  cl_status s = cl_pool_add(&w->colliders, c, &c->id);
+  if (s < 0) {
+    free(c);
+    return s;
+  }
+  if (w->colliders.live > w->shapes_capacity) {
+    int32_t cap = w->colliders.live + 4;
+    cl_collider_shape *sh = realloc(w->shapes, sizeof *sh * (size_t)cap);
+    if (!sh) {
+      free(cl_pool_remove(&w->colliders, c->id));
+      return cl_fail(CL_ERR_OUT_OF_MEMORY, "out of memory adding a collider");
+    }
+    w->shapes = sh;
+    w->shapes_capacity = cap;
+  }
+  *id = c->id;
+  return CL_OK;
+}
+
+void cl_world_delete_collider(cl_world *w, cl_id id) { free(cl_pool_remove(&w->colliders, id)); }
+
+cl_status cl_world_insert_probe(cl_world *w, const cl_probe_def *def, cl_id *id) {
+  cl_probe *p;
+  CL_TRY(cl_probe_new(w, def, &p));
+  cl_status s = cl_pool_add(&w->probes, p, &p->id);
+  if (s < 0) {
+    free(p);
+    return s;
+  }
+  *id = p->id;
+  return CL_OK;
+}

@@ -1,0 +1,232 @@
+/* Internal layout of the world and its objects. The public functions (api/world_api.c) check their
+ * arguments and then call the functions declared here, which assume valid input.
+ *
+ * Ownership: the world owns bodies, conditions, colliders and probes through four generational
+ * pools (ids.c). A body owns its solver, criterion and state. Conditions and probes refer to bodies
+ * by id; removing a body removes its conditions and probes, removing a condition removes the
+ * reaction probes on it (their ids become stale). */
+#ifndef CL_WORLD_WORLD_H
+#define CL_WORLD_WORLD_H
+
+#include <stdint.h>
+
+#include "cleave/world.h"
+#include "fracture/criterion.h"
+#include "solvers/solver.h"
+
+/* Value of the `internal` marker of cl_world_def and cl_body_def set by their *_def_default. */
+enum { CL_DEF_MARKER = 0x636c6466 };
+
+/* ---- generational ids (ids.c) -------------------------------------------------------------- */
+
+/* An id packs, from the low bits: slot (14 bits, so at most 16383 live objects of a kind), kind
+ * (2 bits), world tag (6 bits, catches ids from another world) and generation (10 bits, bumped
+ * when a slot is freed, never 0, so an id is never 0). */
+typedef enum cl_id_kind { CL_ID_BODY = 0, CL_ID_CONDITION = 1, CL_ID_COLLIDER = 2, CL_ID_PROBE = 3 } cl_id_kind;
+
+typedef struct cl_pool {
+  void **items;         /* per slot, NULL when free */
+  uint16_t *generation; /* per slot */
+  int32_t slots;        /* slots in use or freed */
+  int32_t capacity;
+  int32_t *free_slots;
+  int32_t nfree;
+  int32_t live;
+  cl_id_kind kind;
+  uint32_t tag;
+} cl_pool;
+
+void cl_pool_init(cl_pool *pool, cl_id_kind kind, uint32_t tag);
+/* Free the pool's arrays (not the items). */
+void cl_pool_free(cl_pool *pool);
+cl_status cl_pool_add(cl_pool *pool, void *item, cl_id *id);
+/* The item of a live id, else NULL (no message). */
+void *cl_pool_find(const cl_pool *pool, cl_id id);
+/* The item of a live id, else CL_ERR_STALE_ID (destroyed, another world, another kind) or
+ * CL_ERR_INVALID_ARGUMENT (id 0) with a message naming `what`. */
+cl_status cl_pool_get(const cl_pool *pool, cl_id id, const char *what, void **item);
+/* Remove a live id and return its item (NULL if not live). */
+void *cl_pool_remove(cl_pool *pool, cl_id id);
+/* Item in slot i (NULL for a free slot), for iteration over 0..pool->slots-1. */
+static inline void *cl_pool_at(const cl_pool *pool, int32_t slot) { return pool->items[slot]; }
+/* A fresh tag for a new world, 1..63. */
+uint32_t cl_world_next_tag(void);
+
+/* ---- bodies (body.c) ----------------------------------------------------------------------- */
+
+typedef struct cl_body {
+  cl_id id;
+  char label[96];                    /* "body 'bar' (id 123)" for messages */
+  char *name;
+  cl_material_def material;
+  const cl_solver_ops *ops;
+  void *solver;
+  double *params;                    /* one per ops->params entry */
+  const cl_criterion_ops *cops;      /* NULL without fracture */
+  void *criterion;
+  double *cparams;
+  cl_body_state state;
+
+  /* Per-node arrays the world owns, sized to node_capacity (>= state.n). */
+  int32_t node_capacity;
+  double *f_ext;                     /* 3 per node, N, force conditions */
+  int has_forces;                    /* f_ext holds this step's forces (else NULL goes to the solver) */
+  int32_t *slot;                     /* constraint slot of each node, -1 if free */
+
+  /* The merged constraint set of the current substep. */
+  int32_t c_count, c_capacity;
+  int32_t *c_nodes;
+  double *c_x, *c_v, *c_r;
+
+  /* Per-unit measures, sized to units_capacity. */
+  cl_unit_fields units;
+  int32_t units_capacity;
+  cl_event_list events;
+
+  /* Caches keyed by state.topology_version (-1 = not computed). */
+  int32_t *tris;                     /* surface triangles */
+  int32_t ntris;
+  int64_t surface_version;
+  int32_t pieces;
+  int64_t pieces_version;
+  int32_t nodes_seen;                /* state.n when conditions were last carried over */
+} cl_body;
+
+/* Create and bind a body; the world assigns the id afterwards. */
+cl_status cl_body_new(const cl_world *world, const cl_body_def *def, const cl_mesh *mesh, cl_body **out);
+void cl_body_free(cl_body *body);
+/* Set the label from the name and id. */
+void cl_body_set_label(cl_body *body);
+/* Grow the world-owned per-node arrays to the state's node count (after fracture). */
+cl_status cl_body_sync_nodes(cl_body *body);
+/* Measure into body->units (grown as needed). */
+cl_status cl_body_measure(cl_body *body);
+/* Surface triangles, recomputed when topology changed. */
+cl_status cl_body_surface(cl_body *body);
+/* Connected components, recomputed when topology changed. */
+cl_status cl_body_pieces(cl_body *body, int32_t *pieces);
+/* Current volume (m^3): signed tet volumes, or the solver's volume op. */
+cl_status cl_body_volume(cl_body *body, double *volume);
+double cl_body_kinetic_energy(const cl_body *body);
+cl_status cl_body_fill_info(cl_body *body, cl_body_info *info);
+
+/* ---- regions (regions.c) ------------------------------------------------------------------- */
+
+/* Check a region def (not against a body). */
+cl_status cl_region_check(const cl_region_def *region);
+/* Select nodes by rest position (a tolerance of 1e-9 of the rest bounding-box diagonal on box and
+ * slab faces, so a face computed as 0.19999999999999998 is inside "x >= 0.2"). *nodes is malloc'd.
+ * No node selected is CL_ERR_INVALID_ARGUMENT naming the region and the body's bounding box. */
+cl_status cl_region_select(const cl_region_def *region, const cl_body *body, int32_t **nodes, int32_t *count);
+
+/* ---- boundary conditions (conditions.c) ---------------------------------------------------- */
+
+typedef enum cl_condition_kind { CL_CONDITION_CONSTRAIN = 0, CL_CONDITION_FORCE = 1 } cl_condition_kind;
+
+typedef struct cl_condition {
+  cl_id id;
+  cl_id body;
+  cl_condition_kind kind;
+  int32_t count, capacity;
+  int32_t *nodes;
+  double *x0;                  /* 3 per node: position when added (constraints), m */
+  cl_motion_def motion;        /* axis normalised */
+  double center[3];            /* rotation centre: motion.center, or the centroid of x0 for twist */
+  double t_add;                /* world time when added, s */
+  double force[3];             /* total force, N (force conditions) */
+  double reaction[3];          /* force on the body over the last step, N */
+  double reaction_acc[3];      /* sum over the substeps of the current step */
+} cl_condition;
+
+cl_status cl_motion_check(const cl_motion_def *motion);
+/* Create a condition over the given nodes (taken over: freed with the condition). */
+cl_status cl_condition_new(cl_condition_kind kind, const cl_body *body, int32_t *nodes, int32_t count,
+                           const cl_motion_def *motion, const double *force, double t_add,
+                           cl_condition **out);
+void cl_condition_free(cl_condition *c);
+/* Whether a constraint holds during the substep starting at t0 (not yet released). */
+int cl_condition_active(const cl_condition *c, double t0);
+/* Target position and velocity of the condition's j-th node at time t. */
+void cl_condition_target(const cl_condition *c, int32_t j, double t, double *x, double *v);
+/* Carry the condition over to nodes appended by fracture: node i >= first whose origin is in the
+ * condition joins it with the origin's x0. */
+cl_status cl_condition_follow_origins(cl_condition *c, const cl_body_state *state, int32_t first);
+
+/* ---- colliders (colliders.c) --------------------------------------------------------------- */
+
+typedef struct cl_collider {
+  cl_id id;
+  cl_collider_def def;         /* normal normalised */
+  double t_add;                /* world time when added, s */
+} cl_collider;
+
+cl_status cl_collider_check(const cl_collider_def *def);
+/* The collider's pose at world time t (kinematic: centre moves with velocity, orientation turns with
+ * the angular velocity about the centre, both from t_add). */
+void cl_collider_pose(const cl_collider *c, double t, cl_collider_shape *shape);
+
+/* ---- probes (probes.c) --------------------------------------------------------------------- */
+
+typedef struct cl_material_point {
+  int32_t tet;     /* containing tet at rest, or -1 */
+  double w[4];     /* barycentric weights in that tet */
+  int32_t node;    /* nearest node at rest when not in a tet */
+} cl_material_point;
+
+typedef struct cl_probe {
+  cl_id id;
+  cl_probe_def def;
+  cl_material_point a, b;
+} cl_probe;
+
+cl_status cl_probe_new(cl_world *world, const cl_probe_def *def, cl_probe **out);
+int32_t cl_probe_value_count(const cl_probe *p);
+cl_status cl_probe_eval(cl_world *world, const cl_probe *p, double *out);
+
+/* ---- the world (world.c) and its step (step.c) --------------------------------------------- */
+
+struct cl_world {
+  cl_world_def def;
+  double gravity[3];
+  int32_t threads;             /* >= 1 */
+  uint32_t tag;
+  int64_t steps;
+  double time;                 /* s */
+  cl_pool bodies, conditions, colliders, probes;
+  cl_collider_shape *shapes;   /* current collider poses, one per live collider */
+  int32_t nshapes, shapes_capacity;
+  cl_world_stats stats;
+  int stopped;
+  char stop_message[1024];
+};
+
+cl_status cl_world_new(const cl_world_def *def, cl_world **out);
+void cl_world_free(cl_world *world);
+/* Lookups with a message on failure (CL_ERR_STALE_ID / CL_ERR_INVALID_ARGUMENT). */
+cl_status cl_world_body(const cl_world *world, cl_id id, cl_body **body);
+cl_status cl_world_condition(const cl_world *world, cl_id id, cl_condition **c);
+cl_status cl_world_collider(const cl_world *world, cl_id id, cl_collider **c);
+cl_status cl_world_probe(const cl_world *world, cl_id id, cl_probe **p);
+
+cl_status cl_world_insert_body(cl_world *world, cl_body *body, cl_id *id);
+void cl_world_delete_body(cl_world *world, cl_id id);
+/* Add a constraint or force condition over a region of a body; CL_WARN_CLAMPED when every node of
+ * the body is now constrained. */
+cl_status cl_world_insert_condition(cl_world *world, cl_body *body, cl_condition_kind kind,
+                                    const cl_region_def *region, const cl_motion_def *motion,
+                                    const double *force, cl_id *id);
+void cl_world_delete_condition(cl_world *world, cl_id id);
+/* Grow the body's merged constraint buffers to the total node count of its constraints, so that
+ * steps do not allocate (called when conditions are added or carried over to new nodes). */
+cl_status cl_world_reserve_constraints(cl_world *world, cl_body *body);
+cl_status cl_world_insert_collider(cl_world *world, const cl_collider_def *def, cl_id *id);
+void cl_world_delete_collider(cl_world *world, cl_id id);
+cl_status cl_world_insert_probe(cl_world *world, const cl_probe_def *def, cl_id *id);
+
+/* The state of a body, for tests and internal tools that set up initial conditions. */
+cl_body_state *cl_world_body_state(cl_world *world, cl_id body);
+
+/* Advance `steps` steps (step.c). */
+cl_status cl_world_advance(cl_world *world, int32_t steps);
+
+#endif

@@ -1,0 +1,184 @@
+-- The `cleave` executable: --version, --help, usage errors (exit 2), script errors with file:line
+-- and a traceback (exit 1), C errors at the user's line (a malformed .off file), --set values
+-- reaching the script, script arguments, missing scripts, bench suites, `require` failures.
+local here = debug.getinfo(1, "S").source:match("^@(.*)/[^/]*$") or "."
+package.path = here .. "/lib/?.lua;" .. package.path
+local T = require "expect"
+local tmp = T.tmpdir("cli")
+local exe = os.getenv("CLEAVE_EXE") or ((os.getenv("CLEAVE_BINARY_DIR") or ".") .. "/cleave")
+
+local function q(s) return "'" .. s:gsub("'", "'\\''") .. "'" end
+
+-- Run the executable with a shell-quoted argument list; returns stdout, stderr, exit code.
+local function run(args, env)
+  local errfile = tmp .. "/stderr.txt"
+  local cmd = (env or "") .. " " .. q(exe) .. " " .. args .. " 2>" .. q(errfile) .. "; echo \"__exit=$?\""
+  local p = assert(io.popen(cmd))
+  local out = p:read("*a")
+  p:close()
+  local code = tonumber(out:match("__exit=(%d+)%s*$"))
+  out = out:gsub("__exit=%d+%s*$", "")
+  local f = io.open(errfile)
+  local err = f and f:read("*a") or ""
+  if f then f:close() end
+  return out, err, code
+end
+
+local function script(name, text) return T.write_file(tmp .. "/" .. name, text) end
+
+T.test("--version prints the version and the git revision", function()
+  local out, _, code = run("--version")
+  T.eq(code, 0)
+  T.matches(out, "^cleave %d+%.%d+%.%d+ %(git [%w%-]+%)\n$")
+  local v = os.getenv("CLEAVE_VERSION")
+  if v then T.contains(out, "cleave " .. v .. " ") end
+end)
+
+T.test("--help prints the usage and exits 0", function()
+  local out, _, code = run("--help")
+  T.eq(code, 0)
+  T.contains(out, "cleave run SCRIPT")
+  T.contains(out, "--set key=value")
+end)
+
+T.test("usage errors exit 2", function()
+  local _, err, code = run("")
+  T.eq(code, 2)
+  T.contains(err, "usage:")
+  _, err, code = run("frobnicate")
+  T.eq(code, 2)
+  T.contains(err, "unknown command 'frobnicate'")
+  _, err, code = run("run")
+  T.eq(code, 2)
+  T.contains(err, "run needs a script")
+  _, err, code = run("run x.lua --set novalue")
+  T.eq(code, 2)
+  T.contains(err, "--set needs key=value")
+  _, err, code = run("run x.lua --set '1x=3'")
+  T.eq(code, 2)
+  _, err, code = run("run --verbose x.lua")
+  T.eq(code, 2)
+  T.contains(err, "unknown option '--verbose'")
+end)
+
+T.test("a missing script is a clear error", function()
+  local _, err, code = run("run " .. q(tmp .. "/no_such_script.lua"))
+  T.eq(code, 1)
+  T.contains(err, "cannot open script")
+  T.contains(err, "no_such_script.lua")
+end)
+
+T.test("a Lua error prints file:line and a traceback and exits 1", function()
+  local path = script("lua_error.lua", "local t = nil\n\nlocal function f() return t.field end\nprint(f())\n")
+  local _, err, code = run("run " .. q(path))
+  T.eq(code, 1)
+  T.contains(err, "cleave: " .. path .. ":3: attempt to index")
+  T.contains(err, "stack traceback:")
+  T.contains(err, path .. ":4:")
+end)
+
+T.test("a syntax error names the file and line", function()
+  local path = script("syntax_error.lua", "local x = 1\nlocal y = = 2\n")
+  local _, err, code = run("run " .. q(path))
+  T.eq(code, 1)
+  T.contains(err, path .. ":2:")
+end)
+
+T.test("a cleave argument error points at the script line", function()
+  local path = script("arg_error.lua", "local cl = require 'cleave'\n\ncl.world { dt = -1 }\n")
+  local _, err, code = run("run " .. q(path))
+  T.eq(code, 1)
+  T.contains(err, "cleave: " .. path .. ":3: cl.world: dt = -1")
+end)
+
+T.test("a malformed .off file: the C reader's file:line at the script's line", function()
+  local off = T.write_file(tmp .. "/broken.off", "OFF\n4 2 0\n0 0 0\n1 0 0\n0 1 zz\n0 0 1\n3 0 1 2\n3 0 2 3\n")
+  local path = script("read_bad_off.lua", "local cl = require 'cleave'\nlocal m = cl.mesh.read(" ..
+    string.format("%q", off) .. ")\nprint(m)\n")
+  local out, err, code = run("run " .. q(path))
+  T.eq(code, 1)
+  T.eq(out, "")
+  T.contains(err, "cleave: " .. path .. ":2: " .. off .. ":5:")
+end)
+
+T.test("--set values reach the script converted; script args follow --", function()
+  local path = script("show_set.lua", [[
+local cl = require "cleave"
+local keys = {}
+for k in pairs(arg.set) do keys[#keys + 1] = k end
+table.sort(keys)
+for _, k in ipairs(keys) do print(k, arg.set[k], type(arg.set[k])) end
+print("same", cl.args == arg.set)
+print("args", arg[0] ~= nil, arg[1], arg[2], select("#", ...))
+]])
+  local out, err, code = run("run " .. q(path) .. " --set n=3 --set young=1e6 --set flag=true --set off=false" ..
+    " --set name=bar --set g=0,-9.81,0 --set=x=1 --set n=4 -- first second")
+  T.eq(code, 0, err)
+  T.contains(out, "n\t4\tnumber\n")
+  T.contains(out, "young\t1000000\tnumber\n")
+  T.contains(out, "flag\ttrue\tboolean\n")
+  T.contains(out, "off\tfalse\tboolean\n")
+  T.contains(out, "name\tbar\tstring\n")
+  T.contains(out, "g\t0,-9.81,0\tstring\n")
+  T.contains(out, "x\t1\tnumber\n")
+  T.contains(out, "same\ttrue\n")
+  T.contains(out, "args\ttrue\tfirst\tsecond\t2\n")
+end)
+
+T.test("a --set key the script's schema does not know is reported", function()
+  local path = script("options.lua", [[
+local cl = require "cleave"
+local p = cl.options {
+  { name = "frames", type = "integer", default = 10, range = { 1, 1000 }, help = "frames to run" },
+  { name = "gravity", type = "vec3", default = { 0, -9.81, 0 }, unit = "m/s^2", help = "gravity" },
+}
+print("frames", p.frames, "g", p.gravity[2])
+]])
+  local out, err, code = run("run " .. q(path) .. " --set frames=20 --set gravity=0,-1,0")
+  T.eq(code, 0, err)
+  T.contains(out, "frames\t20\tg\t-1")
+  _, err, code = run("run " .. q(path) .. " --set frmaes=20")
+  T.eq(code, 1)
+  T.contains(err, path .. ":2: --set: unknown key 'frmaes'; did you mean 'frames'?")
+  _, err, code = run("run " .. q(path) .. " --set frames=0")
+  T.eq(code, 1)
+  T.contains(err, "frames = 0")
+end)
+
+T.test("os.exit codes pass through; success is 0", function()
+  local _, _, code = run("run " .. q(script("exit3.lua", "os.exit(3)\n")))
+  T.eq(code, 3)
+  _, _, code = run("run " .. q(script("ok.lua", "local cl = require 'cleave'\nassert(cl.version)\n")))
+  T.eq(code, 0)
+end)
+
+T.test("a wrong CLEAVE_LIB is a clear error", function()
+  local path = script("needs_lib.lua", "local cl = require 'cleave'\n")
+  local _, err, code = run("run " .. q(path), "CLEAVE_LIB=/nonexistent/libcleave.so")
+  T.eq(code, 1)
+  T.contains(err, "cannot load the C library libcleave from CLEAVE_LIB")
+  T.contains(err, "/nonexistent/libcleave.so")
+end)
+
+T.test("bench: unknown suites list what is available, exit 2", function()
+  local _, err, code = run("bench no_such_suite")
+  T.eq(code, 2)
+  T.contains(err, "unknown bench suite 'no_such_suite'; available:")
+  _, err, code = run("bench")
+  T.eq(code, 2)
+  T.contains(err, "available suites")
+  _, err, code = run("bench '../etc'")
+  T.eq(code, 2)
+end)
+
+T.test("solvers lists the registry", function()
+  local out, err, code = run("solvers")
+  T.eq(code, 0, err)
+  T.contains(out, "solvers:")
+  T.contains(out, "fracture criteria:")
+  _, err, code = run("solvers no_such_solver")
+  T.eq(code, 1)
+  T.contains(err, "unknown solver or criterion")
+end)
+
+T.done()
