@@ -18,3 +18,7 @@ endif()
 function(cleave_target_defaults tgt)
   target_compile_options(${tgt} PRIVATE $<$<COMPILE_LANGUAGE:C>:${CLEAVE_C_WARNINGS}>)
 endfunction()
+
+# sqrt and friends never set errno in cleave; letting gcc inline them without the errno call is a
+# measurable gain in the 3x3 kernels (helpers measured a few percent on the SVD).
+add_compile_options($<$<COMPILE_LANGUAGE:C>:-fno-math-errno>)

@@ -1112,6 +1112,14 @@ local function world_ptr(w, what)
   return p
 end
 
+-- The world pointer behind a condition, collider or probe method call (`self` checked first).
+local function owned_ptr(self, mt, what)
+  if getmetatable(self) ~= mt then
+    raise(string.format("%s: expected a %s, got %s %s (call it with ':')", what, mt.__name, kind_of(self), show(self)))
+  end
+  return world_ptr(self.world, what)
+end
+
 specs.world = {
   { name = "dt", type = "number", unit = "s", default = 1 / 600, range = { 0, 1, "(]" }, help = "time step" },
   { name = "gravity", type = "vec3", unit = "m/s^2", default = { 0, -9.81, 0 }, help = "gravitational acceleration" },
@@ -1377,14 +1385,14 @@ end
 
 -- Number of nodes the condition selected.
 function Condition:nodes()
-  local p = world_ptr(self.world, "condition:nodes")
+  local p = owned_ptr(self, Condition, "condition:nodes")
   local n = ffi.new("int32_t[1]")
   check(C.cl_condition_node_count(p, self.id, n), self.world)
   return n[0]
 end
 
 function Condition:remove()
-  local p = world_ptr(self.world, "condition:remove")
+  local p = owned_ptr(self, Condition, "condition:remove")
   check(C.cl_world_remove_condition(p, self.id), self.world)
 end
 
@@ -1468,14 +1476,14 @@ end
 
 -- Current centre (m) of a (moving) collider.
 function Collider:center()
-  local p = world_ptr(self.world, "collider:center")
+  local p = owned_ptr(self, Collider, "collider:center")
   local c = ffi.new("double[3]")
   check(C.cl_collider_get_center(p, self.id, c), self.world)
   return vec3_from(c)
 end
 
 function Collider:remove()
-  local p = world_ptr(self.world, "collider:remove")
+  local p = owned_ptr(self, Collider, "collider:remove")
   check(C.cl_world_remove_collider(p, self.id), self.world)
 end
 
@@ -1507,7 +1515,7 @@ function World:probe(spec)
 end
 
 function Probe:size()
-  local p = world_ptr(self.world, "probe:size")
+  local p = owned_ptr(self, Probe, "probe:size")
   local n = ffi.new("int32_t[1]")
   check(C.cl_probe_size(p, self.id, n), self.world)
   return n[0]
@@ -1515,7 +1523,7 @@ end
 
 -- Current value: a number for one-valued probes, else a list (phase_time: keyed by phase name too).
 function Probe:read()
-  local p = world_ptr(self.world, "probe:read")
+  local p = owned_ptr(self, Probe, "probe:read")
   local n = self:size()
   local buf = ffi.new("double[?]", math.max(n, 1))
   check(C.cl_probe_read(p, self.id, buf, n), self.world)
@@ -1550,14 +1558,118 @@ end
 
 function World:time() return self:stats().time end
 
--- world:run{...} is provided by cleave.output (frames, outputs, probes series, progress).
+-- Call a sibling module (cleave.output, ...) and re-raise its errors at the user's line.
+local function sibling(fn, ...)
+  local res = { pcall(fn, ...) }
+  if not res[1] then raise(schema.strip_internal_position(res[2])) end
+  return unpack(res, 2, table.maxn(res))
+end
+
+specs["world.run"] = {
+  { name = "frames", type = "integer", required = true, range = { 0, INT32_MAX }, help = "steps to take (one step of dt per frame)" },
+  { name = "every", type = "integer", default = 1, range = { 1, INT32_MAX }, help = "write the bodies every this many frames" },
+  { name = "output", type = "string", help = "folder for <body>.pvd/.vtu series and probes.csv; none = no files" },
+  { name = "probes", type = "table", help = "name = cl.probe.*(...) (or a live probe): sampled at every frame" },
+  { name = "bodies", type = "table", help = "bodies to write (default: every body of the world)" },
+  { name = "on_frame", type = "function", help = "function(frame, world) called after every frame (scripted changes)" },
+  help = "world:run: step, sample probes, write outputs",
+}
+
+-- Run `frames` steps, sampling probes after every step (and once before the first) and writing
+-- each body every `every` frames into `output`. Returns { frames, probes = { frame = {...},
+-- time = {...}, <name> = {...} }, series = { <body name> = series }, csv = path, stats }.
 function World:run(opts)
   world_ptr(self, "world:run")
-  local output = cl.output
-  if type(output) ~= "table" or type(output.run) ~= "function" then
-    raise("world:run: cleave.output does not provide run(world, opts) in this tree")
+  local where = "world:run"
+  local o = schema.check(specs["world.run"], opts, where)
+  local names, live, sizes = {}, {}, {}
+  for name, spec in pairs(o.probes or {}) do
+    if type(name) ~= "string" or not name:match("^[%a_][%w_]*$") then
+      raise(string.format("%s: probe names must be identifiers, got %s", where, show(name)))
+    end
+    if name == "time" or name == "frame" then raise(where .. ": the probe name '" .. name .. "' is reserved") end
+    if is_probe_spec(spec) then
+      live[name] = self:probe(spec)
+    elseif getmetatable(spec) == Probe then
+      if spec.world ~= self then raise(where .. ": probe '" .. name .. "' belongs to another world") end
+      live[name] = spec
+    else
+      raise(string.format("%s: probes.%s must be a probe (cl.probe.volume(body), ...), got %s %s", where, name,
+        kind_of(spec), show(spec)))
+    end
+    names[#names + 1] = name
   end
-  return output.run(self, opts)
+  table.sort(names)
+  for _, name in ipairs(names) do sizes[name] = live[name]:size() end
+
+  local bodies = o.bodies or self:bodies()
+  for i, b in ipairs(bodies) do
+    if not is_body(b) then raise(string.format("%s: bodies[%d] is not a body", where, i)) end
+    same_world(self, b, where)
+  end
+
+  local result = { frames = o.frames, probes = { frame = {}, time = {} }, series = {} }
+  for _, name in ipairs(names) do result.probes[name] = {} end
+  local csv
+  if o.output then
+    local output = cl.output
+    local used = {}
+    for _, b in ipairs(bodies) do
+      local file = tostring(b.name):gsub("[^%w_%-%.]", "_")
+      while used[file] do file = file .. "_" end
+      used[file] = true
+      result.series[b.name] = sibling(output.series, o.output, file)
+    end
+    if #names > 0 then
+      local columns = { "frame", "time" }
+      for _, name in ipairs(names) do
+        if sizes[name] == 1 then
+          columns[#columns + 1] = name
+        else
+          for k = 1, sizes[name] do
+            columns[#columns + 1] = name .. "_" .. (live[name].kind == "phase_time" and cl.phases[k] or k)
+          end
+        end
+      end
+      result.csv = o.output .. "/probes.csv"
+      csv = sibling(output.csv, result.csv, columns,
+        { comments = { string.format("cleave %s (git %s)", cl.version, cl.git_revision) } })
+    end
+  end
+
+  local function sample(frame, t)
+    local row = { frame, t }
+    local P = result.probes
+    P.frame[#P.frame + 1] = frame
+    P.time[#P.time + 1] = t
+    for _, name in ipairs(names) do
+      local v = live[name]:read()
+      P[name][#P[name] + 1] = v
+      if type(v) == "table" then
+        for k = 1, sizes[name] do row[#row + 1] = v[k] end
+      else
+        row[#row + 1] = v
+      end
+    end
+    if csv then sibling(csv.row, csv, row) end
+  end
+  local function write(frame, t)
+    for _, b in ipairs(bodies) do sibling(result.series[b.name].write, result.series[b.name], frame, t, b) end
+  end
+
+  local t = self:stats().time
+  sample(0, t)
+  if o.output then write(0, t) end
+  for f = 1, o.frames do
+    self:step(1)
+    t = self:stats().time
+    sample(f, t)
+    if o.output and (f % o.every == 0 or f == o.frames) then write(f, t) end
+    if o.on_frame then o.on_frame(f, self) end
+  end
+  if csv then csv:close() end
+  result.stats = self:stats()
+  return result
 end
 
 -- ---- bodies -------------------------------------------------------------------------------------------------
@@ -1652,6 +1764,9 @@ do
   local a = rawget(_G, "arg")
   cl.args = (type(a) == "table" and type(a.set) == "table") and a.set or {}
 end
+-- The parameters the script ran with: the raw --set values until cl.options fills them from a
+-- schema (then the filled table). cleave.runinfo records this beside a run's outputs.
+cl.used_options = cl.args
 
 -- Check cl.args against a script's own schema and return the filled parameters:
 --   local p = cl.options { { name = "frames", type = "integer", default = 600, range = {1, 1e6}, help = "frames" } }

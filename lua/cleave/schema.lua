@@ -67,6 +67,15 @@ end
 
 local raise = schema.raise
 
+-- An error message raised inside a sibling module with error(msg, 2) carries that module's
+-- position; strip it so the message can be raised again at the user's line.
+function schema.strip_internal_position(msg)
+  if type(msg) ~= "string" then return msg end
+  local file, rest = msg:match("^(.-):%d+: (.*)$")
+  if file and internal_source("@" .. file) then return rest end
+  return msg
+end
+
 -- ---- formatting ---------------------------------------------------------------------------------
 local function fmt_number(x)
   if x ~= x then return "nan" end
@@ -140,6 +149,7 @@ local function allowed(e)
   elseif ty == "string" then parts[#parts + 1] = "a string"
   elseif ty == "boolean" then parts[#parts + 1] = "true or false"
   elseif ty == "table" then parts[#parts + 1] = "a table"
+  elseif ty == "function" then parts[#parts + 1] = "a function"
   elseif schema.types[ty] then parts[#parts + 1] = schema.types[ty].describe or ty
   else parts[#parts + 1] = ty end
   if e.range then parts[#parts + 1] = "in " .. schema.format_range(e.range) end
@@ -327,6 +337,10 @@ checkers["enum"] = function(v, e)
 end
 checkers["table"] = function(v, e)
   if type(v) ~= "table" then return false, "is not a table" end
+  return true, v
+end
+checkers["function"] = function(v, e)
+  if type(v) ~= "function" then return false, "is not a function" end
   return true, v
 end
 checkers["any"] = function(v) return true, v end

@@ -147,9 +147,19 @@ cl_status cl_svd3(const cl_mat3 *A, cl_mat3 *U, cl_vec3 *sigma, cl_mat3 *V) {
        * With D = |delta| + h, 1 + t^2 = (D^2 + gamma^2) / D^2 = 2 h D / D^2, so
        * c = D / sqrt(2 h D) and s = sign(delta) gamma / sqrt(2 h D): two square roots and one
        * division, the latency chain that bounds the cost of a rotation. No overflow after the
-       * scaling; gamma^2 > 0 here, so h >= |gamma| > 0 and D > 0. */
+       * scaling. c^2 + s^2 = 1 needs h^2 = delta^2 + gamma^2 to full precision, which fails when
+       * the sum is subnormal (columns near 1e-77 of the largest, e.g. a tiny nearly repeated
+       * pair beside a big singular value): then delta and gamma are first divided by the larger
+       * of the two (t is homogeneous of degree 0 in them). gamma^2 > 0 here, so h >= |gamma| > 0. */
       double delta = 0.5 * (beta - alpha);
-      double h = sqrt(delta * delta + gamma * gamma);
+      double h2 = delta * delta + gamma * gamma;
+      if (h2 < 1e-280) { /* rare: keep the division off the common path */
+        double m = fmax(fabs(delta), fabs(gamma));
+        delta /= m;
+        gamma /= m;
+        h2 = delta * delta + gamma * gamma;
+      }
+      double h = sqrt(h2);
       double D = fabs(delta) + h;
       double k = 1.0 / sqrt(2.0 * h * D);
       double c = D * k, s = copysign(1.0, delta) * gamma * k;

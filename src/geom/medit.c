@@ -32,9 +32,7 @@ static size_t unread(const cl_lexer *lx) { return (size_t)(lx->end - lx->cur) + 
 
 /* A section count: an integer bounded by the room `values` tokens per record need. */
 static cl_status section_count(cl_lexer *lx, const char *kw, int values, long long *n) {
-  char what[96];
-  snprintf(what, sizeof what, "record count of %s", kw);
-  CL_TRY(cl_lex_int_any(lx, what, 0, INT32_MAX, n));
+  CL_TRY(cl_lex_int_any(lx, 0, INT32_MAX, n, "record count of %s", kw));
   size_t rest = unread(lx);
   if ((double)*n * 2.0 * values > (double)rest + 1)
     return cl_lex_fail(lx, CL_ERR_PARSE, "%s declares %lld records, more than the remaining %zu bytes can hold "
@@ -48,20 +46,17 @@ static cl_status cells(cl_lexer *lx, cl_mesh_builder *b, const char *kw, int cor
   CL_TRY(cl_builder_reserve(b, 0, corners_per == 3 ? (size_t)n : 0, corners_per == 4 ? (size_t)n : 0));
   /* point numbers are checked here when the Vertices came first, else by cl_builder_finish */
   long long hi = npoints_known > 0 ? npoints_known : INT32_MAX;
-  char what[96];
   for (long long i = 0; i < n; ++i) {
     int32_t v[4];
     long long line = 0;
     for (int c = 0; c < corners_per; ++c) {
       long long x;
-      snprintf(what, sizeof what, "corner %d of %s record %lld (1-based point number)", c, kw, i + 1);
-      CL_TRY(cl_lex_int_any(lx, what, 1, hi, &x));
+      CL_TRY(cl_lex_int_any(lx, 1, hi, &x, "corner %d of %s record %lld (1-based point number)", c, kw, i + 1));
       if (c == 0) line = lx->line;
       v[c] = (int32_t)(x - 1);
     }
     long long ref;
-    snprintf(what, sizeof what, "reference of %s record %lld", kw, i + 1);
-    CL_TRY(cl_lex_int_any(lx, what, INT32_MIN, INT32_MAX, &ref));
+    CL_TRY(cl_lex_int_any(lx, INT32_MIN, INT32_MAX, &ref, "reference of %s record %lld", kw, i + 1));
     if (corners_per == 3)
       CL_TRY(cl_builder_tri(b, v[0], v[1], v[2], line));
     else
@@ -74,13 +69,13 @@ static cl_status parse(cl_lexer *lx, cl_mesh_builder *b) {
   const char *t;
   size_t n;
   bool have_vertices = false;
-  char q[48], what[96];
+  char q[48];
   while (cl_lex_token_any(lx, &t, &n)) {
     long long v;
     if (cl_token_is(t, n, "MeshVersionFormatted")) {
-      CL_TRY(cl_lex_int_any(lx, "MeshVersionFormatted", 1, 4, &v));
+      CL_TRY(cl_lex_int_any(lx, 1, 4, &v, "MeshVersionFormatted"));
     } else if (cl_token_is(t, n, "Dimension")) {
-      CL_TRY(cl_lex_int_any(lx, "Dimension", 2, 3, &v));
+      CL_TRY(cl_lex_int_any(lx, 2, 3, &v, "Dimension"));
       if (v != 3) return cl_lex_fail(lx, CL_ERR_PARSE, "Dimension %lld: only 3D meshes are read", v);
     } else if (cl_token_is(t, n, "Vertices")) {
       if (have_vertices) return cl_lex_fail(lx, CL_ERR_PARSE, "a second Vertices section");
@@ -91,12 +86,8 @@ static cl_status parse(cl_lexer *lx, cl_mesh_builder *b) {
       CL_TRY(cl_builder_reserve(b, (size_t)np, 0, 0));
       for (long long i = 0; i < np; ++i) {
         double p[3];
-        for (int k = 0; k < 3; ++k) {
-          snprintf(what, sizeof what, "%c coordinate of vertex %lld", "xyz"[k], i + 1);
-          CL_TRY(cl_lex_double_any(lx, what, &p[k]));
-        }
-        snprintf(what, sizeof what, "reference of vertex %lld", i + 1);
-        CL_TRY(cl_lex_int_any(lx, what, INT32_MIN, INT32_MAX, &v));
+        for (int k = 0; k < 3; ++k) CL_TRY(cl_lex_double_any(lx, &p[k], "%c coordinate of vertex %lld", "xyz"[k], i + 1));
+        CL_TRY(cl_lex_int_any(lx, INT32_MIN, INT32_MAX, &v, "reference of vertex %lld", i + 1));
         CL_TRY(cl_builder_point(b, p[0], p[1], p[2]));
       }
     } else if (cl_token_is(t, n, "Triangles")) {
@@ -116,8 +107,7 @@ static cl_status parse(cl_lexer *lx, cl_mesh_builder *b) {
       CL_TRY(section_count(lx, k_skipped[k].kw, k_skipped[k].arity, &count));
       for (long long i = 0; i < count * k_skipped[k].arity; ++i) {
         double x;
-        snprintf(what, sizeof what, "a value of %s record %lld", k_skipped[k].kw, i / k_skipped[k].arity + 1);
-        CL_TRY(cl_lex_double_any(lx, what, &x));
+        CL_TRY(cl_lex_double_any(lx, &x, "a value of %s record %lld", k_skipped[k].kw, i / k_skipped[k].arity + 1));
       }
     }
   }

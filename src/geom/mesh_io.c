@@ -327,57 +327,79 @@ bool cl_token_is(const char *s, size_t n, const char *keyword) {
   return true;
 }
 
-static cl_status number_error(cl_lexer *lx, const char *what, const char *tok, size_t len, bool found,
-                              bool any) {
-  char q[48];
-  if (!found)
-    return cl_lex_fail(lx, CL_ERR_PARSE, "expected %s, but the %s ends", what, any ? "file" : "line");
-  return cl_lex_fail(lx, CL_ERR_PARSE, "expected %s, found '%s'", what, cl_token_quote(tok, len, q, sizeof q));
+/* The message for a number that is missing, malformed, not finite or out of range. */
+static cl_status number_error(cl_lexer *lx, const char *tok, size_t len, bool found, bool any, int why,
+                              long long lo, long long hi, const char *what, va_list ap) {
+  char w[256], q[48];
+  vsnprintf(w, sizeof w, what, ap);
+  if (!found) return cl_lex_fail(lx, CL_ERR_PARSE, "expected %s, but the %s ends", w, any ? "file" : "line");
+  cl_token_quote(tok, len, q, sizeof q);
+  if (why == 1) return cl_lex_fail(lx, CL_ERR_PARSE, "%s is not a finite number ('%s')", w, q);
+  if (why == 2) return cl_lex_fail(lx, CL_ERR_PARSE, "%s = %s is outside [%lld, %lld]", w, q, lo, hi);
+  return cl_lex_fail(lx, CL_ERR_PARSE, "expected %s, found '%s'", w, q);
 }
 
-static cl_status finish_double(cl_lexer *lx, const char *what, const char *tok, size_t len, bool found,
-                               bool any, double *v) {
-  if (!found || !cl_parse_double(tok, len, v)) return number_error(lx, what, tok, len, found, any);
-  if (!isfinite(*v)) {
-    char q[48];
-    return cl_lex_fail(lx, CL_ERR_PARSE, "%s is not a finite number ('%s')", what, cl_token_quote(tok, len, q, sizeof q));
-  }
-  return CL_OK;
+/* 0 ok, else the reason for number_error: 1 not finite, 3 not a number */
+static int check_double(const char *t, size_t n, double *v) {
+  if (!cl_parse_double(t, n, v)) return 3;
+  return isfinite(*v) ? 0 : 1;
 }
 
-static cl_status finish_int(cl_lexer *lx, const char *what, long long lo, long long hi, const char *tok,
-                            size_t len, bool found, bool any, long long *v) {
-  if (!found || !cl_parse_int(tok, len, v)) return number_error(lx, what, tok, len, found, any);
-  if (*v < lo || *v > hi) return cl_lex_fail(lx, CL_ERR_PARSE, "%s = %lld is outside [%lld, %lld]", what, *v, lo, hi);
-  return CL_OK;
+static int check_int(const char *t, size_t n, long long lo, long long hi, long long *v) {
+  if (!cl_parse_int(t, n, v)) return 3;
+  return *v < lo || *v > hi ? 2 : 0;
 }
 
-cl_status cl_lex_double(cl_lexer *lx, const char *what, double *v) {
+cl_status cl_lex_double(cl_lexer *lx, double *v, const char *what, ...) {
   const char *t = NULL;
   size_t n = 0;
   bool found = cl_lex_token(lx, &t, &n);
-  return finish_double(lx, what, t, n, found, false, v);
+  int why = found ? check_double(t, n, v) : 3;
+  if (found && !why) return CL_OK;
+  va_list ap;
+  va_start(ap, what);
+  cl_status s = number_error(lx, t, n, found, false, why, 0, 0, what, ap);
+  va_end(ap);
+  return s;
 }
 
-cl_status cl_lex_double_any(cl_lexer *lx, const char *what, double *v) {
+cl_status cl_lex_double_any(cl_lexer *lx, double *v, const char *what, ...) {
   const char *t = NULL;
   size_t n = 0;
   bool found = cl_lex_token_any(lx, &t, &n);
-  return finish_double(lx, what, t, n, found, true, v);
+  int why = found ? check_double(t, n, v) : 3;
+  if (found && !why) return CL_OK;
+  va_list ap;
+  va_start(ap, what);
+  cl_status s = number_error(lx, t, n, found, true, why, 0, 0, what, ap);
+  va_end(ap);
+  return s;
 }
 
-cl_status cl_lex_int(cl_lexer *lx, const char *what, long long lo, long long hi, long long *v) {
+cl_status cl_lex_int(cl_lexer *lx, long long lo, long long hi, long long *v, const char *what, ...) {
   const char *t = NULL;
   size_t n = 0;
   bool found = cl_lex_token(lx, &t, &n);
-  return finish_int(lx, what, lo, hi, t, n, found, false, v);
+  int why = found ? check_int(t, n, lo, hi, v) : 3;
+  if (found && !why) return CL_OK;
+  va_list ap;
+  va_start(ap, what);
+  cl_status s = number_error(lx, t, n, found, false, why, lo, hi, what, ap);
+  va_end(ap);
+  return s;
 }
 
-cl_status cl_lex_int_any(cl_lexer *lx, const char *what, long long lo, long long hi, long long *v) {
+cl_status cl_lex_int_any(cl_lexer *lx, long long lo, long long hi, long long *v, const char *what, ...) {
   const char *t = NULL;
   size_t n = 0;
   bool found = cl_lex_token_any(lx, &t, &n);
-  return finish_int(lx, what, lo, hi, t, n, found, true, v);
+  int why = found ? check_int(t, n, lo, hi, v) : 3;
+  if (found && !why) return CL_OK;
+  va_list ap;
+  va_start(ap, what);
+  cl_status s = number_error(lx, t, n, found, true, why, lo, hi, what, ap);
+  va_end(ap);
+  return s;
 }
 
 /* ---- builder ------------------------------------------------------------------------------------- */

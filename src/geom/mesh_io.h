@@ -96,13 +96,15 @@ bool cl_lex_more(cl_lexer *lx);
 size_t cl_lex_remaining(const cl_lexer *lx);
 /* Fail with "name:line: " + message. */
 cl_status cl_lex_fail(const cl_lexer *lx, cl_status status, const char *fmt, ...) CL_PRINTF(3, 4);
-/* Read the next token on the line as a finite double / an integer in [lo, hi]; `what` names it in
- * the error ("x coordinate of vertex 3"). */
-cl_status cl_lex_double(cl_lexer *lx, const char *what, double *v);
-cl_status cl_lex_int(cl_lexer *lx, const char *what, long long lo, long long hi, long long *v);
-/* Same from a token already taken (any_line: look across lines, for token-stream formats). */
-cl_status cl_lex_int_any(cl_lexer *lx, const char *what, long long lo, long long hi, long long *v);
-cl_status cl_lex_double_any(cl_lexer *lx, const char *what, double *v);
+/* Read the next token on the line as a finite double / an integer in [lo, hi]. `what` (a printf
+ * format, formatted only if there is an error, since readers call these millions of times) names
+ * the value in the message: "x coordinate of vertex %lld". The _any forms look across lines, for
+ * formats that are token streams. */
+cl_status cl_lex_double(cl_lexer *lx, double *v, const char *what, ...) CL_PRINTF(3, 4);
+cl_status cl_lex_double_any(cl_lexer *lx, double *v, const char *what, ...) CL_PRINTF(3, 4);
+cl_status cl_lex_int(cl_lexer *lx, long long lo, long long hi, long long *v, const char *what, ...) CL_PRINTF(5, 6);
+cl_status cl_lex_int_any(cl_lexer *lx, long long lo, long long hi, long long *v, const char *what, ...)
+    CL_PRINTF(5, 6);
 
 /* Parse a whole token; false if it is not exactly a number. Integers saturate nowhere: values
  * beyond +-9e18 fail. */

@@ -82,16 +82,12 @@ cl_status cl_read_obj(const char *data, size_t size, const char *name, cl_mesh *
   cl_mesh_builder b = {0};
   cl_status s = cl_builder_reserve(&b, nv, ntri, 0);
   long long seen = 0;
-  char what[128];
   cl_lex_init(&lx, data, size, name, '#');
   while (s >= 0 && cl_lex_line(&lx)) {
     cl_lex_token(&lx, &t, &n);
     if (n == 1 && t[0] == 'v') {
       double p[3];
-      for (int k = 0; k < 3 && s >= 0; ++k) {
-        snprintf(what, sizeof what, "%c coordinate of vertex %lld", "xyz"[k], seen + 1);
-        s = cl_lex_double(&lx, what, &p[k]);
-      }
+      for (int k = 0; k < 3 && s >= 0; ++k) s = cl_lex_double(&lx, &p[k], "%c coordinate of vertex %lld", "xyz"[k], seen + 1);
       if (s >= 0) s = cl_builder_point(&b, p[0], p[1], p[2]);
       ++seen;
     } else if ((n == 1 && t[0] == 'f') || (n == 2 && t[0] == 'f' && t[1] == 'o')) {

@@ -44,9 +44,9 @@ cl_status cl_read_off(const char *data, size_t size, const char *name, cl_mesh *
     return cl_lex_fail(&lx, CL_ERR_PARSE, "file ends after the OFF keyword: expected vertex and face counts");
   }
   long long nv, nf, ne = 0;
-  CL_TRY(cl_lex_int(&lx, "vertex count", 0, INT32_MAX, &nv));
-  CL_TRY(cl_lex_int(&lx, "face count", 0, INT32_MAX, &nf));
-  if (cl_lex_more(&lx)) CL_TRY(cl_lex_int(&lx, "edge count", 0, INT64_MAX / 2, &ne));
+  CL_TRY(cl_lex_int(&lx, 0, INT32_MAX, &nv, "vertex count"));
+  CL_TRY(cl_lex_int(&lx, 0, INT32_MAX, &nf, "face count"));
+  if (cl_lex_more(&lx)) CL_TRY(cl_lex_int(&lx, 0, INT64_MAX / 2, &ne, "edge count"));
   if (cl_lex_more(&lx)) return cl_lex_fail(&lx, CL_ERR_PARSE, "unexpected content after the three counts");
   if (nv == 0) return cl_lex_fail(&lx, CL_ERR_PARSE, "the header declares no vertices");
   /* A vertex record takes at least 6 bytes ("0 0 0\n"), a face at least 8 ("3 0 1 2\n"): a header
@@ -65,11 +65,7 @@ cl_status cl_read_off(const char *data, size_t size, const char *name, cl_mesh *
       break;
     }
     double p[3];
-    char what[128];
-    for (int k = 0; k < 3 && s >= 0; ++k) {
-      snprintf(what, sizeof what, "%c coordinate of vertex %lld", "xyz"[k], i);
-      s = cl_lex_double(&lx, what, &p[k]);
-    }
+    for (int k = 0; k < 3 && s >= 0; ++k) s = cl_lex_double(&lx, &p[k], "%c coordinate of vertex %lld", "xyz"[k], i);
     if (s >= 0) s = cl_builder_point(&b, p[0], p[1], p[2]);
   }
   for (long long f = 0; f < nf && s >= 0; ++f) {
@@ -78,9 +74,7 @@ cl_status cl_read_off(const char *data, size_t size, const char *name, cl_mesh *
       break;
     }
     long long k;
-    char what[128];
-    snprintf(what, sizeof what, "corner count of face %lld", f);
-    s = cl_lex_int(&lx, what, 3, INT32_MAX, &k);
+    s = cl_lex_int(&lx, 3, INT32_MAX, &k, "corner count of face %lld", f);
     int32_t first = -1, prev = -1;
     for (long long c = 0; c < k && s >= 0; ++c) {
       long long v;
@@ -88,8 +82,7 @@ cl_status cl_read_off(const char *data, size_t size, const char *name, cl_mesh *
         s = cl_lex_fail(&lx, CL_ERR_PARSE, "face %lld declares %lld corners but the line has %lld", f, k, c);
         break;
       }
-      snprintf(what, sizeof what, "corner %lld of face %lld (a 0-based vertex index)", c, f);
-      s = cl_lex_int(&lx, what, 0, nv - 1, &v);
+      s = cl_lex_int(&lx, 0, nv - 1, &v, "corner %lld of face %lld (a 0-based vertex index)", c, f);
       if (s < 0) break;
       /* fan triangulation (v0, v_{c-1}, v_c) keeps the polygon's orientation */
       if (c == 0) first = (int32_t)v;

@@ -167,11 +167,8 @@ static cl_status read_ascii(const char *data, size_t size, const char *name, cl_
     for (int c = 0; c < 3 && s >= 0; ++c) {
       s = expect(&lx, "vertex");
       double p[3];
-      char what[96];
-      for (int k = 0; k < 3 && s >= 0; ++k) {
-        snprintf(what, sizeof what, "%c coordinate of corner %d of facet %lld", "xyz"[k], c, facets);
-        s = cl_lex_double_any(&lx, what, &p[k]);
-      }
+      for (int k = 0; k < 3 && s >= 0; ++k)
+        s = cl_lex_double_any(&lx, &p[k], "%c coordinate of corner %d of facet %lld", "xyz"[k], c, facets);
       if (s >= 0) s = weld(&w, &b, p, &v[c]);
     }
     if (s >= 0) s = expect(&lx, "endloop");

@@ -468,7 +468,7 @@ static cl_status build_heart(const cl_shape_def *d, cl_mesh **out) {
               int32_t v = edge_map_get(&em, key);
               if (v < 0) {
                 double s = val[a] / (val[a] - val[c]);
-                s = fmin(0.9, fmax(0.1, s));
+                s = fmin(0.7, fmax(0.3, s));
                 v = add_point(&b, pos[a][0] + s * (pos[c][0] - pos[a][0]), pos[a][1] + s * (pos[c][1] - pos[a][1]),
                               pos[a][2] + s * (pos[c][2] - pos[a][2]));
                 if (b.st >= 0 && edge_map_put(&em, key, v) < 0) b.st = CL_ERR_OUT_OF_MEMORY;

@@ -26,7 +26,7 @@
 static cl_status header(cl_lexer *lx, const char *kind, int maxf, const char *const *names, long long *vals,
                         const long long *lo, const long long *hi) {
   if (!cl_lex_line(lx)) return cl_lex_fail(lx, CL_ERR_PARSE, "empty file: expected the .%s header", kind);
-  for (int i = 0; i < maxf && cl_lex_more(lx); ++i) CL_TRY(cl_lex_int(lx, names[i], lo[i], hi[i], &vals[i]));
+  for (int i = 0; i < maxf && cl_lex_more(lx); ++i) CL_TRY(cl_lex_int(lx, lo[i], hi[i], &vals[i], "%s", names[i]));
   if (cl_lex_more(lx)) return cl_lex_fail(lx, CL_ERR_PARSE, "unexpected content after the %d header values", maxf);
   return CL_OK;
 }
@@ -34,9 +34,7 @@ static cl_status header(cl_lexer *lx, const char *kind, int maxf, const char *co
 /* The record number at the start of a line: the first one sets the numbering (0 or 1). */
 static cl_status record_number(cl_lexer *lx, const char *what, long long i, long long *first) {
   long long id;
-  char w[64];
-  snprintf(w, sizeof w, "%s number", what);
-  CL_TRY(cl_lex_int(lx, w, -INT64_MAX / 2, INT64_MAX / 2, &id));
+  CL_TRY(cl_lex_int(lx, -INT64_MAX / 2, INT64_MAX / 2, &id, "%s number", what));
   if (i == 0 && *first < 0) {
     if (id != 0 && id != 1)
       return cl_lex_fail(lx, CL_ERR_PARSE, "the first %s is numbered %lld; TetGen numbers from 0 or 1", what, id);
@@ -77,16 +75,12 @@ static cl_status parse_node(const char *data, size_t size, const char *name, cl_
     return cl_lex_fail(&lx, CL_ERR_PARSE, "the header declares %lld points, more than the remaining %zu bytes can hold "
                        "(truncated file or wrong count)", np, rest);
   CL_TRY(cl_builder_reserve(b, (size_t)np, 0, 0));
-  char what[96];
   for (long long i = 0; i < np; ++i) {
     if (!cl_lex_line(&lx))
       return cl_lex_fail(&lx, CL_ERR_PARSE, "file ends after %lld of the %lld points declared in the header", i, np);
     CL_TRY(record_number(&lx, "point", i, first));
     double p[3];
-    for (int k = 0; k < 3; ++k) {
-      snprintf(what, sizeof what, "%c coordinate of point %lld", "xyz"[k], *first + i);
-      CL_TRY(cl_lex_double(&lx, what, &p[k]));
-    }
+    for (int k = 0; k < 3; ++k) CL_TRY(cl_lex_double(&lx, &p[k], "%c coordinate of point %lld", "xyz"[k], *first + i));
     for (long long a = 0; a < nattr + nmark; ++a) {
       const char *t;
       size_t n;
@@ -103,11 +97,9 @@ static cl_status parse_node(const char *data, size_t size, const char *name, cl_
 /* Parse the corner references of one cell, converting TetGen numbers to 0-based indices. */
 static cl_status corners(cl_lexer *lx, int count, long long first, size_t npoints, const char *what,
                          long long id, int32_t *v) {
-  char w[96];
   for (int c = 0; c < count; ++c) {
     long long x;
-    snprintf(w, sizeof w, "corner %d of %s %lld", c, what, id);
-    CL_TRY(cl_lex_int(lx, w, first, first + (long long)npoints - 1, &x));
+    CL_TRY(cl_lex_int(lx, first, first + (long long)npoints - 1, &x, "corner %d of %s %lld", c, what, id));
     v[c] = (int32_t)(x - first);
   }
   return CL_OK;
@@ -137,7 +129,7 @@ static cl_status parse_ele(const char *data, size_t size, const char *name, long
     CL_TRY(corners(&lx, (int)per, first, b->npoints, "tet", tfirst + i, v));
     if (nattr) {
       double attr;
-      CL_TRY(cl_lex_double(&lx, "region attribute", &attr));
+      CL_TRY(cl_lex_double(&lx, &attr, "region attribute of tet %lld", tfirst + i));
     }
     CL_TRY(line_end(&lx, "tet", tfirst + i));
     CL_TRY(cl_builder_tet(b, v, lx.line));

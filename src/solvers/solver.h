@@ -26,6 +26,10 @@
  * grow it (fracture adds nodes) with cl_body_state_resize, which may move the arrays: never keep a
  * pointer into them across calls.
  *
+ * The state is the one truth: a solver reads x and v from it at every step and must not keep its own
+ * copy between steps, since the world, tests and scripts may set positions and velocities between
+ * steps (initial conditions, teleports). Caches derived from x (factorizations) are fine.
+ *
  * Topology rule: a topology operation may only APPEND nodes and may rewrite cells, but existing node
  * indices keep their meaning (a node is never renumbered or removed). New nodes record in origin[]
  * the node they were copied from, so the world can carry constraints and regions over to them. */

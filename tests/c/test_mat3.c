@@ -363,6 +363,20 @@ static void test_svd_extreme_scales(void **state) {
     /* sigma_3 ~ 1e-150 sigma_1 is zero to working precision: no sign check */
     check_svd(&st, &A, NULL, 0);
   }
+  /* A big singular value beside a tiny, nearly repeated 2x2 block (1e-70 .. 1e-82 of it): the
+   * Jacobi rotation of the tiny pair works on squares near the subnormal range, where a rotation
+   * that is not renormalised loses orthogonality (this caught such a bug). */
+  for (int i = 0; i < 5000; ++i) {
+    double sc = pow(10.0, -cl_rng_range(&r, 70.0, 82.0)), gap = pow(10.0, -cl_rng_range(&r, 1.0, 12.0));
+    cl_mat3 P = cl_rng_rotation(&r), Q = cl_rng_rotation(&r);
+    /* keep only the rotations' action on the y-z plane: R(e_x) = e_x */
+    double cp = P.m[4] / hypot(P.m[4], P.m[5]), sp = P.m[5] / hypot(P.m[4], P.m[5]);
+    double cq = Q.m[4] / hypot(Q.m[4], Q.m[5]), sq = Q.m[5] / hypot(Q.m[4], Q.m[5]);
+    cl_mat3 Rp = {{1, 0, 0, 0, cp, -sp, 0, sp, cp}}, Rq = {{1, 0, 0, 0, cq, -sq, 0, sq, cq}};
+    cl_mat3 A = usvt(&Rp, cl_vec3_make(1.0, sc * (1.0 + gap), sc), &Rq);
+    double truth[3] = {1.0, sc * (1.0 + gap), sc};
+    check_svd(&st, &A, truth, 1);
+  }
   stats_assert(&st);
   /* denormal entries and the largest doubles that still give finite singular values */
   cl_mat3 D = cl_mat3_diag(cl_vec3_make(4e-320, 1e-321, -5e-324));

@@ -578,10 +578,11 @@ static void test_stale_ids(void **state) {
 
 /* A solver that free-falls its points and writes NaN into one velocity at a chosen step. */
 typedef struct nan_solver {
-  int32_t steps, nan_step;
+  int32_t steps, nan_step, warn_step;
 } nan_solver;
 
-static const cl_param_info k_nan_params[] = {{"nan_step", "1", "step that produces NaN", 3, 1, 1e9, 1}};
+static const cl_param_info k_nan_params[] = {{"nan_step", "1", "step that produces NaN", 3, 1, 1e9, 1},
+                                             {"warn_step", "1", "step that warns (not converged)", 0, 0, 1e9, 1}};
 
 static cl_status nan_create(void **out) {
   *out = calloc(1, sizeof(nan_solver));
@@ -590,6 +591,7 @@ static cl_status nan_create(void **out) {
 static void nan_destroy(void *p) { free(p); }
 static cl_status nan_bind(void *p, const cl_bind_input *in, cl_body_state *s) {
   ((nan_solver *)p)->nan_step = (int32_t)in->params[0];
+  ((nan_solver *)p)->warn_step = (int32_t)in->params[1];
   CL_TRY(cl_body_state_resize(s, in->mesh->npoints));
   memcpy(s->x, in->mesh->x, sizeof(double) * 3 * (size_t)s->n);
   memcpy(s->X, in->mesh->x, sizeof(double) * 3 * (size_t)s->n);
@@ -605,6 +607,7 @@ static cl_status nan_step(void *p, cl_body_state *s, const cl_step_input *in, cl
       s->x[3 * i + k] += in->dt * s->v[3 * i + k];
     }
   if (++ns->steps == ns->nan_step) s->v[3 * 2 + 1] = NAN;
+  if (ns->steps == ns->warn_step) return cl_fail(CL_WARN_NOT_CONVERGED, "made-up iteration limit reached");
   return CL_OK;
 }
 static int32_t nan_units(const void *p) {
@@ -620,7 +623,7 @@ static cl_status nan_energy(void *p, const cl_body_state *s, double *e) {
   *e = 0.0;
   return CL_OK;
 }
-static const cl_solver_ops k_nan_ops = {"test_nan", "produces NaN on request", k_nan_params, 1, nan_create,
+static const cl_solver_ops k_nan_ops = {"test_nan", "produces NaN on request", k_nan_params, 2, nan_create,
                                         nan_destroy, nan_bind, nan_step, nan_units, nan_measure, nan_energy,
                                         NULL, NULL, NULL, NULL};
 
@@ -656,6 +659,96 @@ static void test_nan_stops_the_world(void **state) {
   /* reading still works on a stopped world */
   cl_body_info info;
   assert_int_equal(cl_body_get_info(w, other, &info), CL_OK);
+  cl_world_destroy(w);
+}
+
+/* A warning from a solver step is returned, names body and step, and the world goes on. */
+static void test_warning_passes_through(void **state) {
+  (void)state;
+  assert_int_equal(cl_solver_register(&k_nan_ops), CL_OK);
+  cl_world *w = make_world(1e-3, -9.81);
+  cl_mesh *mesh;
+  assert_int_equal(cl_tet_grid(1, 1, 1, g_lo, g_hi, &mesh), CL_OK);
+  cl_body_def def;
+  cl_body_def_default(&def);
+  def.name = "slow";
+  def.solver = "test_nan";
+  cl_param p[2] = {{"nan_step", 1e9}, {"warn_step", 2}};
+  def.params = p;
+  def.param_count = 2;
+  cl_id b;
+  assert_int_equal(cl_world_add_body(w, &def, mesh, &b), CL_OK);
+  cl_mesh_destroy(mesh);
+  assert_int_equal(cl_world_step(w, 5), CL_WARN_NOT_CONVERGED);
+  assert_non_null(strstr(cl_last_error(), "body 'slow'"));
+  assert_non_null(strstr(cl_last_error(), "step 2"));
+  assert_non_null(strstr(cl_last_error(), "made-up iteration limit"));
+  cl_world_stats stats;
+  assert_int_equal(cl_world_get_stats(w, &stats), CL_OK);
+  assert_int_equal(stats.steps, 5);
+  assert_int_equal(cl_world_step(w, 1), CL_OK);
+  cl_world_destroy(w);
+}
+
+/* Substeps: the solver runs `substeps` times per step with dt / substeps; constraint targets and
+ * reactions (averaged over the substeps) stay right. */
+static void test_substeps(void **state) {
+  (void)state;
+  cl_world_def def;
+  cl_world_def_default(&def);
+  def.dt = 4e-3;
+  def.substeps = 4;
+  cl_world *w;
+  assert_int_equal(cl_world_create(&def, &w), CL_OK);
+  cl_param damping = {"damping", 60.0};
+  cl_id b, fix, drive, probe;
+  const double hi[3] = {0.1, 0.1, 0.2};
+  assert_int_equal(cl_double_add_box(w, "test_double", "sub", 2, 2, 4, g_lo, hi, 1e5, 1000.0, &damping, 1, &b), CL_OK);
+  cl_region_def top; /* half of the top face */
+  cl_region_def_default(&top, CL_REGION_BOX);
+  top.lo[1] = 0.1;
+  top.hi[2] = 0.1;
+  cl_motion_def held;
+  cl_motion_def_default(&held, CL_MOTION_FIXED);
+  assert_int_equal(cl_world_constrain(w, b, &top, &held, &fix), CL_OK);
+  cl_region_def end;
+  cl_region_def_default(&end, CL_REGION_SLAB);
+  end.axis = 2;
+  end.lo[0] = 0.2;
+  cl_motion_def twist;
+  cl_motion_def_default(&twist, CL_MOTION_TWIST);
+  twist.axis[0] = 0.0, twist.axis[2] = 1.0;
+  twist.rate = 0.5;
+  twist.duration = 0.2;
+  assert_int_equal(cl_world_constrain(w, b, &end, &twist, &drive), CL_OK);
+  cl_probe_def pd;
+  cl_probe_def_default(&pd, CL_PROBE_REACTION);
+  pd.condition = fix;
+  assert_int_equal(cl_world_add_probe(w, &pd, &probe), CL_OK);
+  assert_int_equal(cl_world_step(w, 750), CL_OK);
+  cl_world_stats stats;
+  assert_int_equal(cl_world_get_stats(w, &stats), CL_OK);
+  assert_near(stats.time, 3.0, 1e-12);
+  /* the twisted end stopped after 0.2 s, at 0.1 rad */
+  cl_body_state *st = cl_world_body_state(w, b);
+  const double axis[3] = {0, 0, 1}, centroid[3] = {0.05, 0.05, 0.2};
+  for (int32_t i = 0; i < st->n; ++i) {
+    if (st->X[3 * i + 2] < 0.2 - 1e-12) continue;
+    double p[3], q[3];
+    for (int k = 0; k < 3; ++k) p[k] = st->X[3 * i + k] - centroid[k];
+    rotate(axis, 0.1, p, q);
+    for (int k = 0; k < 3; ++k) assert_near(st->x[3 * i + k], centroid[k] + q[k], 1e-14);
+    for (int k = 0; k < 3; ++k) assert_near(st->v[3 * i + k], 0.0, 0.0);
+  }
+  /* the two held regions share the weight; vertically they carry all of it */
+  double r1[3], r2[3];
+  assert_int_equal(cl_probe_read(w, probe, r1, 3), CL_OK);
+  pd.condition = drive;
+  assert_int_equal(cl_world_add_probe(w, &pd, &probe), CL_OK);
+  assert_int_equal(cl_probe_read(w, probe, r2, 3), CL_OK);
+  double weight = 2.0 * 9.81;
+  assert_true(fabs(r1[1] + r2[1] - weight) <= 1e-6 * weight);
+  assert_true(r1[1] > 0.1 * weight && r2[1] > 0.1 * weight);
   cl_world_destroy(w);
 }
 
@@ -787,6 +880,8 @@ int main(void) {
       cmocka_unit_test(test_collider_projection),
       cmocka_unit_test(test_stale_ids),
       cmocka_unit_test(test_nan_stops_the_world),
+      cmocka_unit_test(test_warning_passes_through),
+      cmocka_unit_test(test_substeps),
       cmocka_unit_test(test_criterion_plumbing),
       cmocka_unit_test(test_body_write),
   };

@@ -145,6 +145,25 @@ print("frames", p.frames, "g", p.gravity[2])
   T.contains(err, "frames = 0")
 end)
 
+T.test("warnings (status > 0) are collected and printed once per kind", function()
+  local path = script("warnings.lua", [[
+local cl = require "cleave"
+local w = cl.world {}
+cl.check(cl.C.CL_WARN_NOT_CONVERGED, w)
+cl.check(cl.C.CL_WARN_NOT_CONVERGED, w)
+cl.check(cl.C.CL_WARN_CLAMPED, w)
+cl.check(cl.C.CL_WARN_CLAMPED)
+print(#w:warnings(), #cl.warnings(), w:warnings()[1].status)
+]])
+  local out, err, code = run("run " .. q(path))
+  T.eq(code, 0, err)
+  T.eq(out, "3\t4\tCL_WARN_NOT_CONVERGED\n")
+  local lines = 0
+  for _ in err:gmatch("cleave: warning") do lines = lines + 1 end
+  T.eq(lines, 3, "once per kind and world:\n" .. err)
+  T.contains(err, "cleave: warning at " .. path .. ":3: CL_WARN_NOT_CONVERGED")
+end)
+
 T.test("os.exit codes pass through; success is 0", function()
   local _, _, code = run("run " .. q(script("exit3.lua", "os.exit(3)\n")))
   T.eq(code, 3)
@@ -169,6 +188,23 @@ T.test("bench: unknown suites list what is available, exit 2", function()
   T.contains(err, "available suites")
   _, err, code = run("bench '../etc'")
   T.eq(code, 2)
+end)
+
+T.test("bench runs cleave-bench-SUITE found beside the executable, with its arguments", function()
+  -- a copy of the executable in a scratch folder, beside a fake suite
+  local dir = T.tmpdir("bench")
+  os.execute("cp " .. q(exe) .. " " .. q(dir .. "/cleave"))
+  T.write_file(dir .. "/cleave-bench-echo", "#!/bin/sh\necho \"suite echo: $*\"\nexit 7\n")
+  os.execute("chmod +x " .. q(dir .. "/cleave-bench-echo"))
+  local saved = exe
+  exe = dir .. "/cleave"
+  local out, err, code = run("bench echo one 'two three'")
+  T.eq(code, 7, err)
+  T.eq(out, "suite echo: one two three\n")
+  _, err, code = run("bench nope")
+  T.eq(code, 2)
+  T.contains(err, "available: echo")
+  exe = saved
 end)
 
 T.test("solvers lists the registry", function()

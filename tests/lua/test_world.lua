@@ -70,6 +70,39 @@ T.test("phase-time probe has one value per phase", function()
   T.truthy(v.solve >= 0, "times are non-negative")
 end)
 
+T.test("world:run steps, samples probes every frame and writes probes.csv", function()
+  local w = cl.world { dt = 0.01 }
+  local ball = w:collider { kind = "sphere", radius = 0.1, velocity = { 0, 1, 0 } }
+  local seen = 0
+  local run = w:run { frames = 5, every = 2, output = tmp .. "/run", probes = { phases = cl.probe.phase_time() },
+                      on_frame = function(frame, world)
+                        seen = seen + 1
+                        T.eq(world, w)
+                        T.eq(world:stats().steps, frame)
+                      end }
+  T.eq(seen, 5)
+  T.eq(#run.probes.time, 6, "frame 0 and 5 frames")
+  T.near(run.probes.time[6], 0.05, 1e-12)
+  T.eq(#run.probes.phases, 6)
+  T.eq(#run.probes.phases[1], 6, "six phases per sample")
+  T.eq(run.stats.steps, 5)
+  T.near(ball:center()[2], 0.05, 1e-12)
+  local f = assert(io.open(run.csv))
+  local text = f:read("*a")
+  f:close()
+  T.contains(text, "frame,time,phases_forces,phases_solve")
+  local rows = 0
+  for line in text:gmatch("[^\n]+") do
+    if line:match("^%d") then rows = rows + 1 end
+  end
+  T.eq(rows, 6)
+  T.error(function() w:run { frames = -1 } end, "frames = -1")
+  T.error(function() w:run { frames = 1, probes = { time = cl.probe.phase_time() } } end, "reserved")
+  T.error(function() w:run { frames = 1, probes = { x = 5 } } end, "probes.x must be a probe")
+  T.error(function() w:run { frames = 1, on_frame = 5 } end, "not a function")
+  T.error(function() w:run { frames = 2, on_frame = function() error("boom") end } end, "boom")
+end)
+
 T.test("regions and motions are checked tables", function()
   local slab = cl.region.slab { axis = "x", below = -0.19 }
   T.eq(slab.kind, "slab")
@@ -135,6 +168,11 @@ for _, solver in ipairs(solvers) do
     T.eq(w:stats().steps, 5)
     T.near(vol:read(), 0.2 * 0.05 * 0.05, 1e-4)
     T.eq(#reaction:read(), 3)
+    local run = w:run { frames = 4, every = 2, output = tmp .. "/run_" .. solver,
+                        probes = { volume = vol, kinetic = cl.probe.kinetic(bar), pieces = cl.probe.pieces(bar) } }
+    T.eq(#run.probes.volume, 5)
+    T.eq(run.probes.pieces[5], 1)
+    T.truthy(io.open(tmp .. "/run_" .. solver .. "/bar.pvd"), "the series index is written")
     local pos = bar:positions()
     T.eq(#pos, bar:info().nodes)
     local surf = bar:surface()
