@@ -287,6 +287,32 @@ static int cmd_run(int argc, char **argv) {
   lua_setfield(L, -2, "set");
   lua_setglobal(L, "arg");
 
+  /* The script's own folder is searched after the cleave tree, so an experiment can
+   * `require "lib.scenes"` from beside itself whatever the working directory. */
+  {
+    char dir[PATH_CAP];
+    const char *slash = strrchr(script, '/');
+    size_t len = slash ? (size_t)(slash - script) : 0;
+    if (slash && len == 0) len = 1; /* "/script.lua" */
+    if (len + 1 <= sizeof dir) {
+      if (slash) memcpy(dir, script, len);
+      else dir[len++] = '.';
+      dir[len] = '\0';
+      lua_getglobal(L, "package");
+      lua_getfield(L, -1, "path");
+      const char *old = lua_tostring(L, -1);
+      const char *cleave_end = old ? strstr(old, "/?/init.lua;") : NULL; /* after the cleave tree */
+      if (cleave_end) {
+        cleave_end += strlen("/?/init.lua;");
+        lua_pushlstring(L, old, (size_t)(cleave_end - old));
+        lua_pushfstring(L, "%s/?.lua;%s/?/init.lua;%s", dir, dir, cleave_end);
+        lua_concat(L, 2);
+        lua_setfield(L, -3, "path");
+      }
+      lua_pop(L, 2);
+    }
+  }
+
   /* Load with the script path as chunk name so messages read "path:line:". */
   if (luaL_loadfile(L, script) != 0) {
     fprintf(stderr, "cleave: %s\n", lua_tostring(L, -1));

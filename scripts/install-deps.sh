@@ -3,7 +3,8 @@
 # prints the exact apt-get line and stops. `--test` adds what the test suite and fuzzers need.
 set -euo pipefail
 pkgs=(cmake make gcc g++ pkg-config luajit libluajit-5.1-dev libsuitesparse-dev libtet1.5-dev
-      libcmocka-dev gnuplot-nox)
+      libcmocka-dev gnuplot-nox
+      libopenblas0-pthread)  # CHOLMOD's supernodal factorization runs on BLAS: OpenBLAS, not the reference one
 if [ "${1:-}" = "--test" ]; then
   pkgs+=(clang libclang-rt-14-dev)
   # VTK reads our .vtu back in a test; it is large, so it is only pulled in for the tests.

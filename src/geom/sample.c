@@ -60,29 +60,28 @@ static void lattice_point(const lattice *L, int32_t i, int32_t j, int32_t k, dou
   p[2] = L->origin[2] + (k + 0.5) * L->h;
 }
 
-static cl_status inside_lattice(const cl_bvh *bvh, const lattice *L, point_buf *out) {
+/* Classify the lattice a chunk of z-slabs at a time (about 2^20 points per chunk) and keep the
+ * inside points in lattice order. */
+static cl_status inside_lattice(const cl_bvh *bvh, int closed, const lattice *L, point_buf *out) {
   size_t slab = (size_t)L->n[0] * L->n[1];
-  uint8_t *in = cl_malloc(slab ? slab : 1, "grid sampling");
-  if (!in) return CL_ERR_OUT_OF_MEMORY;
+  int32_t per_chunk = (int32_t)fmax(1.0, floor(1048576.0 / (double)slab));
+  if (per_chunk > L->n[2]) per_chunk = L->n[2];
+  size_t cap = slab * (size_t)per_chunk;
+  double *p = cl_malloc(sizeof(double) * 3 * cap, "grid sampling");
+  uint8_t *in = cl_malloc(cap, "grid sampling");
   cl_status st = CL_OK;
-  for (int32_t k = 0; k < L->n[2] && st >= 0; ++k) {
-#ifdef _OPENMP
-#pragma omp parallel for schedule(dynamic, 64)
-#endif
-    for (int32_t j = 0; j < L->n[1]; ++j)
-      for (int32_t i = 0; i < L->n[0]; ++i) {
-        double p[3];
-        lattice_point(L, i, j, k, p);
-        in[(size_t)j * L->n[0] + i] = cl_bvh_winding_number(bvh, p, CL_WINDING_BETA) > 0.5;
-      }
-    for (int32_t j = 0; j < L->n[1] && st >= 0; ++j)
-      for (int32_t i = 0; i < L->n[0] && st >= 0; ++i)
-        if (in[(size_t)j * L->n[0] + i]) {
-          double p[3];
-          lattice_point(L, i, j, k, p);
-          st = push_point(out, p);
-        }
+  if (!p || !in) st = CL_ERR_OUT_OF_MEMORY;
+  for (int32_t k0 = 0; k0 < L->n[2] && st >= 0; k0 += per_chunk) {
+    int32_t k1 = k0 + per_chunk < L->n[2] ? k0 + per_chunk : L->n[2];
+    size_t m = 0;
+    for (int32_t k = k0; k < k1; ++k)
+      for (int32_t j = 0; j < L->n[1]; ++j)
+        for (int32_t i = 0; i < L->n[0]; ++i) lattice_point(L, i, j, k, p + 3 * m++);
+    st = cl_bvh_classify(bvh, closed, p, (int32_t)m, in);
+    for (size_t q = 0; q < m && st >= 0; ++q)
+      if (in[q]) st = push_point(out, p + 3 * q);
   }
+  free(p);
   free(in);
   return st;
 }
@@ -107,7 +106,7 @@ static cl_status make_lattice(const double *lo, const double *hi, double h, latt
 }
 
 typedef struct poisson {
-  const cl_bvh *bvh;
+  cl_inside_cache inside;
   cl_hash_grid grid;
   point_buf pts;
   int32_t *active;
@@ -145,7 +144,7 @@ static cl_status poisson_run(poisson *P) {
       if (q[0] < P->lo[0] || q[0] > P->hi[0] || q[1] < P->lo[1] || q[1] > P->hi[1] || q[2] < P->lo[2] || q[2] > P->hi[2])
         continue;
       if (cl_hash_grid_any_within(&P->grid, q, r)) continue;
-      if (!(cl_bvh_winding_number(P->bvh, q, CL_WINDING_BETA) > 0.5)) continue;
+      if (!cl_inside_cache_test(&P->inside, q)) continue;
       CL_TRY(poisson_add(P, q));
       accepted = 1;
     }
@@ -154,23 +153,23 @@ static cl_status poisson_run(poisson *P) {
   return CL_OK;
 }
 
-static cl_status sample_poisson(const cl_bvh *bvh, const double *lo, const double *hi, const cl_sample_def *def,
-                                point_buf *out) {
+static cl_status sample_poisson(const cl_bvh *bvh, int closed, const double *lo, const double *hi,
+                                const cl_sample_def *def, point_buf *out) {
   /* Seeds: the inside points of a lattice of step r. Bridson's front grows from one seed through
    * connected space; restarting from every seed not yet covered reaches disconnected parts too. */
   lattice L;
   CL_TRY(make_lattice(lo, hi, def->spacing, &L));
   point_buf seeds = {0};
-  CL_TRY(inside_lattice(bvh, &L, &seeds));
+  CL_TRY(inside_lattice(bvh, closed, &L, &seeds));
   poisson P;
   memset(&P, 0, sizeof P);
-  P.bvh = bvh;
   P.r = def->spacing;
   P.attempts = def->attempts;
   P.rng = def->seed;
   memcpy(P.lo, lo, sizeof P.lo);
   memcpy(P.hi, hi, sizeof P.hi);
-  cl_status st = cl_hash_grid_reset(&P.grid, def->spacing, (int32_t)(seeds.n > 16 ? seeds.n : 16));
+  cl_status st = cl_inside_cache_init(&P.inside, bvh, closed, def->spacing);
+  if (st >= 0) st = cl_hash_grid_reset(&P.grid, def->spacing, (int32_t)(seeds.n > 16 ? seeds.n : 16));
   if (st >= 0 && seeds.n > 0) {
     size_t first = (size_t)(rng_uniform(&P.rng) * (double)seeds.n);
     if (first >= seeds.n) first = seeds.n - 1;
@@ -185,6 +184,7 @@ static cl_status sample_poisson(const cl_bvh *bvh, const double *lo, const doubl
   }
   free(seeds.x);
   free(P.active);
+  cl_inside_cache_free(&P.inside);
   cl_hash_grid_free(&P.grid);
   if (st < 0) {
     free(P.pts.x);
@@ -229,12 +229,13 @@ cl_status cl_mesh_sample(const cl_mesh *surface, const cl_sample_def *def, cl_me
   CL_TRY(cl_bvh_build(surface->x, surface->cells, surface->ncells, 1, &bvh));
   point_buf pts = {0};
   cl_status st;
+  int closed = cl_surface_is_closed(surface);
   if (def->method == CL_SAMPLE_GRID) {
     lattice L;
     st = make_lattice(info.lo, info.hi, def->spacing, &L);
-    if (st >= 0) st = inside_lattice(&bvh, &L, &pts);
+    if (st >= 0) st = inside_lattice(&bvh, closed, &L, &pts);
   } else {
-    st = sample_poisson(&bvh, info.lo, info.hi, def, &pts);
+    st = sample_poisson(&bvh, closed, info.lo, info.hi, def, &pts);
   }
   cl_bvh_free(&bvh);
   if (st >= 0 && pts.n == 0)

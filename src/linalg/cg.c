@@ -53,64 +53,88 @@ void cl_cg_workspace_destroy(cl_cg_workspace *ws) {
 
 /* ---- fused kernels ---------------------------------------------------------------------------- */
 
+/* Each reduction below sums CL_VEC_CHUNKS fixed chunks in order (vec.h), so CG is bitwise
+ * reproducible whatever the thread count. */
+
 /* q = A p, zeroed on fixed dofs; returns p . q. */
 static double spmv_dot(const cl_bsr *A, const double *restrict p, const uint8_t *fixed, double *restrict q) {
-  if (fixed) {
-    cl_bsr_spmv(A, p, q);
-    const int64_t n3 = 3 * (int64_t)A->n;
+  cl_bsr_spmv(A, p, q);
+  const int64_t n3 = 3 * (int64_t)A->n;
+  if (!fixed) return cl_vec_dot(n3, p, q);
+  double part[CL_VEC_CHUNKS];
+#pragma omp parallel for schedule(static) if (n3 > CL_VEC_PAR_MIN)
+  for (int c = 0; c < CL_VEC_CHUNKS; ++c) {
+    int64_t lo, hi;
+    cl_vec_chunk(n3, c, &lo, &hi);
     double s = 0.0;
-#pragma omp parallel for schedule(static) reduction(+ : s) if (n3 > CL_VEC_PAR_MIN)
-    for (int64_t i = 0; i < n3; ++i) {
+    for (int64_t i = lo; i < hi; ++i) {
       if (fixed[i]) q[i] = 0.0;
       s += p[i] * q[i];
     }
-    return s;
+    part[c] = s;
   }
-  cl_bsr_spmv(A, p, q);
-  return cl_vec_dot(3 * (int64_t)A->n, p, q);
+  return cl_vec_sum_parts(part);
 }
 
 /* x += a p; r -= a q; returns r . r */
 static double update_xr(int64_t n3, double a, const double *restrict p, const double *restrict q,
                         double *restrict x, double *restrict r) {
-  double s = 0.0;
-#pragma omp parallel for schedule(static) reduction(+ : s) if (n3 > CL_VEC_PAR_MIN)
-  for (int64_t i = 0; i < n3; ++i) {
-    x[i] += a * p[i];
-    r[i] -= a * q[i];
-    s += r[i] * r[i];
+  double part[CL_VEC_CHUNKS];
+#pragma omp parallel for schedule(static) if (n3 > CL_VEC_PAR_MIN)
+  for (int c = 0; c < CL_VEC_CHUNKS; ++c) {
+    int64_t lo, hi;
+    cl_vec_chunk(n3, c, &lo, &hi);
+    double s = 0.0;
+    for (int64_t i = lo; i < hi; ++i) {
+      x[i] += a * p[i];
+      r[i] -= a * q[i];
+      s += r[i] * r[i];
+    }
+    part[c] = s;
   }
-  return s;
+  return cl_vec_sum_parts(part);
 }
 
 /* z = M^-1 r for the built-in preconditioners; returns r . z. dinv is zero on fixed dofs, so z
  * comes out projected. */
 static double apply_jacobi(int64_t n3, const double *restrict dinv, const double *restrict r,
                            double *restrict z) {
-  double s = 0.0;
-#pragma omp parallel for schedule(static) reduction(+ : s) if (n3 > CL_VEC_PAR_MIN)
-  for (int64_t i = 0; i < n3; ++i) {
-    z[i] = dinv[i] * r[i];
-    s += r[i] * z[i];
+  double part[CL_VEC_CHUNKS];
+#pragma omp parallel for schedule(static) if (n3 > CL_VEC_PAR_MIN)
+  for (int c = 0; c < CL_VEC_CHUNKS; ++c) {
+    int64_t lo, hi;
+    cl_vec_chunk(n3, c, &lo, &hi);
+    double s = 0.0;
+    for (int64_t i = lo; i < hi; ++i) {
+      z[i] = dinv[i] * r[i];
+      s += r[i] * z[i];
+    }
+    part[c] = s;
   }
-  return s;
+  return cl_vec_sum_parts(part);
 }
 
 static double apply_block_jacobi(int32_t n, const double *restrict dinv, const double *restrict r,
                                  double *restrict z) {
-  double s = 0.0;
-#pragma omp parallel for schedule(static) reduction(+ : s) if (n > CL_VEC_PAR_MIN / 3)
-  for (int32_t i = 0; i < n; ++i) {
-    const double *m = dinv + 9 * (int64_t)i;
-    const double *ri = r + 3 * (int64_t)i;
-    double *zi = z + 3 * (int64_t)i;
-    const double r0 = ri[0], r1 = ri[1], r2 = ri[2];
-    zi[0] = m[0] * r0 + m[1] * r1 + m[2] * r2;
-    zi[1] = m[3] * r0 + m[4] * r1 + m[5] * r2;
-    zi[2] = m[6] * r0 + m[7] * r1 + m[8] * r2;
-    s += r0 * zi[0] + r1 * zi[1] + r2 * zi[2];
+  double part[CL_VEC_CHUNKS];
+#pragma omp parallel for schedule(static) if (n > CL_VEC_PAR_MIN / 3)
+  for (int c = 0; c < CL_VEC_CHUNKS; ++c) {
+    int64_t lo, hi;
+    cl_vec_chunk(n, c, &lo, &hi);
+    double s = 0.0;
+    for (int64_t i = lo; i < hi; ++i) {
+      const double *m = dinv + 9 * i;
+      const double *ri = r + 3 * i;
+      double *zi = z + 3 * i;
+      const double r0 = ri[0], r1 = ri[1], r2 = ri[2];
+      zi[0] = m[0] * r0 + m[1] * r1 + m[2] * r2;
+      zi[1] = m[3] * r0 + m[4] * r1 + m[5] * r2;
+      zi[2] = m[6] * r0 + m[7] * r1 + m[8] * r2;
+      s += r0 * zi[0] + r1 * zi[1] + r2 * zi[2];
+    }
+    part[c] = s;
   }
-  return s;
+  return cl_vec_sum_parts(part);
 }
 
 static cl_status setup_jacobi(const cl_bsr *A, const uint8_t *fixed, double *dinv) {

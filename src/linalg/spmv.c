@@ -8,6 +8,7 @@
 #include <stddef.h>
 
 #include "linalg/bsr.h"
+#include "linalg/vec.h"
 
 /* Threads only pay off above a few thousand rows (fork/join costs ~ a few microseconds). */
 #define CL_SPMV_PAR_ROWS 2048
@@ -55,17 +56,23 @@ void cl_bsr_spmv_axpby(const cl_bsr *A, double alpha, const double *restrict x, 
 double cl_bsr_residual(const cl_bsr *A, const double *restrict b, const double *restrict x,
                        const uint8_t *fixed, double *restrict r) {
   const int32_t n = A->n;
-  double rr = 0.0;
-#pragma omp parallel for schedule(static) reduction(+ : rr) if (n > CL_SPMV_PAR_ROWS)
-  for (int32_t i = 0; i < n; ++i) {
-    double t[3];
-    row_product(A, i, x, t);
-    for (int c = 0; c < 3; ++c) {
-      const int64_t d = 3 * (int64_t)i + c;
-      double v = (fixed && fixed[d]) ? 0.0 : b[d] - t[c];
-      r[d] = v;
-      rr += v * v;
+  double part[CL_VEC_CHUNKS]; /* chunked over rows: deterministic for any thread count (vec.h) */
+#pragma omp parallel for schedule(static) if (n > CL_SPMV_PAR_ROWS)
+  for (int c = 0; c < CL_VEC_CHUNKS; ++c) {
+    int64_t lo, hi;
+    cl_vec_chunk(n, c, &lo, &hi);
+    double rr = 0.0;
+    for (int32_t i = (int32_t)lo; i < (int32_t)hi; ++i) {
+      double t[3];
+      row_product(A, i, x, t);
+      for (int k = 0; k < 3; ++k) {
+        const int64_t d = 3 * (int64_t)i + k;
+        double v = (fixed && fixed[d]) ? 0.0 : b[d] - t[k];
+        r[d] = v;
+        rr += v * v;
+      }
     }
+    part[c] = rr;
   }
-  return rr;
+  return cl_vec_sum_parts(part);
 }

@@ -6,10 +6,16 @@
 #include <string.h>
 
 double cl_vec_dot(int64_t n, const double *restrict x, const double *restrict y) {
-  double s = 0.0;
-#pragma omp parallel for schedule(static) reduction(+ : s) if (n > CL_VEC_PAR_MIN)
-  for (int64_t i = 0; i < n; ++i) s += x[i] * y[i];
-  return s;
+  double part[CL_VEC_CHUNKS];
+#pragma omp parallel for schedule(static) if (n > CL_VEC_PAR_MIN)
+  for (int c = 0; c < CL_VEC_CHUNKS; ++c) {
+    int64_t lo, hi;
+    cl_vec_chunk(n, c, &lo, &hi);
+    double s = 0.0;
+    for (int64_t i = lo; i < hi; ++i) s += x[i] * y[i];
+    part[c] = s;
+  }
+  return cl_vec_sum_parts(part);
 }
 
 double cl_vec_norm(int64_t n, const double *x) { return sqrt(cl_vec_dot(n, x, x)); }

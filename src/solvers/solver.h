@@ -48,7 +48,10 @@ typedef struct cl_body_state {
   int32_t ncells;
   int32_t cells_capacity; /* in cells */
   int32_t *cells;         /* cell_size * ncells node indices */
-  int64_t topology_version; /* bumped by whoever changes cells or appends nodes */
+  int64_t topology_version; /* changes whenever cells change or nodes are appended: the world bumps
+                             * it after a fracture op that applied events; a solver changing topology
+                             * anywhere else bumps it itself. The world's caches (surface, pieces)
+                             * are keyed on it. */
 } cl_body_state;
 
 /* Make room for `nodes` nodes (content kept; new entries uninitialised). */
@@ -220,9 +223,8 @@ typedef struct cl_solver_ops {
    * the solver and valid until the next step or topology change. The world computes tet boundaries. */
   cl_status (*surface)(void *solver, const cl_body_state *state, const int32_t **tris, int32_t *ntris);
   /* The topology operation: apply the events (sorted by decreasing priority) that are still valid
-   * after the earlier ones, appending nodes / rewriting cells under the topology rule above, and
-   * bump state->topology_version if anything changed. *applied = number applied. A solver without
-   * it cannot take a fracture criterion. */
+   * after the earlier ones, appending nodes / rewriting cells under the topology rule above.
+   * *applied = number applied. A solver without it cannot take a fracture criterion. */
   cl_status (*fracture)(void *solver, cl_body_state *state, const cl_fracture_event *events,
                         int32_t count, int32_t *applied);
   /* Called once after a step's events were applied: redo what topology invalidates (refactor,

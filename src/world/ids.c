@@ -3,6 +3,7 @@
  * field catches a condition id passed as a body id, and a per-world tag catches ids from another
  * world (6 bits: two worlds share a tag only when more than 63 were created, so the check is strong
  * but not absolute). */
+#include <stdatomic.h>
 #include <stdlib.h>
 
 #include "base/alloc.h"
@@ -34,9 +35,8 @@ static uint32_t id_tag(cl_id id) { return (id >> (SLOT_BITS + KIND_BITS)) & 63u;
 static uint32_t id_gen(cl_id id) { return id >> (SLOT_BITS + KIND_BITS + TAG_BITS); }
 
 uint32_t cl_world_next_tag(void) {
-  static uint32_t counter;
-  counter = counter % 63u + 1u;
-  return counter;
+  static atomic_uint counter; /* worlds may be created on several threads */
+  return (uint32_t)(atomic_fetch_add(&counter, 1u) % 63u) + 1u;
 }
 
 void cl_pool_init(cl_pool *pool, cl_id_kind kind, uint32_t tag) {

@@ -187,6 +187,7 @@ static cl_status one_step(cl_world *w, cl_status *warning) {
     qsort(b->events.items, (size_t)b->events.count, sizeof *b->events.items, by_priority);
     int32_t applied = 0;
     st = b->ops->fracture(b->solver, &b->state, b->events.items, b->events.count, &applied);
+    if (st >= 0 && applied > 0) b->state.topology_version++;
     if (st >= 0 && applied > 0 && b->ops->topology_changed) st = b->ops->topology_changed(b->solver, &b->state);
     if (st >= 0 && applied > 0) st = after_topology(w, b);
     if (st < 0)

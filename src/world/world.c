@@ -159,7 +159,7 @@ cl_status cl_world_insert_condition(cl_world *w, cl_body *b, cl_condition_kind k
   }
   free(mark);
   if (held == b->state.n)
-    return cl_fail(CL_WARN_CLAMPED, "%s: all %d nodes are now fixed or driven; the body will only move as "
+    return cl_fail(CL_WARN_ALL_FIXED, "%s: all %d nodes are now fixed or driven; the body will only move as "
                    "prescribed (condition %u was added)", b->label, held, c->id);
   return CL_OK;
 }

@@ -210,7 +210,7 @@ cl_status cl_world_probe(const cl_world *world, cl_id id, cl_probe **p);
 
 cl_status cl_world_insert_body(cl_world *world, cl_body *body, cl_id *id);
 void cl_world_delete_body(cl_world *world, cl_id id);
-/* Add a constraint or force condition over a region of a body; CL_WARN_CLAMPED when every node of
+/* Add a constraint or force condition over a region of a body; CL_WARN_ALL_FIXED when every node of
  * the body is now constrained. */
 cl_status cl_world_insert_condition(cl_world *world, cl_body *body, cl_condition_kind kind,
                                     const cl_region_def *region, const cl_motion_def *motion,

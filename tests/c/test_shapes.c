@@ -223,11 +223,11 @@ static void test_heart(void **state) {
   int32_t nc = 0;
   assert_ok(cl_mesh_components(s, &nc));
   assert_int_equal(nc, 1);
-  /* Taubin's heart fills 3.345 of its 2.265 x 2.23 x 1.35 bounding box (a fine voxel count);
-   * marching tetrahedra on a 24-cell grid is within a few percent of that fraction */
+  /* Taubin's heart fills 3.345 of its 2.265 x 2.23 x 1.35 bounding box (a fine voxel count); the
+   * inscribed polyhedron (a level-3 icosphere projected onto it) is within a few percent */
   double fraction = 3.345 / (2.265 * 2.2275 * 1.35);
   double expect = fraction * d.size[0] * d.size[1] * d.size[2];
-  assert_near(tv, expect, 0.06 * expect);
+  assert_near(tv, expect, 0.04 * expect);
   /* the dimple between the lobes at the top centre is outside, the lobes inside */
   int32_t in = 1;
   double dimple[3] = {0, si.hi[1] - 0.05 * d.size[1], 0}, lobe[3] = {0.25 * d.size[0], 0.2 * d.size[1], 0};
@@ -276,8 +276,8 @@ static void test_bad_parameters(void **state) {
   d.notch_width = 0.2;
   assert_error(cl_shape_build(&d, &s), CL_ERR_INVALID_ARGUMENT, "notch_width = 0.2");
   cl_shape_def_default(&d, CL_SHAPE_HEART);
-  d.segments = 4;
-  assert_error(cl_shape_build(&d, &s), CL_ERR_INVALID_ARGUMENT, "segments = 4");
+  d.segments = 2;
+  assert_error(cl_shape_build(&d, &s), CL_ERR_INVALID_ARGUMENT, "segments = 2");
   cl_shape_def_default(&d, CL_SHAPE_BOX);
   d.kind = (cl_shape_kind)42;
   assert_error(cl_shape_build(&d, &s), CL_ERR_INVALID_ARGUMENT, "shape kind 42");

@@ -249,7 +249,7 @@ static void test_volume_of_rigid_motion(void **state) {
   m.axis[0] = 1.0, m.axis[1] = 1.0, m.axis[2] = 0.0;
   m.center[0] = 0.3;
   m.rate = 2.0;
-  assert_int_equal(cl_world_constrain(w, b, &all, &m, &c), CL_WARN_CLAMPED);
+  assert_int_equal(cl_world_constrain(w, b, &all, &m, &c), CL_WARN_ALL_FIXED);
   assert_non_null(strstr(cl_last_error(), "all 27 nodes"));
   assert_int_not_equal(c, 0);
   cl_probe_def pd;
@@ -401,7 +401,7 @@ static void test_release(void **state) {
   cl_motion_def m;
   cl_motion_def_default(&m, CL_MOTION_FIXED);
   m.release = 5 * dt;
-  assert_int_equal(cl_world_constrain(w, b, &all, &m, &c), CL_WARN_CLAMPED);
+  assert_int_equal(cl_world_constrain(w, b, &all, &m, &c), CL_WARN_ALL_FIXED);
   assert_int_equal(cl_world_step(w, 5), CL_OK);
   cl_body_state *st = cl_world_body_state(w, b);
   for (int32_t i = 0; i < 3 * st->n; ++i) assert_near(st->x[i], st->X[i], 0.0);
@@ -546,7 +546,7 @@ static void test_stale_ids(void **state) {
   cl_region_def_default(&r, CL_REGION_ALL);
   cl_motion_def m;
   cl_motion_def_default(&m, CL_MOTION_FIXED);
-  assert_int_equal(cl_world_constrain(w, a, &r, &m, &c), CL_WARN_CLAMPED);
+  assert_int_equal(cl_world_constrain(w, a, &r, &m, &c), CL_WARN_ALL_FIXED);
   assert_int_equal(cl_body_get_info(w, c, &info), CL_ERR_STALE_ID);
   assert_non_null(strstr(cl_last_error(), "not a body id"));
   /* 0 means none */
@@ -567,6 +567,15 @@ static void test_stale_ids(void **state) {
   assert_int_equal(cl_probe_read(w, p, &v, 1), CL_ERR_STALE_ID);
   assert_int_equal(cl_double_add_box(w, "test_double", "b", 1, 1, 1, g_lo, g_hi, 1e5, 1000.0, NULL, 0, &b), CL_OK);
   assert_int_not_equal(a, b);
+  /* removing a condition makes the reaction probes on it stale */
+  cl_id held, reaction;
+  assert_int_equal(cl_world_constrain(w, b, &r, &m, &held), CL_WARN_ALL_FIXED);
+  cl_probe_def_default(&pd, CL_PROBE_REACTION);
+  pd.condition = held;
+  assert_int_equal(cl_world_add_probe(w, &pd, &reaction), CL_OK);
+  assert_int_equal(cl_world_remove_condition(w, held), CL_OK);
+  assert_int_equal(cl_probe_read(w, reaction, &v, 1), CL_ERR_STALE_ID);
+  assert_int_equal(cl_world_remove_condition(w, held), CL_ERR_STALE_ID);
   assert_int_equal(cl_body_get_info(w, a, &info), CL_ERR_STALE_ID);
   assert_int_equal(cl_body_get_info(w, b, &info), CL_OK);
   assert_int_equal(cl_world_step(w, 2), CL_OK);

@@ -152,6 +152,18 @@ T.test("unknown solver and criterion names list what is available", function()
   end
 end)
 
+T.test("methods called with '.' instead of ':' are errors", function()
+  local box = cl.shape.box {}
+  T.error(function() box.info(5) end, "expected a mesh")
+  T.error(function() box.write("x.off") end, "expected a mesh")
+  local w = cl.world {}
+  T.error(function() w.step(3) end, "expected a world")
+  local c = w:collider { kind = "sphere", radius = 1 }
+  T.error(function() c.center() end, "expected a cl.collider")
+  local p = w:probe(cl.probe.phase_time())
+  T.error(function() p.read({}) end, "expected a cl.probe")
+end)
+
 T.test("regions and motions check their tables", function()
   T.error(function() cl.region.slab { axis = "w", below = 0 } end, "not one of x, y, z")
   T.error(function() cl.region.slab { axis = "x" } end, "give below, above or both")

@@ -262,10 +262,7 @@ static cl_status dbl_fracture(void *p, cl_body_state *s, const cl_fracture_event
     }
     if (changed) ++*applied;
   }
-  if (*applied) {
-    lump_masses(d, s);
-    s->topology_version++;
-  }
+  if (*applied) lump_masses(d, s);
   return CL_OK;
 }
 

@@ -2,6 +2,7 @@
 #include "support/elastic_assembly.h"
 
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -139,4 +140,23 @@ cl_status cl_test_assemble_laplace(const cl_mesh *mesh, cl_bsr *A, const int64_t
     cl_bsr_add_cell(A, slots + 16 * (int64_t)t, 4, Ke);
   }
   return CL_OK;
+}
+
+cl_mesh *cl_test_tetgen_box(double max_volume) {
+  const double v[8][3] = {{0, 0, 0}, {1, 0, 0}, {1, 1, 0}, {0, 1, 0}, {0, 0, 1}, {1, 0, 1}, {1, 1, 1}, {0, 1, 1}};
+  const int32_t t[12][3] = {{0, 2, 1}, {0, 3, 2}, {4, 5, 6}, {4, 6, 7}, {0, 1, 5}, {0, 5, 4},
+                            {1, 2, 6}, {1, 6, 5}, {2, 3, 7}, {2, 7, 6}, {3, 0, 4}, {3, 4, 7}};
+  cl_mesh *surf = NULL, *tets = NULL;
+  if (cl_mesh_from_arrays(CL_MESH_TRIANGLES, &v[0][0], 8, &t[0][0], 12, &surf) != CL_OK) return NULL;
+  cl_tetgen_def def;
+  cl_tetgen_def_default(&def);
+  def.max_radius_edge = 1.5;
+  def.max_volume = max_volume;
+  cl_status st = cl_mesh_tetrahedralize(surf, &def, &tets);
+  cl_mesh_destroy(surf);
+  if (st != CL_OK) {
+    printf("  TetGen mesh not available (%s: %s)\n", cl_status_name(st), cl_last_error());
+    return NULL;
+  }
+  return tets;
 }

@@ -37,6 +37,10 @@ cl_status cl_test_elastic_system(const cl_mesh *mesh, double young, double poiss
  * (same seed, same mesh), so test meshes are irregular; fails with CL_ERR_MESH if a tet inverts. */
 cl_status cl_test_jitter_interior(cl_mesh *mesh, double amount, uint64_t seed);
 
+/* The unit cube [0,1]^3 tetrahedralized by TetGen (quality 1.5, tets below max_volume m^3), or NULL
+ * (with a printed reason) when the TetGen bridge cannot make it. */
+cl_mesh *cl_test_tetgen_box(double max_volume);
+
 /* Dense copy of a BSR matrix (3n x 3n row-major, caller frees). */
 double *cl_test_bsr_to_dense(const cl_bsr *A);
 
