@@ -8,6 +8,7 @@
 #include "base/alloc.h"
 #include "base/error.h"
 
+
 enum { LEAF_SIZE = 4, STACK_MAX = 128 };
 
 static const double FOUR_PI = 12.566370614359172953850573533118;
