@@ -1795,7 +1795,13 @@ local lazy = { output = true, plot = true, progress = true, runinfo = true }
 setmetatable(cl, { __index = function(t, k)
   if lazy[k] then
     local ok, m = pcall(require, "cleave." .. k)
-    if not ok then raise("cl." .. k .. " is not available: " .. tostring(m)) end
+    if not ok then
+      m = tostring(m)
+      if m:find("^module '[^']+' not found") then
+        m = "lua/cleave/" .. k .. ".lua is not in this module tree (" .. m:match("^[^\n]*"):gsub(":$", "") .. ")"
+      end
+      raise("cl." .. k .. " is not available: " .. m)
+    end
     rawset(t, k, m)
     return m
   end

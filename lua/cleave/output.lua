@@ -10,6 +10,38 @@
 local output = {}
 
 -- ---------------------------------------------------------------------------------------------
+-- errors at the user's line
+--
+-- Inside the module, fail(msg) raises a marked error; every public function is wrapped by api(),
+-- which turns it into error(msg, 2) at the outermost public call, so the message starts with the
+-- user's file and line however deep inside the module the check was. Public functions calling
+-- each other (also across cleave.plot and cleave.runinfo, which share these two) pass the mark
+-- through. Unmarked errors (a bug here, or an error raised by a user callback) keep their text.
+local Failure = {}
+Failure.__tostring = function(e) return e.msg end
+local api_depth = 0
+
+local function fail(msg)
+  error(setmetatable({ msg = msg }, Failure), 0)
+end
+
+local function api(fn)
+  return function(...)
+    api_depth = api_depth + 1
+    local r = { pcall(fn, ...) }
+    api_depth = api_depth - 1
+    if r[1] then return unpack(r, 2, table.maxn(r)) end
+    local e = r[2]
+    if getmetatable(e) == Failure then
+      if api_depth > 0 then error(e, 0) end
+      error(e.msg, 2)
+    end
+    error(e, 0)
+  end
+end
+output.fail, output.api = fail, api
+
+-- ---------------------------------------------------------------------------------------------
 -- paths and directories
 
 -- Quote a string for a POSIX shell: single quotes, with each ' written as '\''.
@@ -34,12 +66,12 @@ end
 --- Create a directory and its parents (like mkdir -p). Errors name the directory.
 function output.mkdir(dir)
   if type(dir) ~= "string" or dir == "" then
-    error("output.mkdir: directory must be a non-empty string, got " .. tostring(dir), 2)
+    fail("output.mkdir: directory must be a non-empty string, got " .. tostring(dir))
   end
   if is_dir(dir) then return dir end
   local ok = execute_ok("mkdir -p -- " .. shell_quote(dir) .. " 2>/dev/null")
   if not ok or not is_dir(dir) then
-    error("output.mkdir: cannot create directory '" .. dir .. "'", 2)
+    fail("output.mkdir: cannot create directory '" .. dir .. "'")
   end
   return dir
 end
@@ -70,17 +102,17 @@ end
 function output.write_atomic(path, text)
   local tmp = path .. ".tmp"
   local f, err = io.open(tmp, "wb")
-  if not f then error("cannot write '" .. tmp .. "': " .. tostring(err), 2) end
+  if not f then fail("cannot write '" .. tmp .. "': " .. tostring(err)) end
   local ok, werr = f:write(text)
   local cok, cerr = f:close()
   if not ok or not cok then
     os.remove(tmp)
-    error("cannot write '" .. tmp .. "': " .. tostring(werr or cerr), 2)
+    fail("cannot write '" .. tmp .. "': " .. tostring(werr or cerr))
   end
   local rok, rerr = os.rename(tmp, path)
   if not rok then
     os.remove(tmp)
-    error("cannot rename '" .. tmp .. "' to '" .. path .. "': " .. tostring(rerr), 2)
+    fail("cannot rename '" .. tmp .. "' to '" .. path .. "': " .. tostring(rerr))
   end
 end
 
@@ -116,17 +148,24 @@ Series.__index = Series
 -- Call the writer: a function(path), or an object (table, cdata with a metatype) with :write(path).
 local function write_with(what, path)
   local tw = type(what)
+  local fn, obj
   if tw == "function" then
-    return what(path)
-  end
-  if tw == "table" or tw == "cdata" or tw == "userdata" then
+    fn = what
+  elseif tw == "table" or tw == "cdata" or tw == "userdata" then
+    -- handles raise on unknown fields: look the method up under pcall
     local ok, method = pcall(function() return what.write end)
-    if ok and type(method) == "function" then
-      return method(what, path)
-    end
+    if ok and type(method) == "function" then fn, obj = method, what end
   end
-  error("series:write: third argument must be a function(path) or an object with a "
-        .. ":write(path) method (a mesh or a body), got " .. tw, 3)
+  if fn then
+    local ok, err
+    if obj ~= nil then ok, err = pcall(fn, obj, path) else ok, err = pcall(fn, path) end
+    if not ok then
+      fail("series:write: writing '" .. path .. "' failed: " .. tostring(err))
+    end
+    return
+  end
+  fail("series:write: third argument must be a function(path) or an object with a "
+        .. ":write(path) method (a mesh or a body), got " .. tw)
 end
 
 --- A VTU series <dir>/<name>_<NNNNN>.vtu indexed by <dir>/<name>.pvd.
@@ -134,11 +173,11 @@ end
 --- index of the frames it finished. A new series replaces an older index of the same name.
 function output.series(dir, name)
   if type(dir) ~= "string" or dir == "" then
-    error("output.series: dir must be a non-empty string, got " .. tostring(dir), 2)
+    fail("output.series: dir must be a non-empty string, got " .. tostring(dir))
   end
   if type(name) ~= "string" or not name:match("^[%w_%-%.]+$") then
-    error("output.series: name must be a non-empty file name of letters, digits, '_', '-', '.'"
-          .. ", got " .. tostring(name), 2)
+    fail("output.series: name must be a non-empty file name of letters, digits, '_', '-', '.'"
+          .. ", got " .. tostring(name))
   end
   output.mkdir(dir)
   local self = setmetatable({
@@ -168,10 +207,10 @@ end
 --- or an object with :write(path). Returns the path written. Writing a step again replaces it.
 function Series:write(step, time, what)
   if type(step) ~= "number" or step < 0 or step ~= math.floor(step) then
-    error("series:write: step must be an integer >= 0, got " .. tostring(step), 2)
+    fail("series:write: step must be an integer >= 0, got " .. tostring(step))
   end
   if type(time) ~= "number" or time ~= time or time == math.huge or time == -math.huge then
-    error("series:write: time must be a finite number (s), got " .. tostring(time), 2)
+    fail("series:write: time must be a finite number (s), got " .. tostring(time))
   end
   local file = string.format("%s_%05d.vtu", self.name, step)
   local path = self.dir .. "/" .. file
@@ -179,7 +218,7 @@ function Series:write(step, time, what)
   write_with(what, path)
   local size = file_size(path)
   if not size or size == 0 then
-    error("series:write: the writer did not produce '" .. path .. "'", 2)
+    fail("series:write: the writer did not produce '" .. path .. "'")
   end
   local replaced = false
   for _, e in ipairs(self.entries) do
@@ -229,22 +268,22 @@ Csv.__index = Csv
 --- opts.comments: optional list of lines written first, each prefixed with "# ".
 function output.csv(path, columns, opts)
   if type(path) ~= "string" or path == "" then
-    error("output.csv: path must be a non-empty string, got " .. tostring(path), 2)
+    fail("output.csv: path must be a non-empty string, got " .. tostring(path))
   end
   if type(columns) ~= "table" or #columns == 0 then
-    error("output.csv: columns must be a non-empty list of names", 2)
+    fail("output.csv: columns must be a non-empty list of names")
   end
   local index = {}
   for i, c in ipairs(columns) do
     if type(c) ~= "string" or c == "" then
-      error("output.csv: column " .. i .. " must be a non-empty string, got " .. tostring(c), 2)
+      fail("output.csv: column " .. i .. " must be a non-empty string, got " .. tostring(c))
     end
-    if index[c] then error("output.csv: column '" .. c .. "' appears twice", 2) end
+    if index[c] then fail("output.csv: column '" .. c .. "' appears twice") end
     index[c] = i
   end
   output.mkdir_for(path)
   local f, err = io.open(path, "w")
-  if not f then error("output.csv: cannot open '" .. path .. "': " .. tostring(err), 2) end
+  if not f then fail("output.csv: cannot open '" .. path .. "': " .. tostring(err)) end
   for _, line in ipairs(opts and opts.comments or {}) do
     f:write("# ", (tostring(line):gsub("[\r\n]+", " ")), "\n")
   end
@@ -260,9 +299,9 @@ end
 --- Append a row: either positional {v1, v2, ...} or named {colname = v, ...} (not both).
 --- nil or missing values become empty fields. The row is flushed to disk at once.
 function Csv:row(values)
-  if not self.file then error("csv:row: '" .. self.path .. "' is closed", 2) end
+  if not self.file then fail("csv:row: '" .. self.path .. "' is closed") end
   if type(values) ~= "table" then
-    error("csv:row: expected a table of values, got " .. type(values), 2)
+    fail("csv:row: expected a table of values, got " .. type(values))
   end
   local n = #self.columns
   local fields = {}
@@ -270,14 +309,14 @@ function Csv:row(values)
   for k in pairs(values) do
     if type(k) == "string" then
       if not self.index[k] then
-        error("csv:row: unknown column '" .. k .. "' (columns: "
-              .. table.concat(self.columns, ", ") .. ")", 2)
+        fail("csv:row: unknown column '" .. k .. "' (columns: "
+              .. table.concat(self.columns, ", ") .. ")")
       end
       named = true
     elseif type(k) == "number" then
       if k < 1 or k > n or k ~= math.floor(k) then
-        error("csv:row: value at position " .. tostring(k) .. " but the file has " .. n
-              .. " columns", 2)
+        fail("csv:row: value at position " .. tostring(k) .. " but the file has " .. n
+              .. " columns")
       end
     end
   end
@@ -285,7 +324,7 @@ function Csv:row(values)
     local v
     if named then v = values[self.columns[i]] else v = values[i] end
     if named and values[i] ~= nil then
-      error("csv:row: mix of positional and named values", 2)
+      fail("csv:row: mix of positional and named values")
     end
     fields[i] = csv_field(v)
   end
@@ -328,7 +367,7 @@ local function parse_csv(text, path)
           while true do
             local q = text:find('"', pos, true)
             if not q then
-              error(string.format("read_csv: %s:%d: unterminated quoted field", path, start_line), 0)
+              fail(string.format("output.read_csv: %s:%d: unterminated quoted field", path, start_line))
             end
             local chunk = text:sub(pos, q - 1)
             for _ in chunk:gmatch("\n") do line = line + 1 end
@@ -357,8 +396,8 @@ local function parse_csv(text, path)
           line = line + 1
           break
         else
-          error(string.format("read_csv: %s:%d: unexpected character '%s' after a quoted field",
-                              path, line, d), 0)
+          fail(string.format("output.read_csv: %s:%d: unexpected character '%s' after a quoted field",
+                              path, line, d))
         end
       end
       records[#records + 1] = { line = start_line, fields = fields }
@@ -390,22 +429,21 @@ end
 --- number of fields than the header is an error naming the file and line.
 function output.read_csv(path)
   if type(path) ~= "string" then
-    error("output.read_csv: path must be a string, got " .. tostring(path), 2)
+    fail("output.read_csv: path must be a string, got " .. tostring(path))
   end
   local f, err = io.open(path, "rb")
-  if not f then error("output.read_csv: cannot open '" .. path .. "': " .. tostring(err), 2) end
+  if not f then fail("output.read_csv: cannot open '" .. path .. "': " .. tostring(err)) end
   local text = f:read("*a")
   f:close()
-  local ok, records = pcall(parse_csv, text, path)
-  if not ok then error(records, 2) end
-  if #records == 0 then error("output.read_csv: '" .. path .. "' has no header line", 2) end
+  local records = parse_csv(text, path)
+  if #records == 0 then fail("output.read_csv: '" .. path .. "' has no header line") end
   local names, cols = {}, {}
   for i, fld in ipairs(records[1].fields) do
     local name = fld[1]:match("^%s*(.-)%s*$")
     if name == "" then name = "column" .. i end
     if cols[name] then
-      error(string.format("output.read_csv: %s:%d: column '%s' appears twice", path,
-                          records[1].line, name), 2)
+      fail(string.format("output.read_csv: %s:%d: column '%s' appears twice", path,
+                          records[1].line, name))
     end
     names[i] = name
     cols[name] = {}
@@ -413,8 +451,8 @@ function output.read_csv(path)
   for r = 2, #records do
     local rec = records[r]
     if #rec.fields ~= #names then
-      error(string.format("output.read_csv: %s:%d: %d fields but the header has %d", path,
-                          rec.line, #rec.fields, #names), 2)
+      fail(string.format("output.read_csv: %s:%d: %d fields but the header has %d", path,
+                          rec.line, #rec.fields, #names))
     end
     for i, fld in ipairs(rec.fields) do
       local c = cols[names[i]]
@@ -423,5 +461,12 @@ function output.read_csv(path)
   end
   return cols, names, #records - 1
 end
+
+-- public entry points raise at the caller's line
+for _, name in ipairs { "mkdir", "mkdir_for", "write_atomic", "series", "csv", "read_csv" } do
+  output[name] = api(output[name])
+end
+for _, name in ipairs { "write" } do Series[name] = api(Series[name]) end
+for _, name in ipairs { "row", "close" } do Csv[name] = api(Csv[name]) end
 
 return output

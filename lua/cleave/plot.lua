@@ -30,8 +30,7 @@ local gnuplot_checked = nil
 local function check_gnuplot(level)
   if gnuplot_checked == plot.gnuplot then return end
   if not output.execute_ok("command -v " .. q(plot.gnuplot) .. " >/dev/null 2>&1") then
-    error("gnuplot not found: install gnuplot-nox (looked for '" .. plot.gnuplot .. "')",
-          level + 1)
+    fail("gnuplot not found: install gnuplot-nox (looked for '" .. plot.gnuplot .. "')")
   end
   gnuplot_checked = plot.gnuplot
 end
@@ -83,13 +82,16 @@ local function num(v)
   return string.format("%.10g", v)
 end
 
-local function argerr(fname, msg, level)
-  error("plot." .. fname .. ": " .. msg, (level or 2) + 1)
+local fail = output.fail
+
+-- Argument errors name the function: "plot.lines: series[2] ('sim') has no y".
+local function argerr(fname, msg)
+  fail("plot." .. fname .. ": " .. msg)
 end
 
 local function check_table(fname, opts)
   if type(opts) ~= "table" then
-    argerr(fname, "expected a table of options, got " .. type(opts), 2)
+    argerr(fname, "expected a table of options, got " .. type(opts))
   end
 end
 
@@ -98,27 +100,27 @@ local function list_len(fname, what, v, n)
   if type(v) == "table" then return #v end
   if type(v) == "cdata" and type(n) == "number" then return n end
   argerr(fname, what .. " must be a list of numbers, got " .. type(v)
-         .. (type(v) == "cdata" and " without a count n" or ""), 3)
+         .. (type(v) == "cdata" and " without a count n" or ""))
 end
 
 local function get_number(fname, what, v, i)
   local x = v[(type(v) == "cdata") and (i - 1) or i]
   local t = tonumber(x)
   if t == nil then
-    argerr(fname, string.format("%s[%d] is %s, not a number", what, i, tostring(x)), 3)
+    argerr(fname, string.format("%s[%d] is %s, not a number", what, i, tostring(x)))
   end
   return t
 end
 
 local function range_str(fname, name, r)
   if r == nil then return nil end
-  if type(r) ~= "table" then argerr(fname, name .. " must be {lo, hi}", 3) end
+  if type(r) ~= "table" then argerr(fname, name .. " must be {lo, hi}") end
   local lo, hi = r[1], r[2]
   if lo ~= nil and type(lo) ~= "number" or hi ~= nil and type(hi) ~= "number" then
-    argerr(fname, name .. " must be {lo, hi} with numbers (nil for automatic)", 3)
+    argerr(fname, name .. " must be {lo, hi} with numbers (nil for automatic)")
   end
   if lo and hi and not (lo < hi) then
-    argerr(fname, string.format("%s = {%s, %s}: lo must be below hi", name, num(lo), num(hi)), 3)
+    argerr(fname, string.format("%s = {%s, %s}: lo must be below hi", name, num(lo), num(hi)))
   end
   return "[" .. (lo and num(lo) or "*") .. ":" .. (hi and num(hi) or "*") .. "]"
 end
@@ -128,7 +130,7 @@ local function color_str(fname, c)
   if type(c) == "number" then return string.format("'#%06x'", c) end
   if type(c) == "string" and c:match("^[#%w]+$") then return gq(c) end
   argerr(fname, "color must be '#rrggbb', a gnuplot colour name or 0xRRGGBB, got "
-         .. tostring(c), 3)
+         .. tostring(c))
 end
 
 local function size_of(fname, opts, dw, dh)
@@ -136,7 +138,7 @@ local function size_of(fname, opts, dw, dh)
   if s == nil then return dw, dh end
   if type(s) ~= "table" or type(s[1]) ~= "number" or type(s[2]) ~= "number"
      or s[1] < 16 or s[2] < 16 or s[1] > 20000 or s[2] > 20000 then
-    argerr(fname, "size must be {width, height} in pixels, each in [16, 20000]", 3)
+    argerr(fname, "size must be {width, height} in pixels, each in [16, 20000]")
   end
   return math.floor(s[1]), math.floor(s[2])
 end
@@ -159,7 +161,7 @@ local function terminal_lines(fname, out, w, h, opts)
   elseif ext == "svg" then
     return string.format("set terminal svg size %d,%d %s%s", w, h, enh, bg)
   end
-  argerr(fname, "output '" .. out .. "': the extension must be .png, .pdf or .svg", 3)
+  argerr(fname, "output '" .. out .. "': the extension must be .png, .pdf or .svg")
 end
 
 local function read_all(path)
@@ -183,7 +185,7 @@ local function run(fname, out, blocks, commands)
   local pipe = io.popen(cmd, "w")
   if not pipe then
     os.remove(errfile) os.remove(statfile)
-    error("plot." .. fname .. ": cannot start gnuplot", 3)
+    fail("plot." .. fname .. ": cannot start gnuplot")
   end
   for _, b in ipairs(blocks) do pipe:write(b) end
   pipe:write(table.concat(commands, "\n"), "\nunset output\n")
@@ -202,12 +204,12 @@ local function run(fname, out, blocks, commands)
   if status ~= 0 or #problems > 0 then
     os.remove(out)
     local msg = errtext:gsub("^%s+", ""):gsub("%s+$", "")
-    error(string.format("plot.%s: gnuplot failed (exit status %s) drawing '%s':\n%s", fname,
-                        tostring(status), out, msg), 3)
+    fail(string.format("plot.%s: gnuplot failed (exit status %s) drawing '%s':\n%s", fname,
+                        tostring(status), out, msg))
   end
   local size = output.file_size(out)
   if not size or size == 0 then
-    error(string.format("plot.%s: gnuplot wrote nothing to '%s'", fname, out), 3)
+    fail(string.format("plot.%s: gnuplot wrote nothing to '%s'", fname, out))
   end
   return out, (#warnings > 0) and warnings or nil
 end
@@ -216,14 +218,14 @@ end
 local function preamble(fname, opts, dw, dh)
   local out = opts.output
   if type(out) ~= "string" or out == "" then
-    argerr(fname, "output must name the figure file (.png, .pdf or .svg)", 3)
+    argerr(fname, "output must name the figure file (.png, .pdf or .svg)")
   end
   local w, h = size_of(fname, opts, dw, dh)
   local c = { terminal_lines(fname, out, w, h, opts) }
   local style = opts.style
   if style == nil then style = plot.style end
   if style then
-    if not file_exists(style) then argerr(fname, "style file '" .. style .. "' not found", 3) end
+    if not file_exists(style) then argerr(fname, "style file '" .. style .. "' not found") end
     c[#c + 1] = "load " .. gq(style)
   end
   if opts.font then c[#c + 1] = "set termoption font " .. gq(opts.font) end
@@ -246,7 +248,7 @@ local function axes_commands(fname, opts, c)
   elseif type(opts.key) == "string" then
     c[#c + 1] = "set key " .. opts.key
   elseif opts.key ~= nil and opts.key ~= true then
-    argerr(fname, "key must be a gnuplot key placement string ('top left', ...) or false", 3)
+    argerr(fname, "key must be a gnuplot key placement string ('top left', ...) or false")
   end
   if opts.grid == false then c[#c + 1] = "unset grid" end
   for _, extra in ipairs(opts.commands or {}) do c[#c + 1] = extra end
@@ -361,9 +363,7 @@ function plot.series(opts)
   o.series = { { x = opts[1] or opts.x, y = opts[2] or opts.y, title = opts.title,
                  style = opts.style, color = opts.color } }
   o.title = opts.plot_title
-  local ok, a, b = pcall(plot.lines, o)
-  if not ok then error(a, 2) end
-  return a, b
+  return plot.lines(o)
 end
 
 -- ---------------------------------------------------------------------------------------------
@@ -444,32 +444,32 @@ local function gather_points(p, npoints)
         local v = p[i]
         X[i], Y[i], Z[i] = tonumber(v[1]), tonumber(v[2]), tonumber(v[3])
         if not (X[i] and Y[i] and Z[i]) then
-          argerr("snapshot", "points[" .. i .. "] must be {x, y, z}", 3)
+          argerr("snapshot", "points[" .. i .. "] must be {x, y, z}")
         end
       end
       return X, Y, Z, #p
     end
     if #p % 3 ~= 0 then
-      argerr("snapshot", "a flat points list needs 3 numbers per point; got " .. #p, 3)
+      argerr("snapshot", "a flat points list needs 3 numbers per point; got " .. #p)
     end
     local n = #p / 3
     for i = 1, n do
       X[i], Y[i], Z[i] = tonumber(p[3 * i - 2]), tonumber(p[3 * i - 1]), tonumber(p[3 * i])
       if not (X[i] and Y[i] and Z[i]) then
-        argerr("snapshot", "points: point " .. i .. " is not three numbers", 3)
+        argerr("snapshot", "points: point " .. i .. " is not three numbers")
       end
     end
     return X, Y, Z, n
   elseif type(p) == "cdata" then
     if type(npoints) ~= "number" then
-      argerr("snapshot", "points given as cdata need npoints = count", 3)
+      argerr("snapshot", "points given as cdata need npoints = count")
     end
     for i = 1, npoints do
       X[i], Y[i], Z[i] = p[3 * i - 3], p[3 * i - 2], p[3 * i - 1]
     end
     return X, Y, Z, npoints
   end
-  argerr("snapshot", "points must be a list {x,y,z,...} or {{x,y,z},...}, got " .. type(p), 3)
+  argerr("snapshot", "points must be a list {x,y,z,...} or {{x,y,z},...}, got " .. type(p))
 end
 
 -- Triangles as a flat list {a,b,c, ...}, nested {{a,b,c}, ...} or cdata int32 with ntriangles.
@@ -485,18 +485,18 @@ local function gather_triangles(t, ntri)
       return T, #t
     end
     if #t % 3 ~= 0 then
-      argerr("snapshot", "a flat triangles list needs 3 indices per triangle; got " .. #t, 3)
+      argerr("snapshot", "a flat triangles list needs 3 indices per triangle; got " .. #t)
     end
     for i = 1, #t do T[i] = t[i] end
     return T, #t / 3
   elseif type(t) == "cdata" then
     if type(ntri) ~= "number" then
-      argerr("snapshot", "triangles given as cdata need ntriangles = count", 3)
+      argerr("snapshot", "triangles given as cdata need ntriangles = count")
     end
     for i = 1, 3 * ntri do T[i] = tonumber(t[i - 1]) end
     return T, ntri
   end
-  argerr("snapshot", "triangles must be a list {a,b,c,...} or {{a,b,c},...}, got " .. type(t), 3)
+  argerr("snapshot", "triangles must be a list {a,b,c,...} or {{a,b,c},...}, got " .. type(t))
 end
 
 local function normalize3(x, y, z)
@@ -527,8 +527,8 @@ end
 
 --- Shaded picture of a triangle surface, to PNG (or PDF/SVG).
 ---   points    = {x,y,z,...} or {{x,y,z},...} (or cdata with npoints)
----   triangles = {a,b,c,...} or {{a,b,c},...}, 0-based unless base = 1 (auto-detected when
----               omitted: an index 0 means 0-based, an index equal to #points means 1-based)
+---   triangles = {a,b,c,...} or {{a,b,c},...}: 1-based like mesh:cells(), unless an index is 0
+---               (then 0-based, like the C API); base = 0 or 1 says it explicitly
 ---   or surface = an object with :points() and :cells() (a mesh handle), or a body (:surface()).
 ---   up        = "y" (default; the scene's up axis is +y) or "z"
 ---   view      = {rot_x, rot_z} degrees, as gnuplot's `set view` after bringing `up` to gnuplot's z
@@ -547,27 +547,35 @@ function plot.snapshot(opts)
   local pts, tris = opts.points, opts.triangles
   local surf = opts.surface or opts.mesh
   local np_hint, nt_hint = opts.npoints, opts.ntriangles
+  local base = opts.base
   if surf ~= nil then
-    local ok, s2 = pcall(function()
-      if surf.cells == nil and surf.surface ~= nil then return surf:surface() end
-      return surf
-    end)
-    if not ok then argerr("snapshot", "surface: " .. tostring(s2)) end
-    surf = s2
-    local ok2, p, t = pcall(function() return surf:points(), surf:cells() end)
-    if not ok2 then
-      argerr("snapshot", "surface must have :points() and :cells() methods: " .. tostring(p))
+    -- Handles raise on unknown fields, so probe for methods under pcall.
+    local function method(obj, name)
+      local ok, m = pcall(function() return obj[name] end)
+      if ok and type(m) == "function" then return m end
+      return nil
     end
-    pts, tris = p, t
-    local okinfo, info = pcall(function() return surf:info() end)
-    if okinfo and type(info) ~= "nil" then
-      np_hint = np_hint or tonumber(info.points)
-      nt_hint = nt_hint or tonumber(info.cells)
-      if info.kind ~= nil and tonumber(info.kind) ~= 1 and tostring(info.kind) ~= "triangles"
-         and tostring(info.kind) ~= "CL_MESH_TRIANGLES" then
-        argerr("snapshot", "surface must be a triangle mesh (take the boundary of a tet mesh)")
+    if not method(surf, "cells") and method(surf, "surface") then
+      local ok, s2 = pcall(surf.surface, surf)
+      if not ok then argerr("snapshot", "surface: " .. tostring(s2)) end
+      surf = s2
+    end
+    if not (method(surf, "points") and method(surf, "cells")) then
+      argerr("snapshot", "surface must be a triangle mesh or a body (with :points() and :cells()"
+             .. " or :surface()), got " .. type(surf))
+    end
+    if method(surf, "info") then
+      local ok, info = pcall(surf.info, surf)
+      if ok and type(info) == "table" and info.kind ~= nil and info.kind ~= "triangles" then
+        argerr("snapshot", "surface must be a triangle mesh, got a mesh of " .. tostring(info.kind)
+               .. " (take mesh:boundary() of a tet mesh)")
       end
     end
+    -- cleave meshes hand out flat lists with 1-based cells.
+    local ok, p, t = pcall(function() return surf:points("flat"), surf:cells("flat") end)
+    if not ok then argerr("snapshot", "surface: " .. tostring(p)) end
+    pts, tris = p, t
+    if base == nil then base = 1 end
   end
   if pts == nil or tris == nil then
     argerr("snapshot", "give points= and triangles=, or surface= a mesh handle")
@@ -577,7 +585,6 @@ function plot.snapshot(opts)
   if np == 0 or nt == 0 then argerr("snapshot", "the surface is empty") end
 
   -- index base
-  local base = opts.base
   local imin, imax = math.huge, -math.huge
   for i = 1, 3 * nt do
     local v = T[i]
@@ -588,7 +595,7 @@ function plot.snapshot(opts)
     if v < imin then imin = v end
     if v > imax then imax = v end
   end
-  if base == nil then base = (imin >= 1 and imax == np) and 1 or 0 end
+  if base == nil then base = (imin == 0) and 0 or 1 end
   if base ~= 0 and base ~= 1 then argerr("snapshot", "base must be 0 or 1") end
   if imin < base or imax > np - 1 + base then
     argerr("snapshot", string.format("triangle indices span [%d, %d] but %d-based indices into %d"
@@ -636,7 +643,9 @@ function plot.snapshot(opts)
   local br = tonumber(color:sub(2, 3), 16) / 255
   local bg = tonumber(color:sub(4, 5), 16) / 255
   local bb = tonumber(color:sub(6, 7), 16) / 255
-  local ambient, diffuse, specular, shininess = 0.22, 0.78, 0.18, 24
+  local ambient, diffuse, specular, shininess = 0.20, 0.72, 0.15, 24
+  local fx, fy, fz = normalize3(0.8, 0.1, 0.6)
+  local fill_strength = 0.22
 
   local cull = opts.cull
   local flip = false
@@ -669,7 +678,10 @@ function plot.snapshot(opts)
       if lam < 0 then lam = 0 end
       local sp = nx * hx + ny * hy + nz * hz
       sp = sp > 0 and specular * sp ^ shininess or 0
-      local k = ambient + diffuse * lam
+      -- a weak fill light from the right keeps the shadow side readable
+      local fill = nx * fx + ny * fy + nz * fz
+      if fill < 0 then fill = 0 end
+      local k = ambient + diffuse * lam + fill_strength * fill
       local r = math.min(255, math.floor(255 * (br * k + sp) + 0.5))
       local g = math.min(255, math.floor(255 * (bg * k + sp) + 0.5))
       local bl = math.min(255, math.floor(255 * (bb * k + sp) + 0.5))
@@ -716,10 +728,13 @@ function plot.snapshot(opts)
   c[#c + 1] = string.format("set xrange [%.1f:%.1f]", -pad, (xmax - xmin) * sc + pad)
   c[#c + 1] = string.format("set yrange [%.1f:%.1f]", -pad, (ymax - ymin) * sc + pad)
   -- A hairline border in the fill colour closes the antialiasing seams between neighbours.
-  c[#c + 1] = "plot $tri using 1:2:3 with polygons fillstyle solid 1.0 border lc rgb variable"
-              .. " lw 0.5 fillcolor rgb variable notitle"
+  c[#c + 1] = "plot $tri using 1:2:3 with polygons fillstyle solid 1.0 noborder"
+              .. " fillcolor rgb variable notitle"
   local path, warnings = run("snapshot", out, { table.concat(buf) }, c)
   return path, warnings, { triangles = nt, drawn = kept, culled = cull and true or false }
 end
+
+-- public entry points raise at the caller's line
+for _, name in ipairs { "lines", "series", "bars", "snapshot" } do plot[name] = output.api(plot[name]) end
 
 return plot

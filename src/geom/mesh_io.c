@@ -329,6 +329,8 @@ bool cl_token_is(const char *s, size_t n, const char *keyword) {
 
 /* The message for a number that is missing, malformed, not finite or out of range. */
 static cl_status number_error(cl_lexer *lx, const char *tok, size_t len, bool found, bool any, int why,
+                              long long lo, long long hi, const char *what, va_list ap) CL_PRINTF(9, 0);
+static cl_status number_error(cl_lexer *lx, const char *tok, size_t len, bool found, bool any, int why,
                               long long lo, long long hi, const char *what, va_list ap) {
   char w[256], q[48];
   vsnprintf(w, sizeof w, what, ap);

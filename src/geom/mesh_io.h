@@ -106,8 +106,8 @@ cl_status cl_lex_int(cl_lexer *lx, long long lo, long long hi, long long *v, con
 cl_status cl_lex_int_any(cl_lexer *lx, long long lo, long long hi, long long *v, const char *what, ...)
     CL_PRINTF(5, 6);
 
-/* Parse a whole token; false if it is not exactly a number. Integers saturate nowhere: values
- * beyond +-9e18 fail. */
+/* Parse a whole token; false if it is not exactly a number (integers beyond +-9.2e18 fail rather
+ * than wrap). Doubles go through strtod, so they follow the C locale's decimal point. */
 bool cl_parse_int(const char *s, size_t n, long long *v);
 bool cl_parse_double(const char *s, size_t n, double *v);
 /* Copy a token for a message: printable characters only, cut at `cap` - 4 with "...". */

@@ -9,7 +9,9 @@
 // 21, with the same backtrace.) terminatetetgen is an inline function that libtet.so exports as a
 // weak symbol and calls only through its PLT, so the definition below, exported from cleave,
 // interposes it: it throws without freeing, and the destructor frees once. The header's own inline
-// copy is renamed away so this translation unit holds a single definition.
+// copy is renamed away so this translation unit holds a single definition. What TetGen allocated
+// in plain arrays inside the routine that throws (tens of KB) is still lost; the checks in
+// tetrahedralize.c keep TetGen from failing on the inputs we can foresee.
 #include "geom/tetgen_bridge.h"
 
 #define terminatetetgen cl_tetgen_header_terminatetetgen

@@ -423,14 +423,27 @@ cl_status cl_mesh_tetrahedralize(const cl_mesh *surface, const cl_tetgen_def *de
 
   char sw[200];
   int len = snprintf(sw, sizeof sw, "pz%s", def->verbose ? "V" : "Q");
-  if (def->max_radius_edge > 0 || def->min_dihedral > 0) {
+  int quality = def->max_radius_edge > 0 || def->min_dihedral > 0;
+  if (quality) {
     /* a dihedral bound alone uses TetGen's default ratio 2 */
     double ratio = def->max_radius_edge > 0 ? def->max_radius_edge : 2.0;
     len += snprintf(sw + len, sizeof sw - (size_t)len, "q%.17g", ratio);
     if (def->min_dihedral > 0) len += snprintf(sw + len, sizeof sw - (size_t)len, "/%.17g", def->min_dihedral);
   }
   if (def->max_volume > 0) len += snprintf(sw + len, sizeof sw - (size_t)len, "a%.17g", def->max_volume);
-  if (def->max_steiner >= 0) len += snprintf(sw + len, sizeof sw - (size_t)len, "S%d", def->max_steiner);
+  /* TetGen's quality refinement need not terminate for strict bounds (ratios near 1, dihedral
+   * bounds above about 20 degrees, small input angles such as the Charpy notch): it keeps adding
+   * Steiner points. Without a cap from the caller, cap it well above what a terminating run needs
+   * (about 0.65 points per max_volume of volume, a few per surface point), so a runaway stops in
+   * seconds and is reported instead of hanging. */
+  double auto_cap = -1;
+  if (def->max_steiner >= 0) {
+    len += snprintf(sw + len, sizeof sw - (size_t)len, "S%d", def->max_steiner);
+  } else if (quality) {
+    auto_cap = 20000.0 + 20.0 * surface->npoints + (def->max_volume > 0 ? 4.0 * vol / def->max_volume : 0.0);
+    if (auto_cap > 1e9) auto_cap = 1e9;
+    len += snprintf(sw + len, sizeof sw - (size_t)len, "S%.0f", auto_cap);
+  }
 
   double *holes;
   int32_t nholes;
@@ -441,6 +454,8 @@ cl_status cl_mesh_tetrahedralize(const cl_mesh *surface, const cl_tetgen_def *de
                                &tets, &nt);
   free(holes);
   if (st < 0) return cl_fail_context(st, "tetrahedralize (switches -%s): ", sw);
+  /* TetGen keeps every input point, so the count beyond them is the Steiner points it added */
+  int cap_reached = auto_cap >= 0 && (double)np - surface->npoints >= auto_cap;
   cl_mesh *m = NULL;
   st = compact_points(x, &np, tets, nt);
   if (st >= 0) st = cl_mesh_alloc(CL_MESH_TETS, np, nt, &m);
@@ -456,5 +471,11 @@ cl_status cl_mesh_tetrahedralize(const cl_mesh *surface, const cl_tetgen_def *de
     return st;
   }
   *out = m;
+  if (cap_reached)
+    return cl_fail(CL_WARN_NOT_CONVERGED,
+                   "TetGen stopped at %.0f Steiner points before meeting the quality bound (-%s): the bounds are too "
+                   "strict for this surface; the mesh is returned as it stands (%d tets). Relax them (max_radius_edge "
+                   ">= 1.2, min_dihedral <= 18), or set max_volume or max_steiner",
+                   auto_cap, sw, m->ncells);
   return CL_OK;
 }

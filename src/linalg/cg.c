@@ -224,7 +224,7 @@ cl_status cl_cg_solve(const cl_bsr *A, const double *b, double *x, const cl_cg_d
   }
 
   double rr = cl_bsr_residual(A, b, x, fixed, r);
-  if (!isfinite(rr)) return cl_fail(CL_ERR_NUMERICAL, "cl_cg_solve: initial residual is not finite");
+  if (!isfinite(rr)) return cl_fail(CL_ERR_NUMERICAL, "cl_cg_solve: initial residual is not finite (NaN or Inf in the matrix)");
   const double stop = def->rel_tol * ref;
   if (res) res->rel_residual = sqrt(rr) / ref;
   if (sqrt(rr) <= stop) return CL_OK;

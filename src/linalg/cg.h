@@ -59,7 +59,8 @@ void cl_cg_workspace_destroy(cl_cg_workspace *ws);
  * CL_WARN_NOT_CONVERGED at the iteration cap (x holds the last iterate, res the residual reached),
  * CL_ERR_NUMERICAL on NaN/Inf in the data or iterates, or on breakdown: p^T A p <= 0 ("matrix not
  * positive definite") or r^T M^-1 r <= 0 ("preconditioner not positive definite"). If the reduced
- * right-hand side is exactly zero, the free dofs are set to zero. res may be NULL. */
+ * right-hand side is exactly zero, the free dofs are set to zero. After an error x holds the last
+ * iterate (or is unchanged if the error came before the first iteration). res may be NULL. */
 cl_status cl_cg_solve(const cl_bsr *A, const double *b, double *x, const cl_cg_def *def,
                       cl_cg_workspace *ws, cl_cg_result *res);
 

@@ -132,6 +132,7 @@ cl_status cl_cholmod_create(const cl_bsr *A, const uint8_t *fixed, cl_cholmod **
       }
     }
   Ap[n] = k;
+  memset(c->A->x, 0, sizeof(double) * (size_t)nnz); /* defined values until the first gather */
   if (fixed) {
     cl_status s = cl_cholmod_set_fixed(c, fixed);
     if (s < 0) {
@@ -167,6 +168,24 @@ void cl_cholmod_invalidate_analysis(cl_cholmod *c) {
   c->factor_ok = 0;
 }
 
+cl_status cl_cholmod_analyse(cl_cholmod *c) {
+  if (!c) return cl_fail(CL_ERR_INVALID_ARGUMENT, "cl_cholmod_analyse: NULL solver");
+  cholmod_l_free_factor(&c->L, &c->cc);
+  c->factor_ok = 0;
+  g_cholmod_msg[0] = '\0';
+  double t0 = now_ms();
+  c->L = cholmod_l_analyze(c->A, &c->cc); /* reads the pattern only */
+  c->st.analyse_ms = now_ms() - t0;
+  if (!c->L || c->cc.status < CHOLMOD_OK) {
+    cholmod_l_free_factor(&c->L, &c->cc);
+    return cholmod_failure(c, "analyze");
+  }
+  c->st.analyses++;
+  c->st.nnz_l = c->cc.lnz;
+  c->st.ordering = c->L->ordering;
+  return CL_OK;
+}
+
 /* Gather values through the map; fixed dofs become identity rows/columns. Returns 0 on NaN/Inf. */
 static int fill_values(cl_cholmod *c, const cl_bsr *A) {
   const int64_t n = 3 * (int64_t)c->nb;
@@ -197,16 +216,8 @@ cl_status cl_cholmod_factorize(cl_cholmod *c, const cl_bsr *A) {
   c->factor_ok = 0;
   c->st.factorizations++;
   if (!fill_values(c, A)) return cl_fail(CL_ERR_NUMERICAL, "cl_cholmod_factorize: the matrix has NaN or Inf entries");
+  if (!c->L) CL_TRY(cl_cholmod_analyse(c));
   g_cholmod_msg[0] = '\0';
-  if (!c->L) {
-    double t0 = now_ms();
-    c->L = cholmod_l_analyze(c->A, &c->cc);
-    c->st.analyse_ms = now_ms() - t0;
-    if (!c->L || c->cc.status < CHOLMOD_OK) return cholmod_failure(c, "analyze");
-    c->st.analyses++;
-    c->st.nnz_l = c->cc.lnz;
-    c->st.ordering = c->L->ordering;
-  }
   double t0 = now_ms();
   int ok = cholmod_l_factorize(c->A, c->L, &c->cc);
   c->st.factorize_ms = now_ms() - t0;

@@ -3,6 +3,8 @@
  *
  *   cl_cholmod_create(A, fixed, &c)   once per pattern: the CSC pattern of A's upper triangle and a
  *                                     map from each CSC entry to its BSR value
+ *   cl_cholmod_analyse(c)             optional, at bind time: the symbolic analysis (else done by
+ *                                     the first factorisation)
  *   cl_cholmod_factorize(c, A)        whenever values change: copy values through the map (a
  *                                     gather, no search), analyse on the first call only (fill-
  *                                     reducing ordering as CHOLMOD picks: AMD, METIS if better;
@@ -47,6 +49,11 @@ void cl_cholmod_destroy(cl_cholmod *c);
 
 /* Replace the constraint mask (NULL = none); takes effect at the next factorisation. */
 cl_status cl_cholmod_set_fixed(cl_cholmod *c, const uint8_t *fixed);
+
+/* Symbolic analysis now (fill-reducing ordering, supernodes, the pattern of L): it reads only the
+ * pattern, so a solver can do it at bind time. cl_cholmod_factorize calls it when none was done.
+ * Counted in stats.analyses. */
+cl_status cl_cholmod_analyse(cl_cholmod *c);
 
 /* Force a new symbolic analysis at the next factorisation (after the pattern of A changed, create a
  * new object instead: this is for experimenting with orderings). */

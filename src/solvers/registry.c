@@ -6,11 +6,13 @@
 #include <string.h>
 
 #include "base/error.h"
+#include "solvers/corotational/corot.h"
+#include "solvers/shape_matching/shape_matching.h"
 #include "solvers/solver.h"
 
 /* Built-in solvers. Each solver folder provides a `const cl_solver_ops cl_<name>_solver_ops` and
  * adds it here; NULL terminates the list (C forbids an empty initialiser). */
-static const cl_solver_ops *const k_builtin[] = {NULL};
+static const cl_solver_ops *const k_builtin[] = {&cl_corotational_solver_ops, &cl_shape_matching_solver_ops, NULL};
 
 enum { CL_MAX_REGISTERED = 32 };
 static const cl_solver_ops *g_registered[CL_MAX_REGISTERED];

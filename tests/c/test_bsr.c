@@ -323,6 +323,40 @@ static void test_spmv_parallel_path(void **state) {
   cl_mesh_destroy(m);
 }
 
+/* The generic (non-tet) scatter path: triangles (3 nodes, 9x9 element matrices). */
+static void test_add_cell_triangles(void **state) {
+  (void)state;
+  const int32_t tris[3 * 3] = {0, 1, 2, 2, 1, 3, 3, 4, 2};
+  cl_bsr *A;
+  assert_int_equal(cl_bsr_from_cells(5, tris, 3, 3, &A), CL_OK);
+  int64_t slots[3 * 9];
+  assert_int_equal(cl_bsr_cell_slots(A, tris, 3, 3, slots), CL_OK);
+  const int64_t n = 15;
+  double ref[15 * 15] = {0}, Ke[81];
+  uint64_t seed = 1;
+  for (int t = 0; t < 3; ++t) {
+    for (int k = 0; k < 81; ++k) Ke[k] = cl_test_rand01(&seed);
+    cl_bsr_add_cell(A, slots + 9 * t, 3, Ke);
+    for (int a = 0; a < 3; ++a)
+      for (int b = 0; b < 3; ++b)
+        for (int i = 0; i < 3; ++i)
+          for (int j = 0; j < 3; ++j) ref[(3 * tris[3 * t + a] + i) * n + 3 * tris[3 * t + b] + j] += Ke[(3 * a + i) * 9 + 3 * b + j];
+  }
+  double *D = cl_test_bsr_to_dense(A);
+  for (int64_t k = 0; k < n * n; ++k) assert_true(fabs(D[k] - ref[k]) < 1e-14);
+  /* nodes 0 and 3 share no triangle: no block */
+  assert_true(cl_bsr_find(A, 0, 3) < 0 && cl_bsr_find(A, 4, 1) < 0 && cl_bsr_find(A, 4, 2) >= 0);
+  double B[9] = {1, 2, 3, 4, 5, 6, 7, 8, 9};
+  const int64_t s01 = cl_bsr_find(A, 0, 1);
+  const double before = A->val[9 * s01 + 5];
+  cl_bsr_add_block(A, s01, B);
+  assert_true(A->val[9 * s01 + 5] == before + 6.0);
+  cl_bsr_zero(A);
+  for (int64_t k = 0; k < 9 * A->nnzb; ++k) assert_true(A->val[k] == 0.0);
+  free(D);
+  cl_bsr_destroy(A);
+}
+
 /* ---- Dirichlet, diagonal blocks, colouring -------------------------------------------------- */
 
 static void test_dirichlet(void **state) {
@@ -440,6 +474,7 @@ int main(void) {
       cmocka_unit_test(test_assembly_matches_dense),
       cmocka_unit_test(test_spmv_matches_dense),
       cmocka_unit_test(test_spmv_parallel_path),
+      cmocka_unit_test(test_add_cell_triangles),
       cmocka_unit_test(test_dirichlet),
       cmocka_unit_test(test_diag_inverse),
       cmocka_unit_test(test_color_cells),

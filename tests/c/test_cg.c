@@ -415,7 +415,7 @@ static void test_deterministic_threads(void **state) {
     cl_cg_def def;
     cl_cg_def_default(&def);
     def.precond = (cl_precond)pc;
-    def.max_iter = 25;
+    def.max_iter = 10;
     def.fixed = pc == 1 ? fixed : NULL;
     cl_cg_result r1, r2;
     omp_set_num_threads(1);

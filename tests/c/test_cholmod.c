@@ -149,6 +149,13 @@ static void test_refactor_without_analysis(void **state) {
   cl_cholmod *c;
   assert_int_equal(cl_cholmod_create(A, NULL, &c), CL_OK);
   assert_int_equal(cl_cholmod_solve(c, b, x), CL_ERR_STATE); /* nothing factorised yet */
+  cl_cholmod_stats st;
+  assert_int_equal(cl_cholmod_analyse(c), CL_OK); /* at "bind" time, from the pattern alone */
+  cl_cholmod_get_stats(c, &st);
+  assert_int_equal(st.analyses, 1);
+  assert_int_equal(st.factorizations, 0);
+  assert_true(st.nnz_l > 0);
+  assert_int_equal(cl_cholmod_solve(c, b, x), CL_ERR_STATE); /* analysed, not factorised */
   assert_int_equal(cl_cholmod_factorize(c, A), CL_OK);
   assert_int_equal(cl_cholmod_solve(c, b, x1), CL_OK);
   /* new values (another material, another mass), same pattern */
@@ -158,7 +165,6 @@ static void test_refactor_without_analysis(void **state) {
   pcg(A, b, x2, NULL, NULL);
   assert_true(rel_diff(n3, x, x2) < 1e-8);
   assert_true(rel_diff(n3, x, x1) > 1e-2); /* it really is a different solution */
-  cl_cholmod_stats st;
   cl_cholmod_get_stats(c, &st);
   assert_int_equal(st.analyses, 1);
   assert_int_equal(st.factorizations, 2);

@@ -181,6 +181,16 @@ T.test("regions and motions check their tables", function()
   T.error(function() cl.motion.rotate { axis = "z", rate = 1, centre = { 0, 0, 0 } } end, "did you mean 'center'")
 end)
 
+T.test("sibling modules load on first use; a missing one is a clear error then", function()
+  for _, name in ipairs { "output", "plot", "progress", "runinfo" } do
+    if package.searchpath("cleave." .. name, package.path) then
+      T.eq(type(cl[name]), "table", "cl." .. name)
+    else
+      T.error(function() return cl[name] end, { "cl." .. name .. " is not available", name .. ".lua is not in this module tree" })
+    end
+  end
+end)
+
 T.test("cl itself: unknown fields and options", function()
   T.error(function() return cl.wrold end, { "cleave has no field cl.wrold", "did you mean cl.world" })
   T.error(function() cl.options({ { name = "frames", type = "integer", default = 10 } }, { frams = 3 }) end,

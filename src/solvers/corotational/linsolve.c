@@ -1,0 +1,106 @@
+/* The linear solve of one island: A dv = r0 with r0 = b - A v, so that v' = v + dv (eq 3.8 solved
+ * for the velocity change rather than the velocity). Solving for the change keeps the stopping test
+ * ||r|| <= tol ||r0|| about the forces of the step, not about the momentum M v: a body flying at
+ * 10 m/s would otherwise meet a 1e-6 tolerance with velocity errors of 1e-5 m/s, far above the
+ * speeds of its vibration. The warm start is the previous step's dv (velocity changes are smooth in
+ * time), kept per island.
+ *
+ * Constraints: projected CG (linalg/cg.h) with the constrained dofs' dv fixed at the value that puts
+ * the node on its target (step.c), i.e. exact Dirichlet conditions: A_ff dv_f = r0_f - A_fc dv_c.
+ *
+ * Solvers (parameter linear_solver):
+ *  0  PCG with the block-Jacobi preconditioner (inverted 3x3 diagonal blocks).
+ *  1  CHOLMOD. The symbolic analysis is done once per island pattern (the island cache of islands.c
+ *     keeps it across fractures elsewhere); a numeric factorisation of A is reused for several steps
+ *     as the preconditioner of CG, and redone when CG needed more than refactor_iterations
+ *     iterations (so the next step starts from a fresh factor), when the constraint mask changed, or
+ *     at once when CG with the old factor did not converge. refactor_iterations = 0 refactors every
+ *     step: a direct solve (CG then stops after one iteration). Islands under
+ *     CL_COROT_CHOLMOD_MIN_NODES nodes use PCG. */
+#include <string.h>
+
+#include "base/error.h"
+#include "solvers/corotational/corot.h"
+
+static cl_status factorize(cl_corot *s, cl_corot_island *isl, int32_t index) {
+  const uint8_t *mask = isl->ncons ? isl->fixed : NULL;
+  if (!isl->chol) {
+    cl_status r = cl_cholmod_create(isl->A, mask, &isl->chol);
+    if (r < 0) return cl_fail_context(r, "%s: island %d: ", s->body, index);
+  } else {
+    CL_TRY(cl_cholmod_set_fixed(isl->chol, mask));
+  }
+  cl_status r = cl_cholmod_factorize(isl->chol, isl->A);
+  s->timing.factorizations++;
+  s->timing.total_factorizations++;
+  isl->factor_ok = r == CL_OK;
+  isl->refactor = 0;
+  isl->solves_on_factor = 0;
+  memcpy(isl->fixed_factor, isl->fixed, 3 * (size_t)isl->nnodes);
+  if (r < 0) return cl_fail_context(r, "%s: island %d: ", s->body, index);
+  return CL_OK; /* a non-positive pivot (warning) leaves factor_ok = 0: PCG takes over this step */
+}
+
+static cl_status run_cg(cl_corot *s, cl_corot_island *isl, cl_precond pc, cl_cg_result *res) {
+  cl_cg_def def;
+  cl_cg_def_default(&def);
+  def.precond = pc;
+  def.rel_tol = s->p[CL_COROT_TOLERANCE];
+  def.max_iter = (int32_t)s->p[CL_COROT_MAX_ITERATIONS];
+  def.fixed = isl->ncons ? isl->fixed : NULL;
+  if (pc == CL_PRECOND_USER) {
+    def.user_fn = cl_cholmod_precond;
+    def.user_ctx = isl->chol;
+  }
+  return cl_cg_solve(isl->A, isl->r0, isl->dv, &def, isl->ws, res);
+}
+
+cl_status cl_corot_solve_island(cl_corot *s, cl_corot_island *isl, int32_t index, cl_step_report *rep) {
+  if (isl->ncons == isl->nnodes) return CL_OK; /* every node held: nothing to solve */
+  cl_cg_result res;
+  cl_status r;
+  const int chol = (int)s->p[CL_COROT_LINEAR_SOLVER] == CL_COROT_SOLVER_CHOLMOD &&
+                   isl->nnodes >= CL_COROT_CHOLMOD_MIN_NODES;
+  if (chol) {
+    const int32_t limit = (int32_t)s->p[CL_COROT_REFACTOR_ITERATIONS];
+    int64_t analyses_before = 0;
+    if (isl->chol) {
+      cl_cholmod_stats cs;
+      cl_cholmod_get_stats(isl->chol, &cs);
+      analyses_before = cs.analyses;
+    }
+    const int mask_changed = memcmp(isl->fixed, isl->fixed_factor, 3 * (size_t)isl->nnodes) != 0;
+    if (!isl->chol || isl->refactor || mask_changed || limit == 0 || !isl->factor_ok)
+      CL_TRY(factorize(s, isl, index));
+    if (isl->factor_ok) {
+      r = run_cg(s, isl, CL_PRECOND_USER, &res);
+      if (r == CL_WARN_NOT_CONVERGED && isl->solves_on_factor > 0) {
+        /* the old factor is too far from A: refactor and try once more */
+        rep->iterations += res.iterations;
+        CL_TRY(factorize(s, isl, index));
+        if (isl->factor_ok) r = run_cg(s, isl, CL_PRECOND_USER, &res);
+        else r = run_cg(s, isl, CL_PRECOND_BLOCK_JACOBI, &res);
+      }
+      isl->solves_on_factor++;
+      if (res.iterations > limit) isl->refactor = 1;
+    } else {
+      r = run_cg(s, isl, CL_PRECOND_BLOCK_JACOBI, &res);
+    }
+    cl_cholmod_stats cs;
+    cl_cholmod_get_stats(isl->chol, &cs);
+    s->timing.total_analyses += cs.analyses - analyses_before;
+  } else {
+    r = run_cg(s, isl, CL_PRECOND_BLOCK_JACOBI, &res);
+  }
+  rep->iterations += res.iterations;
+  if (res.rel_residual > rep->residual) rep->residual = res.rel_residual;
+  if (r < 0)
+    return cl_fail_context(r, "%s: island %d (%d nodes): linear solve: ", s->body, index, isl->nnodes);
+  if (r == CL_WARN_NOT_CONVERGED)
+    return cl_fail(CL_WARN_NOT_CONVERGED,
+                   "%s: island %d (%d nodes): CG did not converge in %d iterations (relative residual %.3g, "
+                   "tolerance %.3g); raise the solver parameter max_iterations, use linear_solver = 1 "
+                   "(CHOLMOD) or a smaller dt", s->body, index, isl->nnodes, res.iterations, res.rel_residual,
+                   s->p[CL_COROT_TOLERANCE]);
+  return r;
+}

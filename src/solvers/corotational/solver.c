@@ -1,0 +1,201 @@
+/* The "corotational" solver table: parameters, create/destroy/bind, unit measures and elastic
+ * energy. See corot.h for the file map and docs/solvers/corotational.md for the equations. */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "base/alloc.h"
+#include "base/error.h"
+#include "geom/mesh.h"
+#include "solvers/corotational/corot.h"
+
+/* Order must match cl_corot_param. */
+static const cl_param_info k_params[CL_COROT_PARAM_COUNT] = {
+    {"damping", "1/s", "Rayleigh mass damping alpha in C = alpha M + beta K (thesis eq 3.11)", 0.0, 0.0, 1e6, 0},
+    {"stiffness_damping", "s", "Rayleigh stiffness damping beta in C = alpha M + beta K (thesis eq 3.11)", 0.0, 0.0,
+     10.0, 0},
+    {"linear_solver", "1",
+     "0 = PCG with block-Jacobi preconditioner; 1 = CHOLMOD factor reused as CG preconditioner", 0.0, 0.0, 1.0, 1},
+    {"tolerance", "1", "CG stops at this relative residual of the velocity-change system", 1e-6, 1e-15, 0.5, 0},
+    {"max_iterations", "1", "CG iteration cap per island and step (a warning when reached)", 1000.0, 1.0, 1e7, 1},
+    {"refactor_iterations", "1",
+     "CHOLMOD: refactor when preconditioned CG needed more iterations than this; 0 = every step (direct)", 8.0,
+     0.0, 1e6, 1},
+    {"rotation", "1", "element rotation: 0 = polar decomposition, 1 = Gram-Schmidt", 0.0, 0.0, 1.0, 1},
+    {"joint_pruning", "1", "1 = break ball and hinge joints left by fracture (thesis sec 5.4.1), 0 = keep them",
+     1.0, 0.0, 1.0, 1},
+    {"plastic_relief", "1",
+     "fraction of plastic strain removed from the elements around a fractured node (thesis sec 5.6)", 0.5, 0.0,
+     1.0, 0},
+    {"min_island_elements", "1", "fracture is skipped on islands of at most this many elements (thesis sec 5.4)",
+     3.0, 0.0, 1e9, 1},
+    {"conserve_momentum", "1",
+     "1 = remove the net force left by the inexact linear solve (linear momentum exact), 0 = leave it", 1.0, 0.0,
+     1.0, 1},
+};
+
+static cl_status corot_create(void **out) {
+  cl_corot *s = cl_calloc(1, sizeof *s, "corotational solver");
+  if (!s) return CL_ERR_OUT_OF_MEMORY;
+  s->threads = 1;
+  snprintf(s->body, sizeof s->body, "body");
+  for (int i = 0; i < CL_COROT_PARAM_COUNT; ++i) s->p[i] = k_params[i].value;
+  *out = s;
+  return CL_OK;
+}
+
+static void corot_destroy(void *p) {
+  cl_corot *s = p;
+  if (!s) return;
+  free(s->Dminv);
+  free(s->vol);
+  free(s->eps_p);
+  free(s->h);
+  free(s->f);
+  free(s->inc_ptr);
+  free(s->inc);
+  free(s->inc_slot);
+  cl_corot_free_islands(s);
+  free(s->node_island);
+  free(s->node_local);
+  free(s->elem_island);
+  free(s);
+}
+
+static cl_status corot_bind(void *p, const cl_bind_input *in, cl_body_state *st) {
+  cl_corot *s = p;
+  snprintf(s->body, sizeof s->body, "%s", in->body_name ? in->body_name : "body");
+  s->threads = in->threads > 0 ? in->threads : 1;
+  memcpy(s->p, in->params, sizeof s->p);
+  const cl_mesh *m = in->mesh;
+  if (m->kind != CL_MESH_TETS || m->ncells < 1)
+    return cl_fail(CL_ERR_MESH, "%s: solver 'corotational' needs a tetrahedral mesh (got a %s with %d cells); "
+                   "tetrahedralize the surface first (cl_mesh_tetrahedralize)", s->body,
+                   m->kind == CL_MESH_POINTS ? "point set" : m->kind == CL_MESH_TRIANGLES ? "triangle surface" : "mesh",
+                   m->ncells);
+  const cl_material_def *mat = in->material;
+  const double E = mat->young, nu = mat->poisson;
+  s->mu = E / (2.0 * (1.0 + nu));
+  s->lambda = E * nu / ((1.0 + nu) * (1.0 - 2.0 * nu));
+  s->density = mat->density;
+  s->plastic = mat->plastic_yield >= 0.0;
+  s->yield = mat->plastic_yield;
+  s->flow = mat->plastic_flow;
+  s->hardening = mat->plastic_hardening;
+  s->plastic_max = mat->plastic_max;
+
+  /* every node must belong to a tet: an isolated node has no mass and no stiffness */
+  int32_t *uses = cl_calloc((size_t)m->npoints, sizeof(int32_t), "node use counts");
+  if (!uses) return CL_ERR_OUT_OF_MEMORY;
+  for (int64_t j = 0; j < 4 * (int64_t)m->ncells; ++j) {
+    int32_t v = m->cells[j];
+    if (v < 0 || v >= m->npoints) {
+      free(uses);
+      return cl_fail(CL_ERR_MESH, "%s: tet %lld refers to node %d outside [0, %d)", s->body, (long long)(j / 4), v,
+                     m->npoints);
+    }
+    uses[v]++;
+  }
+  int32_t isolated = 0, first = -1;
+  for (int32_t i = 0; i < m->npoints; ++i)
+    if (!uses[i]) {
+      if (first < 0) first = i;
+      ++isolated;
+    }
+  free(uses);
+  if (isolated)
+    return cl_fail(CL_ERR_MESH, "%s: %d of %d mesh nodes belong to no tet (first: node %d); the corotational solver "
+                   "cannot give them mass or stiffness: remove unused points from the mesh", s->body, isolated,
+                   m->npoints, first);
+
+  CL_TRY(cl_body_state_resize(st, m->npoints));
+  memcpy(st->x, m->x, sizeof(double) * 3 * (size_t)m->npoints);
+  memcpy(st->X, m->x, sizeof(double) * 3 * (size_t)m->npoints);
+  memset(st->v, 0, sizeof(double) * 3 * (size_t)m->npoints);
+  CL_TRY(cl_body_state_reserve_cells(st, 4, m->ncells));
+  memcpy(st->cells, m->cells, sizeof(int32_t) * 4 * (size_t)m->ncells);
+  st->ncells = m->ncells;
+
+  const size_t ne = (size_t)m->ncells;
+  s->ntets = m->ncells;
+  s->Dminv = cl_malloc(sizeof(double) * 9 * ne, "element matrices");
+  s->vol = cl_malloc(sizeof(double) * ne, "element volumes");
+  s->eps_p = cl_calloc(6 * ne, sizeof(double), "plastic strains");
+  s->h = cl_calloc(12 * ne, sizeof(double), "rotated gradients");
+  s->f = cl_calloc(12 * ne, sizeof(double), "element forces");
+  s->elem_island = cl_malloc(sizeof(int32_t) * ne, "element islands");
+  if (!s->Dminv || !s->vol || !s->eps_p || !s->h || !s->f || !s->elem_island) return CL_ERR_OUT_OF_MEMORY;
+  CL_TRY(cl_corot_elements_init(s, st));
+  cl_corot_lump_masses(s, st);
+  return cl_corot_build_islands(s, st);
+}
+
+static int32_t corot_unit_count(const void *p) { return ((const cl_corot *)p)->ntets; }
+
+static cl_status corot_measure(void *p, const cl_body_state *st, cl_unit_fields *out) {
+  cl_corot *s = p;
+  const int32_t ne = out->count < s->ntets ? out->count : s->ntets;
+  int32_t bad = INT32_MAX;
+#pragma omp parallel for schedule(static) num_threads(s->threads) reduction(min : bad) if (ne > 1024)
+  for (int32_t e = 0; e < ne; ++e) {
+    cl_mat3 F, R, ee;
+    if (cl_corot_element_strain(s, st, e, &F, &R, &ee) < 0) {
+      if (e < bad) bad = e;
+      continue;
+    }
+    /* stress: the corotated stress R sigma_c R^T, the Cauchy stress of the small-strain model in the
+     * element's current frame (thesis eq 5.2 rotated to the world) */
+    cl_mat3 sig = cl_corot_stress(s, &ee);
+    cl_mat3 RS = cl_mat3_mul(&R, &sig);
+    cl_mat3 cauchy = cl_mat3_mul_nt(&RS, &R);
+    memcpy(out->F + 9 * (size_t)e, F.m, sizeof F.m);
+    memcpy(out->stress + 9 * (size_t)e, cauchy.m, sizeof cauchy.m);
+    cl_mat3 ep = cl_corot_sym_from6(s->eps_p + 6 * (size_t)e);
+    memcpy(out->plastic + 9 * (size_t)e, ep.m, sizeof ep.m);
+    const int32_t *t = st->cells + 4 * e;
+    for (int k = 0; k < 3; ++k)
+      out->center[3 * e + k] =
+          0.25 * (st->x[3 * t[0] + k] + st->x[3 * t[1] + k] + st->x[3 * t[2] + k] + st->x[3 * t[3] + k]);
+    out->volume[e] = s->vol[e];
+  }
+  if (bad != INT32_MAX)
+    return cl_fail(CL_ERR_NUMERICAL, "%s: element %d has a non-finite deformation gradient", s->body, bad);
+  return CL_OK;
+}
+
+static cl_status corot_energy(void *p, const cl_body_state *st, double *energy) {
+  cl_corot *s = p;
+  double sum = 0.0;
+  for (int32_t e = 0; e < s->ntets; ++e) {
+    cl_mat3 F, R, ee;
+    CL_TRY(cl_corot_element_strain(s, st, e, &F, &R, &ee));
+    double tr = cl_mat3_trace(&ee), dd = 0.0;
+    for (int k = 0; k < 9; ++k) dd += ee.m[k] * ee.m[k];
+    /* W = V (mu eps:eps + lambda/2 tr(eps)^2), the energy whose gradient is K_e u */
+    sum += s->vol[e] * (s->mu * dd + 0.5 * s->lambda * tr * tr);
+  }
+  *energy = sum;
+  return CL_OK;
+}
+
+void cl_corot_get_timing(const void *solver, cl_corot_timing *out) { *out = ((const cl_corot *)solver)->timing; }
+
+const cl_solver_ops cl_corotational_solver_ops = {
+    "corotational",
+    "linear tets with stiffness warping, implicit Euler, plasticity, node-replication fracture (O'Malley 2015; "
+    "Mueller & Gross 2004; O'Brien & Hodgins 1999)",
+    k_params,
+    CL_COROT_PARAM_COUNT,
+    corot_create,
+    corot_destroy,
+    corot_bind,
+    cl_corot_step,
+    corot_unit_count,
+    corot_measure,
+    corot_energy,
+    NULL,
+    NULL,
+    cl_corot_fracture,
+    cl_corot_topology_changed,
+};

@@ -1,0 +1,205 @@
+/* Internal layout of the shape-matching solver, shared by the files of this folder:
+ *
+ *   sm_solver.c    the ops table: create, destroy, bind, unit count, topology_changed, stats
+ *   sm_params.c    the parameter table and its reading into cl_sm_params
+ *   sm_particles.c particles from a closed surface (Poisson disk or grid), a point set or a tet mesh
+ *   sm_cluster.c   overlapping clusters by fuzzy c-means (Jones et al., MIG 2015)
+ *   sm_props.c     cluster rest properties (mass, rest centre, A_rr^+, width), reverse index, bonds
+ *   sm_step.c      one step: eqs 1-8 with damping, strain limiting, reactions, collisions
+ *   sm_plastic.c   plasticity, eqs 9-14
+ *   sm_measure.c   per-cluster F, stress, plastic deformation, energy, volume
+ *   sm_fracture.c  cluster splitting (sec 3.3, eq 15), outliers, deletion of small clusters
+ *   sm_collide.c   cluster proxies: spheres cut by the fracture half-spaces (Jones et al. 2015)
+ *
+ * Data layout. Per-particle state (x, v, X, m) lives in the world's cl_body_state. Clusters are
+ * slots 0..ncl-1 that are only appended (a split adds one) and never renumbered, so a cluster index
+ * is a stable unit index for criteria; a deleted cluster keeps its slot with alive = 0. Memberships
+ * (cluster c contains particle i with raw weight w_ic) live in one pool, each cluster's members
+ * contiguous at [moff[c], moff[c] + mcnt[c]); a split shrinks the old list in place and appends the
+ * new cluster's list at the end of the pool. The reverse index (the memberships of each particle) is
+ * a CSR array rebuilt after topology changes; the hot loops read it to gather per-particle sums in
+ * a fixed order, so results do not depend on the number of threads.
+ *
+ * Deleted particles: a particle left in no cluster ("removed from the system" in the paper) keeps its
+ * index and its mass and becomes debris: it moves ballistically under gravity and the world's
+ * colliders and is its own piece. Mass is therefore conserved through fracture. */
+#ifndef CL_SOLVERS_SHAPE_MATCHING_SM_INTERNAL_H
+#define CL_SOLVERS_SHAPE_MATCHING_SM_INTERNAL_H
+
+#include <stdint.h>
+
+#include "base/mat3.h"
+#include "base/vec3.h"
+#include "solvers/shape_matching/shape_matching.h"
+#include "solvers/solver.h"
+
+/* Indices into the parameter table (sm_params.c) */
+enum {
+  SM_P_SAMPLING = 0,
+  SM_P_SPACING,
+  SM_P_PARTICLES,
+  SM_P_CLUSTER_COUNT,
+  SM_P_CLUSTER_RADIUS,
+  SM_P_FUZZINESS,
+  SM_P_CLUSTER_ITERATIONS,
+  SM_P_ALPHA,
+  SM_P_DAMPING,
+  SM_P_GAMMA,
+  SM_P_ITERATIONS,
+  SM_P_OMEGA,
+  SM_P_PINV_THRESHOLD,
+  SM_P_HARDENING_TIME,
+  SM_P_OUTLIER,
+  SM_P_MIN_CLUSTER_MASS,
+  SM_P_SELF_COLLISIONS,
+  SM_P_RESTITUTION,
+  SM_P_BOUNDARY_PLANES,
+  SM_P_COUNT
+};
+
+extern const cl_param_info cl_sm_param_table[SM_P_COUNT];
+
+typedef struct cl_sm_params {
+  int sampling;            /* CL_SAMPLE_GRID or CL_SAMPLE_POISSON */
+  double spacing;          /* m, 0 = automatic */
+  int32_t particles;       /* target count for the automatic spacing */
+  int32_t cluster_count;   /* 0 = automatic */
+  double cluster_radius;   /* m, 0 = automatic */
+  double fuzziness;        /* fuzzy c-means exponent m > 1 */
+  int32_t cluster_iterations;
+  double alpha;            /* goal stiffness, fraction of the way to the goal per step */
+  double damping;          /* 1/s, relaxation rate of velocities toward the cluster's rigid motion */
+  double gamma;            /* strain limit: largest goal distance / cluster width */
+  int32_t iterations;      /* strain-limiting iterations */
+  double omega;            /* strain-limiting relaxation */
+  double pinv_threshold;   /* relative singular-value threshold of A_rr^+ */
+  double hardening_time;   /* s, time unit of the hardening variable (eq 14 scaled by dt) */
+  double outlier;          /* outlier distance factor */
+  double min_cluster_mass; /* fraction of the mean initial cluster mass below which a cluster goes */
+  int self_collisions;     /* cluster-proxy collisions between clusters that share no particle */
+  double restitution;      /* fraction of the proxy projection applied */
+  double boundary_planes;  /* boundary planes of the proxies, fraction of the radius (0 = none) */
+} cl_sm_params;
+
+/* Read the resolved parameter values (one per table entry) into p. */
+void cl_sm_params_read(const double *values, cl_sm_params *p);
+
+/* Flags per particle */
+enum { SM_DEBRIS = 1, SM_HELD = 2 };
+
+typedef struct cl_sm {
+  cl_sm_params p;
+  double density, mu, lambda;  /* material */
+  int plastic;                 /* plasticity on (yield >= 0 and flow > 0) */
+  double yield, flow, hardening, plastic_max;
+  int threads;
+  uint64_t seed;               /* the world's seed: sampling and clustering */
+  char label[96];              /* body label for messages */
+
+  /* particles: solver-side arrays sized pcap >= state n */
+  int32_t n, pcap;
+  double *W;          /* sum of raw weights of the particle's memberships */
+  uint8_t *flags;
+  int32_t *held;      /* constraint slot + 1 during a step, 0 otherwise */
+  double *xold;       /* 3n positions at the start of the step */
+  double *vold;       /* 3n velocities at the start of the step (reactions) */
+  double *acc;        /* 3n per-particle gather results (scratch) */
+  double *dsum;       /* 3n strain-limiting corrections of held particles over the step (reactions) */
+  double *dvsh;       /* 3n shape-matching velocity change of held particles (reactions) */
+
+  /* clusters: slots 0..ncl-1, capacity ccap */
+  int32_t ncl, ccap, nlive;
+  uint8_t *alive;
+  int32_t *moff, *mcnt;
+  double *mass;       /* sum of w~ m over members, kg */
+  double *rcom;       /* 3 per cluster, rest centre of mass */
+  double *width;      /* largest rest distance of a member from rcom, m */
+  double *Arr_inv;    /* 9 per cluster, pseudo-inverse of A_rr */
+  uint8_t *clamped;   /* A_rr^+ clamped a singular value: F^p = I */
+  double *Fp, *Fp_inv;/* 9 each: plastic deformation and its inverse */
+  double *hard;       /* accumulated hardening variable alpha (eq 14) */
+  double *pcen;       /* 3: collision sphere centre (rest), m */
+  double *radius;     /* collision sphere radius (rest), m */
+  int32_t *ploff, *plcnt; /* collision half-spaces: [ploff, ploff + plcnt) in the plane pool */
+  /* per-step scratch per cluster */
+  double *com;        /* 3: world centre of mass at the start of the step */
+  double *Rt;         /* 9: R F^p, the goal transform */
+  double *Iinv;       /* 9: pseudo-inverse of the inertia about com (rigid-mode projection) */
+  double *ga, *gw;    /* 3 each: removed mean and angular parts of the corrections */
+  double *sig, *Vp;   /* 3 and 9: singular values and right singular vectors of F^e (plasticity) */
+  double *F;          /* 9: F of the step start (collision proxies transform with it) */
+  uint8_t *active;    /* strain limiting: the cluster clamped something this iteration */
+
+  /* memberships */
+  int64_t mtop, mcap; /* used pool length and capacity */
+  int32_t *mp;        /* particle */
+  int32_t *mc;        /* cluster */
+  double *mw;         /* raw weight w_ic */
+  double *mwt;        /* w_ic / W_i */
+  double *mwm;        /* w_ic / W_i * m_i */
+  double *mr;         /* 3: rest offset X_i - rcom_c */
+  double *md;         /* 3: per-step correction */
+
+  /* reverse index: memberships of particle i are plist[pofs[i] .. pofs[i+1]) */
+  int32_t *pofs;
+  int64_t *plist;
+  int64_t plist_cap;
+
+  /* collision planes: 4 doubles each (n, d) meaning the solid side n . X + d <= 0 in rest coords */
+  double *planes;
+  int64_t pltop, plcap;
+
+  double mean_cluster_mass0;
+  double time;
+  cl_sm_stats stats;
+} cl_sm;
+
+/* ---- sm_particles.c ----------------------------------------------------------------------- */
+/* Fill state (n, X, x, m, v = 0) from the bind input; reports spacing and particle volume. */
+cl_status cl_sm_make_particles(cl_sm *s, const cl_bind_input *in, cl_body_state *state, double *body_volume);
+
+/* ---- sm_cluster.c ------------------------------------------------------------------------- */
+/* Fuzzy c-means clustering of the rest positions; fills the membership pool and clusters. */
+cl_status cl_sm_cluster(cl_sm *s, const cl_body_state *state, double body_volume, uint64_t seed);
+
+/* ---- sm_props.c --------------------------------------------------------------------------- */
+cl_status cl_sm_grow_particles(cl_sm *s, int32_t n);
+cl_status cl_sm_grow_clusters(cl_sm *s, int32_t ncl);
+cl_status cl_sm_grow_pool(cl_sm *s, int64_t need);
+cl_status cl_sm_grow_planes(cl_sm *s, int64_t need);
+/* W_i and membership counts from the pool (live clusters). */
+void cl_sm_particle_weights(cl_sm *s, const cl_body_state *st);
+/* Recompute w~ and w~ m of the memberships of cluster c, then its mass, rest centre, offsets,
+ * width and A_rr^+ (F^p = I when the pseudo-inverse clamps). */
+void cl_sm_cluster_props(cl_sm *s, const cl_body_state *st, int32_t c);
+/* Rebuild the per-particle reverse index (CSR) from the pool. */
+cl_status cl_sm_reverse_index(cl_sm *s, int32_t n);
+/* Bonds for the world (cell_size 2): a star per live cluster, so particles sharing a cluster are
+ * one piece. Bumps nothing (the world bumps topology_version after fracture). */
+cl_status cl_sm_bonds(cl_sm *s, cl_body_state *st);
+/* Initial collision half-spaces where a cluster's sphere sticks out of the body. */
+cl_status cl_sm_boundary_planes(cl_sm *s, const cl_body_state *st);
+
+/* ---- sm_step.c ---------------------------------------------------------------------------- */
+cl_status cl_sm_step(cl_sm *s, cl_body_state *st, const cl_step_input *in, cl_step_report *rep);
+/* World centre of mass and F = A_xr A_rr^+ of cluster c at positions x (eqs 3, 7). */
+void cl_sm_cluster_F(const cl_sm *s, const double *x, int32_t c, double *com, cl_mat3 *F);
+
+/* ---- sm_plastic.c ------------------------------------------------------------------------- */
+/* Update F^p and the hardening variable of cluster c from the SVD of F^e (eqs 10-14). */
+void cl_sm_plastic_update(cl_sm *s, int32_t c, double dt);
+
+/* ---- sm_measure.c ------------------------------------------------------------------------- */
+cl_status cl_sm_measure(cl_sm *s, const cl_body_state *st, cl_unit_fields *out);
+cl_status cl_sm_energy(cl_sm *s, const cl_body_state *st, double *e);
+cl_status cl_sm_volume(cl_sm *s, const cl_body_state *st, double *v);
+
+/* ---- sm_fracture.c ------------------------------------------------------------------------ */
+cl_status cl_sm_fracture(cl_sm *s, cl_body_state *st, const cl_fracture_event *ev, int32_t count, int32_t *applied);
+
+/* ---- sm_collide.c ------------------------------------------------------------------------- */
+/* Push particles out of the proxies of clusters they do not belong to (positions of free particles
+ * only; velocities follow from the position change). */
+void cl_sm_self_collide(cl_sm *s, cl_body_state *st, double dt);
+
+#endif

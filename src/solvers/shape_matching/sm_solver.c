@@ -1,0 +1,129 @@
+/* The shape-matching solver table (solvers/solver.h): create, destroy, bind (particles, clusters,
+ * rest properties, bonds), the unit count (cluster slots), topology_changed and the statistics. */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "base/error.h"
+#include "solvers/shape_matching/sm_internal.h"
+
+static cl_status sm_create(void **out) {
+  cl_sm *s = calloc(1, sizeof *s);
+  if (!s) return cl_fail(CL_ERR_OUT_OF_MEMORY, "solver 'shape_matching': out of memory");
+  *out = s;
+  return CL_OK;
+}
+
+static void sm_destroy(void *p) {
+  cl_sm *s = p;
+  if (!s) return;
+  void *arrays[] = {s->W,     s->flags, s->held,   s->xold,    s->vold,  s->acc,   s->dsum,   s->dvsh,  s->alive,
+                    s->moff,  s->mcnt,  s->mass,   s->rcom,    s->width, s->Arr_inv, s->clamped, s->Fp, s->Fp_inv,
+                    s->hard,  s->pcen,  s->radius, s->ploff,   s->plcnt, s->com,   s->Rt,     s->Iinv,  s->ga,
+                    s->gw,    s->sig,   s->Vp,     s->F,       s->active, s->mp,   s->mc,     s->mw,    s->mwt,
+                    s->mwm,   s->mr,    s->md,     s->pofs,    s->plist, s->planes};
+  for (size_t i = 0; i < sizeof arrays / sizeof arrays[0]; ++i) free(arrays[i]);
+  free(s);
+}
+
+/* Rest properties of every cluster from scratch (bind only). */
+static void all_props(cl_sm *s, const cl_body_state *st) {
+  cl_sm_particle_weights(s, st);
+  for (int32_t c = 0; c < s->ncl; ++c)
+    if (s->alive[c]) cl_sm_cluster_props(s, st, c);
+}
+
+static cl_status sm_bind(void *p, const cl_bind_input *in, cl_body_state *st) {
+  cl_sm *s = p;
+  const cl_material_def *mat = in->material;
+  snprintf(s->label, sizeof s->label, "%s", in->body_name ? in->body_name : "body");
+  cl_sm_params_read(in->params, &s->p);
+  s->density = mat->density;
+  s->mu = mat->young / (2.0 * (1.0 + mat->poisson));
+  s->lambda = mat->young * mat->poisson / ((1.0 + mat->poisson) * (1.0 - 2.0 * mat->poisson));
+  s->plastic = mat->plastic_yield >= 0.0 && mat->plastic_flow > 0.0;
+  s->yield = mat->plastic_yield;
+  s->flow = mat->plastic_flow;
+  s->hardening = mat->plastic_hardening;
+  s->plastic_max = mat->plastic_max;
+  s->threads = in->threads > 0 ? in->threads : 1;
+
+  double V = 0.0;
+  CL_TRY(cl_sm_make_particles(s, in, st, &V));
+  CL_TRY(cl_sm_grow_particles(s, st->n));
+  s->n = st->n;
+  CL_TRY(cl_sm_cluster(s, st, V, in->seed));
+  for (int32_t c = 0; c < s->ncl; ++c) {
+    cl_mat3 I = cl_mat3_identity();
+    memcpy(s->Fp + 9 * (size_t)c, I.m, sizeof I.m);
+    memcpy(s->Fp_inv + 9 * (size_t)c, I.m, sizeof I.m);
+    s->hard[c] = 0.0;
+  }
+  all_props(s, st);
+  double total = 0.0;
+  for (int32_t c = 0; c < s->ncl; ++c) total += s->mass[c];
+  s->mean_cluster_mass0 = s->ncl > 0 ? total / s->ncl : 0.0;
+  s->pltop = 0;
+  CL_TRY(cl_sm_boundary_planes(s, st));
+  CL_TRY(cl_sm_reverse_index(s, st->n));
+  CL_TRY(cl_sm_bonds(s, st));
+  for (int32_t c = 0; c < s->ncl; ++c) cl_vec3_store(s->com, c, cl_vec3_load(s->rcom, c));
+  return CL_OK;
+}
+
+static cl_status sm_step(void *p, cl_body_state *st, const cl_step_input *in, cl_step_report *rep) {
+  cl_sm *s = p;
+  s->threads = in->threads > 0 ? in->threads : 1;
+  return cl_sm_step(s, st, in, rep);
+}
+
+static int32_t sm_unit_count(const void *p) { return ((const cl_sm *)p)->ncl; }
+
+static cl_status sm_measure(void *p, const cl_body_state *st, cl_unit_fields *out) { return cl_sm_measure(p, st, out); }
+
+static cl_status sm_energy(void *p, const cl_body_state *st, double *e) { return cl_sm_energy(p, st, e); }
+
+static cl_status sm_volume(void *p, const cl_body_state *st, double *v) { return cl_sm_volume(p, st, v); }
+
+cl_status cl_shape_matching_stats(const void *solver, cl_sm_stats *out) {
+  if (!solver || !out) return cl_fail(CL_ERR_INVALID_ARGUMENT, "cl_shape_matching_stats: NULL argument");
+  const cl_sm *s = solver;
+  *out = s->stats;
+  out->particles = s->n;
+  out->units = s->ncl;
+  out->clusters = s->nlive;
+  int64_t m = 0;
+  for (int32_t c = 0; c < s->ncl; ++c)
+    if (s->alive[c]) m += s->mcnt[c];
+  out->memberships = m;
+  int32_t debris = 0;
+  for (int32_t i = 0; i < s->n; ++i) debris += (s->flags[i] & SM_DEBRIS) != 0;
+  out->debris = debris;
+  out->mean_clusters_per_particle = s->n - debris > 0 ? (double)m / (double)(s->n - debris) : 0.0;
+  return CL_OK;
+}
+
+int32_t cl_shape_matching_particle_clusters(const void *solver, int32_t node) {
+  const cl_sm *s = solver;
+  if (!s || node < 0 || node >= s->n) return -1;
+  return s->pofs[node + 1] - s->pofs[node];
+}
+
+const cl_solver_ops cl_shape_matching_solver_ops = {
+    "shape_matching",
+    "clustered shape matching with plasticity and ductile fracture (Jones et al., I3D 2016)",
+    cl_sm_param_table,
+    SM_P_COUNT,
+    sm_create,
+    sm_destroy,
+    sm_bind,
+    sm_step,
+    sm_unit_count,
+    sm_measure,
+    sm_energy,
+    sm_volume,
+    NULL,
+    NULL,
+    NULL,
+};

@@ -1,0 +1,339 @@
+/* One shape-matching step (paper sec 3.1, eqs 1-8; the time stepping of the authors' framework):
+ *
+ *  1. per cluster c, at the positions x of the step start: the weighted centre of mass (eq 7),
+ *     A_xr = sum_i w~_ic m_i (x_i - x_c)(X_i - r_c)^T and F = A_xr A_rr^+ (eqs 3-4), the elastic part
+ *     F^e = F (F^p)^-1 (eq 9), its SVD U Sigma V^T and R = U V^T (eq 5: the polar decomposition of
+ *     F^e, not of A_xr), the goals g_ic = R F^p (X_i - r_c) + x_c (eq 6; F^p carries the plastic rest
+ *     shape, as in the authors' code);
+ *  2. every particle's velocity moves toward its averaged goal (eq 8),
+ *        v_i += dt g + dt f_i / m_i + sum_c w~_ic [alpha / dt (g_ic - x_i) - kappa v_i]_c,
+ *     with kappa = 1 - exp(-damping dt); x_i += dt v_i;
+ *  3. strain limiting (Bargteil & Jones 2014): `iterations` times, each cluster's goals are
+ *     recomputed at the current positions and a particle farther than gamma x width from its goal
+ *     is pulled back to that distance, blended with omega: x_i += omega sum_c w~_ic d_ic;
+ *  4. v = (x - x_start) / dt; the world's colliders (cl_collider_project); cluster proxies.
+ *
+ * [.]_c in 2 and the strain-limiting corrections d_ic are made free of net force and net torque
+ * per cluster: the part of the correction that is a rigid motion of the cluster,
+ * a_c + w_c x (x_i - x_c) with a_c the mass-weighted mean and w_c = I_c^+ sum_i w~ m (x_i - x_c) x d_ic,
+ * is removed (I_c is the cluster's inertia tensor at the step start). For Mueller's goals
+ * (R from the polar decomposition of A_xr) the elastic term has no net force or torque anyway;
+ * with R from F, and with F^p in the goals, a cluster with an anisotropic A_rr would otherwise
+ * exert a small torque on itself. The projection makes every cluster an internal force system, so
+ * linear and angular momentum are conserved exactly in free flight; applied to -kappa v it turns the
+ * damping into a relaxation toward each cluster's rigid velocity, which leaves rigid spin alone.
+ *
+ * Held (constrained) particles sit at their targets, take part in every cluster sum as if they
+ * were free, and receive no correction: the correction they would have received, and their change
+ * of momentum, give the reaction force the world reports.
+ *
+ * Parallel loops: clusters (each writes only its own data) and particles (each gathers its own
+ * memberships in the fixed order of the reverse index), so results are bitwise the same for any
+ * number of threads. Nothing is allocated. */
+#include <math.h>
+#include <string.h>
+
+#ifdef _OPENMP
+#include <omp.h>
+#endif
+
+#include "base/error.h"
+#include "base/timer.h"
+#include "solvers/shape_matching/sm_internal.h"
+
+static inline cl_mat3 load9(const double *a, int32_t c) {
+  cl_mat3 m;
+  memcpy(m.m, a + 9 * (size_t)c, sizeof m.m);
+  return m;
+}
+
+static inline void store9(double *a, int32_t c, const cl_mat3 *m) { memcpy(a + 9 * (size_t)c, m->m, sizeof m->m); }
+
+/* Sums over the members of c at positions x, relative to the first member (so a far translation
+ * loses no digits): sx = sum w~m (x - xref), A = sum w~m (x - xref) p^T, and optionally
+ * C = sum w~m (x - xref)(x - xref)^T. Since sum w~m p = 0, A is A_xr of eq 3. */
+static void member_sums(const cl_sm *s, const double *x, int32_t c, cl_vec3 *xref, cl_vec3 *sx, cl_mat3 *A,
+                        cl_mat3 *C) {
+  const int64_t k0 = s->moff[c], k1 = k0 + s->mcnt[c];
+  cl_vec3 r = cl_vec3_load(x, s->mp[k0]);
+  cl_vec3 sum = cl_vec3_zero();
+  cl_mat3 a = cl_mat3_zero(), cc = cl_mat3_zero();
+  for (int64_t k = k0; k < k1; ++k) {
+    double wm = s->mwm[k];
+    cl_vec3 d = cl_vec3_sub(cl_vec3_load(x, s->mp[k]), r);
+    cl_vec3 p = cl_vec3_load(s->mr, (int32_t)k);
+    sum = cl_vec3_madd(sum, wm, d);
+    cl_mat3_add_outer(&a, wm, d, p);
+    if (C) cl_mat3_add_outer(&cc, wm, d, d);
+  }
+  *xref = r;
+  *sx = sum;
+  *A = a;
+  if (C) *C = cc;
+}
+
+void cl_sm_cluster_F(const cl_sm *s, const double *x, int32_t c, double *com, cl_mat3 *F) {
+  cl_vec3 xref, sx;
+  cl_mat3 A;
+  member_sums(s, x, c, &xref, &sx, &A, NULL);
+  cl_vec3 cm = cl_vec3_madd(xref, 1.0 / s->mass[c], sx);
+  com[0] = cm.x;
+  com[1] = cm.y;
+  com[2] = cm.z;
+  cl_mat3 Ai = load9(s->Arr_inv, c);
+  *F = cl_mat3_mul(&A, &Ai);
+}
+
+/* Pass 1 of the step for cluster c: centre, inertia, F, SVD of F^e, goal transform; then the raw
+ * velocity corrections e_k of its members and their rigid part (ga, gw). Returns 0 or -1 when the
+ * deformation gradient is not finite. */
+static int goal_pass(cl_sm *s, const cl_body_state *st, int32_t c, double ka, double kd) {
+  const int64_t k0 = s->moff[c], k1 = k0 + s->mcnt[c];
+  const double *x = st->x, *v = st->v;
+  const double M = s->mass[c];
+  cl_vec3 xref, sx;
+  cl_mat3 A, C;
+  member_sums(s, x, c, &xref, &sx, &A, &C);
+  cl_vec3 d = cl_vec3_scale(sx, 1.0 / M);
+  cl_vec3 com = cl_vec3_add(xref, d);
+  cl_vec3_store(s->com, c, com);
+  /* inertia about com: I = tr(Cq) 1 - Cq with Cq = C - M d d^T */
+  cl_mat3_add_outer(&C, -M, d, d);
+  double tr = cl_mat3_trace(&C);
+  cl_mat3 I = cl_mat3_scale(&C, -1.0);
+  I.m[0] += tr;
+  I.m[4] += tr;
+  I.m[8] += tr;
+  cl_mat3 Iinv;
+  if (cl_pinv3(&I, 1e-12, &Iinv) < 0) Iinv = cl_mat3_zero();
+  store9(s->Iinv, c, &Iinv);
+  cl_mat3 Ai = load9(s->Arr_inv, c);
+  cl_mat3 F = cl_mat3_mul(&A, &Ai); /* eq 3 */
+  store9(s->F, c, &F);
+  cl_mat3 Fpi = load9(s->Fp_inv, c), Fp = load9(s->Fp, c);
+  cl_mat3 Fe = cl_mat3_mul(&F, &Fpi); /* eq 9 */
+  cl_mat3 U, V;
+  cl_vec3 sig;
+  int bad = 0;
+  if (cl_svd3(&Fe, &U, &sig, &V) < 0) { /* non-finite F: keep the rest shape as goal */
+    U = V = cl_mat3_identity();
+    sig = cl_vec3_make(1.0, 1.0, 1.0);
+    bad = -1;
+  }
+  cl_vec3_store(s->sig, c, sig);
+  store9(s->Vp, c, &V);
+  cl_mat3 R = cl_mat3_mul_nt(&U, &V); /* eq 5 */
+  cl_mat3 T = cl_mat3_mul(&R, &Fp);
+  store9(s->Rt, c, &T);
+  cl_vec3 se = cl_vec3_zero(), tau = cl_vec3_zero();
+  for (int64_t k = k0; k < k1; ++k) {
+    int32_t i = s->mp[k];
+    cl_vec3 q = cl_vec3_sub(cl_vec3_load(x, i), com);
+    cl_vec3 g = cl_mat3_mul_vec(&T, cl_vec3_load(s->mr, (int32_t)k)); /* eq 6, minus the centre */
+    cl_vec3 e = cl_vec3_scale(cl_vec3_sub(g, q), ka);
+    e = cl_vec3_madd(e, -kd, cl_vec3_load(v, i));
+    cl_vec3_store(s->md, (int32_t)k, e);
+    double wm = s->mwm[k];
+    se = cl_vec3_madd(se, wm, e);
+    tau = cl_vec3_madd(tau, wm, cl_vec3_cross(q, e));
+  }
+  cl_vec3_store(s->ga, c, cl_vec3_scale(se, 1.0 / M));
+  cl_vec3_store(s->gw, c, cl_mat3_mul_vec(&Iinv, tau));
+  return bad;
+}
+
+/* One strain-limiting pass over cluster c: goals at the current positions, the clamped
+ * corrections d_k, their rigid part about the step-start centre (positions xold). Returns 1 when
+ * some member was clamped. */
+static int limit_pass(cl_sm *s, const cl_body_state *st, int32_t c, double gamma) {
+  const int64_t k0 = s->moff[c], k1 = k0 + s->mcnt[c];
+  const double *x = st->x;
+  const double M = s->mass[c];
+  cl_vec3 xref, sx;
+  cl_mat3 A;
+  member_sums(s, x, c, &xref, &sx, &A, NULL);
+  cl_vec3 com = cl_vec3_madd(xref, 1.0 / M, sx);
+  cl_mat3 Ai = load9(s->Arr_inv, c), Fpi = load9(s->Fp_inv, c), Fp = load9(s->Fp, c);
+  cl_mat3 F = cl_mat3_mul(&A, &Ai);
+  cl_mat3 Fe = cl_mat3_mul(&F, &Fpi);
+  cl_mat3 R;
+  if (cl_polar3(&Fe, &R, NULL) < 0) R = cl_mat3_identity();
+  cl_mat3 T = cl_mat3_mul(&R, &Fp);
+  const double lim = gamma * s->width[c], lim2 = lim * lim;
+  const cl_vec3 com0 = cl_vec3_load(s->com, c);
+  cl_vec3 se = cl_vec3_zero(), tau = cl_vec3_zero();
+  int any = 0;
+  for (int64_t k = k0; k < k1; ++k) {
+    int32_t i = s->mp[k];
+    cl_vec3 xi = cl_vec3_load(x, i);
+    cl_vec3 goal = cl_vec3_add(cl_mat3_mul_vec(&T, cl_vec3_load(s->mr, (int32_t)k)), com);
+    cl_vec3 diff = cl_vec3_sub(goal, xi);
+    double r2 = cl_vec3_norm2(diff);
+    cl_vec3 dd = cl_vec3_zero();
+    if (r2 > lim2) { /* move to distance gamma w from the goal */
+      dd = cl_vec3_scale(diff, 1.0 - lim / sqrt(r2));
+      any = 1;
+      double wm = s->mwm[k];
+      se = cl_vec3_madd(se, wm, dd);
+      tau = cl_vec3_madd(tau, wm, cl_vec3_cross(cl_vec3_sub(cl_vec3_load(s->xold, i), com0), dd));
+    }
+    cl_vec3_store(s->md, (int32_t)k, dd);
+  }
+  cl_mat3 Iinv = load9(s->Iinv, c);
+  cl_vec3_store(s->ga, c, cl_vec3_scale(se, 1.0 / M));
+  cl_vec3_store(s->gw, c, cl_mat3_mul_vec(&Iinv, tau));
+  s->active[c] = (uint8_t)any;
+  return any;
+}
+
+/* sum over the memberships of particle i of w~ (md - ga - gw x (y - com)), y = the particle's
+ * position at the step start; only clusters with active set when `only_active`. */
+static inline cl_vec3 gather(const cl_sm *s, int32_t i, cl_vec3 y, int only_active) {
+  cl_vec3 acc = cl_vec3_zero();
+  for (int32_t a = s->pofs[i]; a < s->pofs[i + 1]; ++a) {
+    int64_t k = s->plist[a];
+    int32_t c = s->mc[k];
+    if (only_active && !s->active[c]) continue;
+    cl_vec3 r = cl_vec3_sub(y, cl_vec3_load(s->com, c));
+    cl_vec3 e = cl_vec3_sub(cl_vec3_load(s->md, (int32_t)k), cl_vec3_load(s->ga, c));
+    e = cl_vec3_sub(e, cl_vec3_cross(cl_vec3_load(s->gw, c), r));
+    acc = cl_vec3_madd(acc, s->mwt[k], e);
+  }
+  return acc;
+}
+
+cl_status cl_sm_step(cl_sm *s, cl_body_state *st, const cl_step_input *in, cl_step_report *rep) {
+  const double t_start = cl_time_ms();
+  const double h = in->dt;
+  const int32_t n = st->n, ncl = s->ncl;
+  const double *g = in->gravity;
+  const double *fx = in->f_ext;
+  const cl_constraint_set *cs = &in->constraints;
+  int nt = in->threads > 0 ? in->threads : 1;
+  (void)nt;
+  if (n > s->pcap) return cl_fail(CL_ERR_STATE, "solver 'shape_matching': state has %d nodes, solver knows %d", n, s->n);
+  for (int32_t j = 0; j < cs->count; ++j) s->held[cs->nodes[j]] = j + 1;
+
+  const double ka = s->p.alpha / h;
+  const double kd = 1.0 - exp(-s->p.damping * h);
+  int bad = 0;
+  double t_plastic = 0.0, t_collide = 0.0;
+
+  /* 1. goals (eqs 3-8) */
+#pragma omp parallel for num_threads(nt) schedule(dynamic, 4) reduction(min : bad)
+  for (int32_t c = 0; c < ncl; ++c) {
+    if (!s->alive[c]) continue;
+    int b = goal_pass(s, st, c, ka, kd);
+    if (b < bad) bad = b;
+  }
+  if (bad < 0) {
+    for (int32_t j = 0; j < cs->count; ++j) s->held[cs->nodes[j]] = 0;
+    return cl_fail(CL_ERR_NUMERICAL, "solver 'shape_matching': a cluster's deformation gradient is not finite "
+                                     "(non-finite positions?)");
+  }
+
+  /* 2. velocities toward the goals, then positions; held particles go to their targets */
+#pragma omp parallel for num_threads(nt) schedule(static)
+  for (int32_t i = 0; i < n; ++i) {
+    double *x = st->x + 3 * i, *v = st->v + 3 * i;
+    for (int k = 0; k < 3; ++k) {
+      s->xold[3 * i + k] = x[k];
+      s->vold[3 * i + k] = v[k];
+      s->dsum[3 * i + k] = 0.0;
+    }
+    cl_vec3 dv = (s->flags[i] & SM_DEBRIS) ? cl_vec3_zero() : gather(s, i, cl_vec3_make(x[0], x[1], x[2]), 0);
+    int32_t slot = s->held[i];
+    if (slot) {
+      cl_vec3_store(s->dvsh, i, dv);
+      memcpy(x, cs->target_x + 3 * (slot - 1), 3 * sizeof(double));
+      continue;
+    }
+    double im = 1.0 / st->m[i];
+    v[0] += h * g[0] + dv.x + (fx ? h * fx[3 * i] * im : 0.0);
+    v[1] += h * g[1] + dv.y + (fx ? h * fx[3 * i + 1] * im : 0.0);
+    v[2] += h * g[2] + dv.z + (fx ? h * fx[3 * i + 2] * im : 0.0);
+    for (int k = 0; k < 3; ++k) x[k] += h * v[k];
+  }
+
+  /* 3. strain limiting */
+  int32_t iters_run = 0;
+  if (s->p.iterations > 0 && s->nlive > 0) {
+    const double gamma = s->p.gamma, om = s->p.omega;
+    for (int32_t it = 0; it < s->p.iterations; ++it) {
+      int any = 0;
+#pragma omp parallel for num_threads(nt) schedule(dynamic, 4) reduction(| : any)
+      for (int32_t c = 0; c < ncl; ++c) {
+        if (!s->alive[c]) {
+          s->active[c] = 0;
+          continue;
+        }
+        any |= limit_pass(s, st, c, gamma);
+      }
+      if (!any) break;
+      ++iters_run;
+#pragma omp parallel for num_threads(nt) schedule(static)
+      for (int32_t i = 0; i < n; ++i) {
+        if (s->flags[i] & SM_DEBRIS) continue;
+        cl_vec3 d = cl_vec3_scale(gather(s, i, cl_vec3_load(s->xold, i), 1), om);
+        if (s->held[i]) {
+          for (int k = 0; k < 3; ++k) s->dsum[3 * i + k] += cl_vec3_get(d, k);
+        } else {
+          st->x[3 * i] += d.x;
+          st->x[3 * i + 1] += d.y;
+          st->x[3 * i + 2] += d.z;
+        }
+      }
+    }
+  }
+  s->stats.strain_limit_iterations = iters_run;
+
+  /* 4. velocities from positions; colliders */
+  double t_c0 = cl_time_ms();
+  const cl_collider_view *view = in->colliders;
+  const double ih = 1.0 / h;
+#pragma omp parallel for num_threads(nt) schedule(static)
+  for (int32_t i = 0; i < n; ++i) {
+    if (s->held[i]) continue;
+    double *x = st->x + 3 * i, *v = st->v + 3 * i;
+    for (int k = 0; k < 3; ++k) v[k] = (x[k] - s->xold[3 * i + k]) * ih;
+    if (view && view->count) cl_collider_project(view, x, v);
+  }
+  if (s->p.self_collisions && s->nlive > 1) cl_sm_self_collide(s, st, h);
+  t_collide = cl_time_ms() - t_c0;
+
+  /* held particles: exact targets and reactions (impulse balance of the node over the step) */
+  for (int32_t j = 0; j < cs->count; ++j) {
+    int32_t i = cs->nodes[j];
+    double m = st->m[i];
+    for (int k = 0; k < 3; ++k) {
+      double vt = cs->target_v[3 * j + k];
+      double fe = fx ? fx[3 * i + k] : 0.0;
+      cs->reaction[3 * j + k] = m * (vt - s->vold[3 * i + k]) * ih - m * g[k] - fe - m * s->dvsh[3 * i + k] * ih -
+                                m * s->dsum[3 * i + k] * ih * ih;
+      st->x[3 * i + k] = cs->target_x[3 * j + k];
+      st->v[3 * i + k] = vt;
+    }
+    s->held[i] = 0;
+  }
+
+  /* plasticity (eqs 9-14) from the SVD of pass 1; takes effect from the next step as in the
+   * authors' code */
+  if (s->plastic) {
+    double t_p0 = cl_time_ms();
+#pragma omp parallel for num_threads(nt) schedule(static)
+    for (int32_t c = 0; c < ncl; ++c)
+      if (s->alive[c]) cl_sm_plastic_update(s, c, h);
+    t_plastic = cl_time_ms() - t_p0;
+  }
+  s->time += h;
+  double total = cl_time_ms() - t_start;
+  s->stats.plasticity_ms = t_plastic;
+  s->stats.collision_ms = t_collide;
+  s->stats.dynamics_ms = total - t_plastic;
+  s->stats.plasticity_ms_total += t_plastic;
+  s->stats.collision_ms_total += t_collide;
+  s->stats.dynamics_ms_total += total - t_plastic;
+  rep->iterations = iters_run;
+  rep->residual = 0.0;
+  return CL_OK;
+}
