@@ -22,8 +22,7 @@ set linetype cycle 8
 # Frame and grid: a light grid behind the data, ticks outside, no frame on top and right.
 set border 3 linecolor rgb "#404040" linewidth 1
 set tics nomirror out scale 0.6 textcolor rgb "#303030"
-set grid xtics ytics mxtics mytics linecolor rgb "#e3e3e3" linewidth 1 dashtype solid, \
-         linecolor rgb "#f2f2f2" linewidth 0.5 dashtype solid
+set grid xtics ytics linetype 1 linecolor rgb "#dedede" linewidth 0.8 dashtype solid
 set grid back
 set key noautotitle
 set key top right opaque box linecolor rgb "#ffffff" samplen 2.5 spacing 1.15

@@ -1657,6 +1657,14 @@ function World:run(opts)
     for _, b in ipairs(bodies) do sibling(result.series[b.name].write, result.series[b.name], frame, t, b) end
   end
 
+  -- Every run records what produced it (parameters, version, git revision) beside its outputs.
+  if o.output then
+    sibling(cl.runinfo.write, o.output, cl.used_options,
+      { version = cl.version, git_revision = cl.git_revision,
+        extra = { frames = o.frames, every = o.every, probes = names } })
+  end
+  -- A progress line on a terminal only (quiet in pipes, logs and ctest).
+  local bar = cl.progress.new { total = o.frames, label = o.output or "run" }
   local t = self:stats().time
   sample(0, t)
   if o.output then write(0, t) end
@@ -1666,7 +1674,9 @@ function World:run(opts)
     sample(f, t)
     if o.output and (f % o.every == 0 or f == o.frames) then write(f, t) end
     if o.on_frame then o.on_frame(f, self) end
+    bar:update(f, t)
   end
+  bar:finish()
   if csv then csv:close() end
   result.stats = self:stats()
   return result

@@ -226,6 +226,7 @@ function Series:write(step, time, what)
   end
   if not replaced then
     self.entries[#self.entries + 1] = { step = step, time = time, file = file }
+    table.sort(self.entries, function(a, b) return a.step < b.step end)
   end
   self:_write_index()
   return path

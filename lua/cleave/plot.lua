@@ -2,7 +2,8 @@
 --
 --   plot.lines{ series = {...}, xlabel=, ylabel=, title=, logx=, logy=, xrange=, yrange=,
 --               output = "x.png", size = {w, h}, key = "top left" | false }
---   plot.series{ xs, ys, title=, output=, ... }           one line, the short form
+--   plot.series{ xs, ys, title=, output=, ... }           one line, the short form (title names
+--                                                         the line; plot_title the figure)
 --   plot.bars{ labels = {...}, groups = {{title=, values=}, ...}, output=, ... }
 --   plot.snapshot{ points=, triangles=, output=, view = {rot_x, rot_z}, ... }
 --
@@ -11,11 +12,19 @@
 -- non-zero status; the module then raises a Lua error carrying gnuplot's own message. gnuplot
 -- >= 5.4 is assumed (2D and 3D `with polygons`, GPVAL_TERMINALS).
 --
+-- Options every figure takes: output (.png via pngcairo, else libgd png; .pdf; .svg), size =
+-- {w, h} pixels, title, font ("Family,size"), enhanced (gnuplot's ^_{} text markup; off by
+-- default so names like load_min print as written), background, style (a gnuplot file loaded
+-- before drawing; default plots/style.gp, false for none), and for lines/bars: xlabel, ylabel,
+-- logx, logy, xrange/yrange = {lo, hi} (nil for automatic), key (placement string or false),
+-- grid = false, commands = {extra gnuplot commands issued just before plotting}.
+--
 -- Every function returns the path of the figure it wrote (and a list of gnuplot warnings, if
 -- any, as a second value).
 local output = require "cleave.output"
 
 local plot = {}
+local fail = output.fail
 
 --- The gnuplot command; CLEAVE_GNUPLOT overrides it.
 plot.gnuplot = os.getenv("CLEAVE_GNUPLOT") or "gnuplot"
@@ -46,18 +55,24 @@ local function file_exists(path)
   return false
 end
 
--- plots/style.gp sits two folders above this file (lua/cleave/plot.lua -> plots/style.gp);
--- CLEAVE_PLOT_STYLE names another file.
+-- Where plots/style.gp is: CLEAVE_PLOT_STYLE names a file; in the source tree it sits two
+-- folders above this file (lua/cleave/plot.lua); the build tree's copy of the modules finds the
+-- source tree through cleave.config; an installed tree looks in <prefix>/share/cleave/plots
+-- (this file being <prefix>/share/lua/5.1/cleave/plot.lua).
 local function default_style_path()
   local env = os.getenv("CLEAVE_PLOT_STYLE")
   if env and env ~= "" then return env end
+  local candidates = {}
   local src = debug.getinfo(1, "S").source
-  if src:sub(1, 1) ~= "@" then return nil end
-  local dir = src:sub(2):match("^(.*)/[^/]*$") or "."
-  local candidates = {
-    dir .. "/../../plots/style.gp",          -- source tree
-    dir .. "/../../../plots/style.gp",       -- installed: share/cleave/lua/cleave -> share/cleave
-  }
+  if src:sub(1, 1) == "@" then
+    local dir = src:sub(2):match("^(.*)/[^/]*$") or "."
+    candidates[#candidates + 1] = dir .. "/../../plots/style.gp"
+    candidates[#candidates + 1] = dir .. "/../../../cleave/plots/style.gp"
+  end
+  local ok, config = pcall(require, "cleave.config")
+  if ok and type(config) == "table" and type(config.source_dir) == "string" then
+    candidates[#candidates + 1] = config.source_dir .. "/plots/style.gp"
+  end
   for _, p in ipairs(candidates) do
     if file_exists(p) then return p end
   end
@@ -81,8 +96,6 @@ local function num(v)
   if v ~= v or v == math.huge or v == -math.huge then return "NaN" end
   return string.format("%.10g", v)
 end
-
-local fail = output.fail
 
 -- Argument errors name the function: "plot.lines: series[2] ('sim') has no y".
 local function argerr(fname, msg)
@@ -193,15 +206,13 @@ local function run(fname, out, blocks, commands)
   local errtext = read_all(errfile)
   local status = tonumber(read_all(statfile):match("%d+"))
   os.remove(errfile) os.remove(statfile)
-  local warnings, problems = {}, {}
+  -- Run as a script file, gnuplot stops at the first error with a non-zero status; anything it
+  -- says on stderr otherwise (warnings, a missing font) is handed back as warnings.
+  local warnings = {}
   for line in errtext:gmatch("[^\n]+") do
-    if line:lower():find("warning") then
-      warnings[#warnings + 1] = line
-    elseif line:match("%S") then
-      problems[#problems + 1] = line
-    end
+    if line:match("%S") then warnings[#warnings + 1] = line end
   end
-  if status ~= 0 or #problems > 0 then
+  if status ~= 0 then
     os.remove(out)
     local msg = errtext:gsub("^%s+", ""):gsub("%s+$", "")
     fail(string.format("plot.%s: gnuplot failed (exit status %s) drawing '%s':\n%s", fname,
@@ -278,6 +289,7 @@ function plot.lines(opts)
   local out, c = preamble("lines", opts, 800, 500)
   axes_commands("lines", opts, c)
   local blocks, bands, lines = {}, {}, {}
+  local nlines = 0
   for si, s in ipairs(series) do
     if type(s) ~= "table" then argerr("lines", "series[" .. si .. "] must be a table") end
     local label = string.format("series[%d]%s", si, s.title and (" ('" .. s.title .. "')") or "")
@@ -320,9 +332,10 @@ function plot.lines(opts)
       if type(alpha) ~= "number" or alpha < 0 or alpha > 1 then
         argerr("lines", label .. ": alpha must be in [0, 1], got " .. tostring(alpha))
       end
+      -- grey unless told: an envelope is context, the lines are the result
       bands[#bands + 1] = string.format(
-        "$s%d using 1:2:3 with filledcurves fillstyle transparent solid %.3f noborder%s %s",
-        si, alpha, color and (" fillcolor rgb " .. color) or "", title)
+        "$s%d using 1:2:3 with filledcurves fillstyle transparent solid %.3f noborder"
+        .. " fillcolor rgb %s %s", si, alpha, color or "'#808080'", title)
     else
       local st = s.style or "lines"
       local with
@@ -337,7 +350,9 @@ function plot.lines(opts)
           argerr("lines", label .. ": style '" .. tostring(st) .. "' is not one of "
                  .. table.concat(names, ", ") .. " (or a raw 'with ...' clause)")
         end
-        with = "with " .. w
+        -- Lines take the style's colours in order, whatever bands come between them.
+        nlines = nlines + 1
+        with = "with " .. w .. " linetype " .. nlines
         if color then with = with .. " linecolor rgb " .. color end
         if s.width then with = with .. " linewidth " .. num(s.width) end
         if s.dash or st == "dashed" then with = with .. " dashtype " .. num(s.dash or 2) end

@@ -427,10 +427,10 @@ cl_status cl_mesh_tetrahedralize(const cl_mesh *surface, const cl_tetgen_def *de
   if (quality) {
     /* a dihedral bound alone uses TetGen's default ratio 2 */
     double ratio = def->max_radius_edge > 0 ? def->max_radius_edge : 2.0;
-    len += snprintf(sw + len, sizeof sw - (size_t)len, "q%.17g", ratio);
-    if (def->min_dihedral > 0) len += snprintf(sw + len, sizeof sw - (size_t)len, "/%.17g", def->min_dihedral);
+    len += snprintf(sw + len, sizeof sw - (size_t)len, "q%.10g", ratio);
+    if (def->min_dihedral > 0) len += snprintf(sw + len, sizeof sw - (size_t)len, "/%.10g", def->min_dihedral);
   }
-  if (def->max_volume > 0) len += snprintf(sw + len, sizeof sw - (size_t)len, "a%.17g", def->max_volume);
+  if (def->max_volume > 0) len += snprintf(sw + len, sizeof sw - (size_t)len, "a%.10g", def->max_volume);
   /* TetGen's quality refinement need not terminate for strict bounds (ratios near 1, dihedral
    * bounds above about 20 degrees, small input angles such as the Charpy notch): it keeps adding
    * Steiner points. Without a cap from the caller, cap it well above what a terminating run needs

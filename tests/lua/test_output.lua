@@ -78,6 +78,11 @@ T.test("series: an object with :write(path) (a mesh or body) is written through 
   s:write(0, 0, obj)
   T.eq(#calls, 1)
   T.eq(calls[1], dir .. "/obj_00000.vtu")
+  -- frames written out of order are listed by step
+  s:write(20, 2, obj)
+  s:write(5, 0.5, obj)
+  local e = parse_pvd(dir .. "/obj.pvd")
+  T.eq(e[1].file .. " " .. e[2].file .. " " .. e[3].file, "obj_00000.vtu obj_00005.vtu obj_00020.vtu")
 end)
 
 T.test("series: errors name the problem at the caller's line", function()

@@ -26,7 +26,7 @@ endforeach()
 if(LUAJIT_EXECUTABLE)
   # LUA_PATH holds semicolons, which a CMake list would split: escape them.
   set(_lua_path "${PROJECT_BINARY_DIR}/lua/?.lua\\;${PROJECT_BINARY_DIR}/lua/?/init.lua\\;\\;")
-  foreach(name test_mesh test_world)
+  foreach(name test_mesh test_world test_output test_plot test_progress test_runinfo)
     if(EXISTS ${CMAKE_CURRENT_SOURCE_DIR}/lua/${name}.lua)
       add_test(NAME lua_plain_${name} COMMAND ${LUAJIT_EXECUTABLE} ${CMAKE_CURRENT_SOURCE_DIR}/lua/${name}.lua)
       set_tests_properties(lua_plain_${name} PROPERTIES LABELS lua TIMEOUT 300
@@ -34,3 +34,10 @@ if(LUAJIT_EXECUTABLE)
     endif()
   endforeach()
 endif()
+
+# The default experiment (`make run`) as a smoke test: it meshes the armadillo and the Charpy
+# specimen with TetGen, writes VTU files, snapshots and run.json into the build tree.
+add_test(NAME experiment_default
+  COMMAND $<TARGET_FILE:cleave_app> run ${PROJECT_SOURCE_DIR}/experiments/default.lua
+          --set out=${CMAKE_CURRENT_BINARY_DIR}/experiment-default)
+set_tests_properties(experiment_default PROPERTIES LABELS lua TIMEOUT 600 ENVIRONMENT "${_lua_env}")

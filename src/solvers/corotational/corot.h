@@ -46,6 +46,7 @@ typedef enum cl_corot_param {
   CL_COROT_PLASTIC_RELIEF,       /* fraction of plastic strain removed around a fractured node */
   CL_COROT_MIN_ISLAND,           /* fracture skipped on islands of at most this many elements */
   CL_COROT_CONSERVE_MOMENTUM,    /* remove the net force of the linear-solve residual */
+  CL_COROT_WARP_PRECONDITIONER,  /* turn a reused CHOLMOD factor by the nodes' rotations since */
   CL_COROT_PARAM_COUNT
 } cl_corot_param;
 
@@ -72,6 +73,10 @@ typedef struct cl_corot_island {
   double *b;                 /* 3 nnodes, right-hand side of eq 3.8 */
   double *r0;                /* 3 nnodes, b - A v: right-hand side of the correction solve */
   double *dv;                /* 3 nnodes, v' - v; kept between steps as the warm start */
+  double *Rn;                /* 9 nnodes, node rotations this step (CHOLMOD only) */
+  double *Rf;                /* 9 nnodes, node rotations when the factor was made */
+  double *Q;                 /* 9 nnodes, Rn Rf^T: the preconditioner's per-node rotation */
+  double *tmp;               /* 3 nnodes, scratch of the preconditioner */
   int32_t ncons;             /* constrained nodes this step */
   int reused;                /* 1 if carried over unchanged from before a topology change */
 } cl_corot_island;
@@ -107,6 +112,7 @@ typedef struct cl_corot {
   double *eps_p;             /* 6 per tet: plastic strain in the rest frame (xx yy zz xy yz zx) */
   double *h;                 /* 12 per tet: rotated gradients R g_a (a = 0..3), this step */
   double *f;                 /* 12 per tet: elastic force on each corner, N, this step */
+  double *Re;                /* 9 per tet: element rotation, this step */
 
   /* node-element incidence (CSR over nodes), rebuilt at topology changes */
   int32_t inc_nodes;         /* nodes the incidence covers */

@@ -43,13 +43,13 @@ cl_status cl_corot_elements_init(cl_corot *s, const cl_body_state *st) {
     }
     if (!(V > 1e-12 * lmax * lmax * lmax) || !isfinite(V))
       return cl_fail(CL_ERR_MESH,
-                     "%s: tet %d (nodes %d %d %d %d) is %s at rest: volume %g m^3 (longest edge %g m); the "
+                     "tet %d (nodes %d %d %d %d) is %s at rest: volume %g m^3 (longest edge %g m); the "
                      "corotational solver needs positively oriented tets with non-zero volume",
-                     s->body, e, t[0], t[1], t[2], t[3], V < 0.0 ? "inverted" : "degenerate", V, lmax);
+                     e, t[0], t[1], t[2], t[3], V < 0.0 ? "inverted" : "degenerate", V, lmax);
     cl_mat3 inv;
     if (cl_mat3_inverse(&Dm, &inv) < 0)
-      return cl_fail(CL_ERR_MESH, "%s: tet %d (nodes %d %d %d %d) has a singular rest shape (volume %g m^3)",
-                     s->body, e, t[0], t[1], t[2], t[3], V);
+      return cl_fail(CL_ERR_MESH, "tet %d (nodes %d %d %d %d) has a singular rest shape (volume %g m^3)",
+                     e, t[0], t[1], t[2], t[3], V);
     memcpy(s->Dminv + 9 * (size_t)e, inv.m, sizeof inv.m);
     s->vol[e] = V;
   }
@@ -96,8 +96,8 @@ cl_status cl_corot_element_strain(const cl_corot *s, const cl_body_state *st, in
   cl_status r = cl_corot_rotation((int)s->p[CL_COROT_ROTATION], F, R);
   if (r < 0) {
     const int32_t *t = st->cells + 4 * e;
-    return cl_fail(CL_ERR_NUMERICAL, "%s: element %d (nodes %d %d %d %d) has a non-finite deformation gradient",
-                   s->body, e, t[0], t[1], t[2], t[3]);
+    return cl_fail(CL_ERR_NUMERICAL, "element %d (nodes %d %d %d %d) has a non-finite deformation gradient",
+                   e, t[0], t[1], t[2], t[3]);
   }
   cl_mat3 eps = total_strain(R, F);
   cl_mat3 ep = cl_corot_sym_from6(s->eps_p + 6 * (size_t)e);
@@ -125,6 +125,7 @@ cl_status cl_corot_update_elements(cl_corot *s, const cl_body_state *st, double 
     cl_mat3 sig = cl_corot_stress(s, &ee);
     /* P = R sigma_c; f_a = -V P g_a for a = 1..3 (g_a = row a-1 of Dm^-1) */
     cl_mat3 P = cl_mat3_mul(&R, &sig);
+    memcpy(s->Re + 9 * (size_t)e, R.m, sizeof R.m);
     const double *Di = s->Dminv + 9 * (size_t)e;
     double *f = s->f + 12 * (size_t)e, *h = s->h + 12 * (size_t)e;
     const double V = s->vol[e];
@@ -144,8 +145,8 @@ cl_status cl_corot_update_elements(cl_corot *s, const cl_body_state *st, double 
   if (bad != INT32_MAX) {
     const int32_t *t = st->cells + 4 * bad;
     return cl_fail(CL_ERR_NUMERICAL,
-                   "%s: element %d (nodes %d %d %d %d) has a non-finite deformation gradient (NaN or Inf in the "
-                   "positions)", s->body, bad, t[0], t[1], t[2], t[3]);
+                   "element %d (nodes %d %d %d %d) has a non-finite deformation gradient (NaN or Inf in the "
+                   "positions)", bad, t[0], t[1], t[2], t[3]);
   }
   return CL_OK;
 }

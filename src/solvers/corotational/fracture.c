@@ -80,7 +80,7 @@ static int32_t replicate(frac_ctx *c, int32_t p) {
     int32_t cap = c->anc_cap * 2 + 64;
     int32_t *a = realloc(c->anc, sizeof(int32_t) * (size_t)cap);
     if (!a) {
-      cl_fail(CL_ERR_OUT_OF_MEMORY, "%s: out of memory replicating node %d", c->s->body, p);
+      cl_fail(CL_ERR_OUT_OF_MEMORY, "out of memory replicating node %d", p);
       return -1;
     }
     c->anc = a;
@@ -106,7 +106,7 @@ static cl_status push_work(frac_ctx *c, int32_t node) {
   if (c->work_n == c->work_cap) {
     int32_t cap = c->work_cap * 2 + 64;
     int32_t *w = realloc(c->work, sizeof(int32_t) * (size_t)cap);
-    if (!w) return cl_fail(CL_ERR_OUT_OF_MEMORY, "%s: out of memory in joint pruning", c->s->body);
+    if (!w) return cl_fail(CL_ERR_OUT_OF_MEMORY, "out of memory in joint pruning");
     c->work = w;
     c->work_cap = cap;
   }
@@ -254,8 +254,8 @@ cl_status cl_corot_fracture(void *solver, cl_body_state *st, const cl_fracture_e
   *applied = 0;
   if (count <= 0) return CL_OK;
   if (s->inc_nodes != st->n)
-    return cl_fail(CL_ERR_STATE, "%s: fracture called on a state the solver has not seen (%d nodes, expected %d)",
-                   s->body, st->n, s->inc_nodes);
+    return cl_fail(CL_ERR_STATE, "fracture called on a state the solver has not seen (%d nodes, expected %d)",
+                   st->n, s->inc_nodes);
   frac_ctx c;
   memset(&c, 0, sizeof c);
   c.s = s;
@@ -286,7 +286,7 @@ cl_status cl_corot_fracture(void *solver, cl_body_state *st, const cl_fracture_e
   free(c.anc);
   free(c.work);
   if (st->n > c.base) cl_corot_lump_masses(s, st);
-  if (r < 0) return cl_fail_context(r, "%s: fracture: ", s->body);
+  if (r < 0) return cl_fail_context(r, "fracture: ");
   return CL_OK;
 }
 

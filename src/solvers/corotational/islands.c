@@ -20,10 +20,10 @@ cl_status cl_corot_reserve_nodes(cl_corot *s, int32_t n) {
   if (n <= s->node_cap) return CL_OK;
   int32_t cap = n + n / 4 + 16;
   int32_t *a = realloc(s->node_island, sizeof(int32_t) * (size_t)cap);
-  if (!a) return cl_fail(CL_ERR_OUT_OF_MEMORY, "%s: out of memory for %d nodes", s->body, cap);
+  if (!a) return cl_fail(CL_ERR_OUT_OF_MEMORY, "out of memory for %d nodes", cap);
   s->node_island = a;
   int32_t *b = realloc(s->node_local, sizeof(int32_t) * (size_t)cap);
-  if (!b) return cl_fail(CL_ERR_OUT_OF_MEMORY, "%s: out of memory for %d nodes", s->body, cap);
+  if (!b) return cl_fail(CL_ERR_OUT_OF_MEMORY, "out of memory for %d nodes", cap);
   s->node_local = b;
   s->node_cap = cap;
   return CL_OK;
@@ -34,7 +34,7 @@ cl_status cl_corot_build_incidence(cl_corot *s, const cl_body_state *st) {
   CL_TRY(cl_corot_reserve_nodes(s, n));
   if (s->inc_nodes < n || !s->inc_ptr) {
     int32_t *p = realloc(s->inc_ptr, sizeof(int32_t) * ((size_t)n + 1 + (size_t)n / 4 + 16));
-    if (!p) return cl_fail(CL_ERR_OUT_OF_MEMORY, "%s: out of memory for the node-element incidence", s->body);
+    if (!p) return cl_fail(CL_ERR_OUT_OF_MEMORY, "out of memory for the node-element incidence");
     s->inc_ptr = p;
   }
   if (!s->inc) {
@@ -67,6 +67,10 @@ static void free_island(cl_corot_island *isl) {
   free(isl->b);
   free(isl->r0);
   free(isl->dv);
+  free(isl->Rn);
+  free(isl->Rf);
+  free(isl->Q);
+  free(isl->tmp);
   memset(isl, 0, sizeof *isl);
 }
 
@@ -102,8 +106,12 @@ static cl_status make_island(cl_corot *s, const cl_body_state *st, cl_corot_isla
   isl->b = cl_calloc(n3, sizeof(double), "island vectors");
   isl->r0 = cl_calloc(n3, sizeof(double), "island vectors");
   isl->dv = cl_calloc(n3, sizeof(double), "island vectors");
+  isl->tmp = cl_calloc(n3, sizeof(double), "island vectors");
+  isl->Rn = cl_calloc(3 * n3, sizeof(double), "island rotations");
+  isl->Rf = cl_calloc(3 * n3, sizeof(double), "island rotations");
+  isl->Q = cl_calloc(3 * n3, sizeof(double), "island rotations");
   if (!isl->nodes || !isl->elems || !lc || !isl->fixed || !isl->fixed_factor || !isl->v || !isl->b || !isl->r0 ||
-      !isl->dv) {
+      !isl->dv || !isl->tmp || !isl->Rn || !isl->Rf || !isl->Q) {
     free(lc);
     return CL_ERR_OUT_OF_MEMORY;
   }
@@ -215,7 +223,7 @@ cl_status cl_corot_build_islands(cl_corot *s, const cl_body_state *st) {
       for (int b = 0; b < 4; ++b) {
         int64_t slot = cl_bsr_find(A, li, s->node_local[st->cells[4 * e + b]]);
         if (slot < 0) {
-          r = cl_fail(CL_ERR_STATE, "%s: internal: block (%d, %d) missing from island %d", s->body, i,
+          r = cl_fail(CL_ERR_STATE, "internal: block (%d, %d) missing from island %d", i,
                       st->cells[4 * e + b], k);
           break;
         }

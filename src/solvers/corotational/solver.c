@@ -33,6 +33,9 @@ static const cl_param_info k_params[CL_COROT_PARAM_COUNT] = {
     {"conserve_momentum", "1",
      "1 = remove the net force left by the inexact linear solve (linear momentum exact), 0 = leave it", 1.0, 0.0,
      1.0, 1},
+    {"warp_preconditioner", "1",
+     "CHOLMOD: 1 = turn a reused factor by each node's rotation since it was made, 0 = use it as it is", 1.0, 0.0,
+     1.0, 1},
 };
 
 static cl_status corot_create(void **out) {
@@ -53,6 +56,7 @@ static void corot_destroy(void *p) {
   free(s->eps_p);
   free(s->h);
   free(s->f);
+  free(s->Re);
   free(s->inc_ptr);
   free(s->inc);
   free(s->inc_slot);
@@ -70,9 +74,8 @@ static cl_status corot_bind(void *p, const cl_bind_input *in, cl_body_state *st)
   memcpy(s->p, in->params, sizeof s->p);
   const cl_mesh *m = in->mesh;
   if (m->kind != CL_MESH_TETS || m->ncells < 1)
-    return cl_fail(CL_ERR_MESH, "%s: solver 'corotational' needs a tetrahedral mesh (got a %s with %d cells); "
-                   "tetrahedralize the surface first (cl_mesh_tetrahedralize)", s->body,
-                   m->kind == CL_MESH_POINTS ? "point set" : m->kind == CL_MESH_TRIANGLES ? "triangle surface" : "mesh",
+    return cl_fail(CL_ERR_MESH, "solver 'corotational' needs a tetrahedral mesh (got a %s with %d cells); "
+                   "tetrahedralize the surface first (cl_mesh_tetrahedralize)", m->kind == CL_MESH_POINTS ? "point set" : m->kind == CL_MESH_TRIANGLES ? "triangle surface" : "mesh",
                    m->ncells);
   const cl_material_def *mat = in->material;
   const double E = mat->young, nu = mat->poisson;
@@ -92,7 +95,7 @@ static cl_status corot_bind(void *p, const cl_bind_input *in, cl_body_state *st)
     int32_t v = m->cells[j];
     if (v < 0 || v >= m->npoints) {
       free(uses);
-      return cl_fail(CL_ERR_MESH, "%s: tet %lld refers to node %d outside [0, %d)", s->body, (long long)(j / 4), v,
+      return cl_fail(CL_ERR_MESH, "tet %lld refers to node %d outside [0, %d)", (long long)(j / 4), v,
                      m->npoints);
     }
     uses[v]++;
@@ -105,8 +108,8 @@ static cl_status corot_bind(void *p, const cl_bind_input *in, cl_body_state *st)
     }
   free(uses);
   if (isolated)
-    return cl_fail(CL_ERR_MESH, "%s: %d of %d mesh nodes belong to no tet (first: node %d); the corotational solver "
-                   "cannot give them mass or stiffness: remove unused points from the mesh", s->body, isolated,
+    return cl_fail(CL_ERR_MESH, "%d of %d mesh nodes belong to no tet (first: node %d); the corotational solver "
+                   "cannot give them mass or stiffness: remove unused points from the mesh", isolated,
                    m->npoints, first);
 
   CL_TRY(cl_body_state_resize(st, m->npoints));
@@ -125,7 +128,8 @@ static cl_status corot_bind(void *p, const cl_bind_input *in, cl_body_state *st)
   s->h = cl_calloc(12 * ne, sizeof(double), "rotated gradients");
   s->f = cl_calloc(12 * ne, sizeof(double), "element forces");
   s->elem_island = cl_malloc(sizeof(int32_t) * ne, "element islands");
-  if (!s->Dminv || !s->vol || !s->eps_p || !s->h || !s->f || !s->elem_island) return CL_ERR_OUT_OF_MEMORY;
+  s->Re = cl_calloc(9 * ne, sizeof(double), "element rotations");
+  if (!s->Dminv || !s->vol || !s->eps_p || !s->h || !s->f || !s->elem_island || !s->Re) return CL_ERR_OUT_OF_MEMORY;
   CL_TRY(cl_corot_elements_init(s, st));
   cl_corot_lump_masses(s, st);
   return cl_corot_build_islands(s, st);
@@ -160,7 +164,7 @@ static cl_status corot_measure(void *p, const cl_body_state *st, cl_unit_fields 
     out->volume[e] = s->vol[e];
   }
   if (bad != INT32_MAX)
-    return cl_fail(CL_ERR_NUMERICAL, "%s: element %d has a non-finite deformation gradient", s->body, bad);
+    return cl_fail(CL_ERR_NUMERICAL, "element %d has a non-finite deformation gradient", bad);
   return CL_OK;
 }
 

@@ -73,8 +73,8 @@ cl_status cl_corot_step(void *solver, cl_body_state *st, const cl_step_input *in
   tm->factorizations = 0;
   s->step_count++;
   if (st->n > s->node_cap || st->ncells != s->ntets)
-    return cl_fail(CL_ERR_STATE, "%s: the body state changed size outside the solver (%d nodes, %d cells; the "
-                   "solver knows %d cells)", s->body, st->n, st->ncells, s->ntets);
+    return cl_fail(CL_ERR_STATE, "the body state changed size outside the solver (%d nodes, %d cells; the "
+                   "solver knows %d cells)", st->n, st->ncells, s->ntets);
 
   double t = cl_time_ms();
   CL_TRY(cl_corot_update_elements(s, st, dt, 1));
@@ -90,7 +90,7 @@ cl_status cl_corot_step(void *solver, cl_body_state *st, const cl_step_input *in
   for (int32_t j = 0; j < cs->count; ++j) {
     const int32_t i = cs->nodes[j];
     if (i < 0 || i >= st->n)
-      return cl_fail(CL_ERR_INVALID_ARGUMENT, "%s: constraint %d holds node %d outside [0, %d)", s->body, j, i, st->n);
+      return cl_fail(CL_ERR_INVALID_ARGUMENT, "constraint %d holds node %d outside [0, %d)", j, i, st->n);
     const int32_t k = s->node_island[i];
     if (k < 0) continue;
     cl_corot_island *isl = &s->islands[k];

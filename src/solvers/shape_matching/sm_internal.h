@@ -44,6 +44,8 @@ enum {
   SM_P_CLUSTER_ITERATIONS,
   SM_P_ALPHA,
   SM_P_DAMPING,
+  SM_P_DAMP_SPIN,
+  SM_P_TORQUE_FREE,
   SM_P_GAMMA,
   SM_P_ITERATIONS,
   SM_P_OMEGA,
@@ -68,7 +70,9 @@ typedef struct cl_sm_params {
   double fuzziness;        /* fuzzy c-means exponent m > 1 */
   int32_t cluster_iterations;
   double alpha;            /* goal stiffness, fraction of the way to the goal per step */
-  double damping;          /* 1/s, relaxation rate of velocities toward the cluster's rigid motion */
+  double damping;          /* 1/s, relaxation rate of velocities toward the cluster's motion */
+  int torque_free;         /* remove each cluster's net torque from its corrections */
+  int damp_spin;           /* 1: toward the mean velocity (damps spin, the authors'); 0: the rigid motion */
   double gamma;            /* strain limit: largest goal distance / cluster width */
   int32_t iterations;      /* strain-limiting iterations */
   double omega;            /* strain-limiting relaxation */
@@ -138,11 +142,15 @@ typedef struct cl_sm {
   double *mwt;        /* w_ic / W_i */
   double *mwm;        /* w_ic / W_i * m_i */
   double *mr;         /* 3: rest offset X_i - rcom_c */
-  double *md;         /* 3: per-step correction */
+  int64_t *mslot;     /* position of the membership in the particle-major arrays below */
 
-  /* reverse index: memberships of particle i are plist[pofs[i] .. pofs[i+1]) */
+  /* reverse index, particle-major: the memberships of particle i are a = pofs[i] .. pofs[i+1]-1,
+   * pool entry plist[a], cluster pc[a], weight pwt[a] = w~; pd[3a] receives the per-step correction
+   * of that membership, so the per-particle gathers stream through memory */
   int32_t *pofs;
   int64_t *plist;
+  int32_t *pc;
+  double *pwt, *pd;
   int64_t plist_cap;
 
   /* collision planes: 4 doubles each (n, d) meaning the solid side n . X + d <= 0 in rest coords */

@@ -1,7 +1,7 @@
 /* The shape-matching parameter table. Names follow the paper and the scene files of its authors
  * (alpha, omega, gamma = "maxStretch", iterations = "numConstraintIters"), with two deliberate
  * changes of unit so that results depend less on the step size:
- *  - damping is a rate (1/s): velocities relax toward the cluster's rigid motion by the fraction
+ *  - damping is a rate (1/s): velocities relax toward the cluster's mean velocity by the fraction
  *    1 - exp(-damping dt) per step. The authors' "springDamping" f (a fraction per 1/60 s frame)
  *    is damping = -60 ln(1 - f) 1/s (f = 0.1 -> 6.32, 0.5 -> 41.6).
  *  - the hardening variable of eq 14 accumulates ||Sigma^e - I|| dt / hardening_time, so with the
@@ -23,8 +23,12 @@ const cl_param_info cl_sm_param_table[SM_P_COUNT] = {
      0},
     {"cluster_iterations", "1", "fuzzy c-means iterations (at most)", 20.0, 1.0, 1000.0, 1},
     {"alpha", "1", "goal stiffness: fraction of the way to the goal per step (eq 6-8)", 0.5, 0.0, 1.0, 0},
-    {"damping", "1/s", "velocity relaxation toward each cluster's rigid motion (spin is not damped)", 0.0, 0.0, 1e6,
-     0},
+    {"damping", "1/s", "velocity relaxation toward each cluster's mean velocity (or rigid motion, damp_spin = 0)", 0.0,
+     0.0, 1e6, 0},
+    {"torque_free", "1", "1 = each cluster's corrections carry no net torque (angular momentum conserved); 0 = eq 6 "
+     "goals as they are", 1.0, 0.0, 1.0, 1},
+    {"damp_spin", "1", "1 = damping also slows a cluster's spin (authors); 0 = spin kept, angular momentum conserved",
+     1.0, 0.0, 1.0, 1},
     {"gamma", "1", "strain limit: largest goal distance over cluster width (Bargteil & Jones 2014)", 0.3, 0.0, 1e3,
      0},
     {"iterations", "1", "strain-limiting iterations per step", 4.0, 0.0, 1000.0, 1},
@@ -54,6 +58,8 @@ void cl_sm_params_read(const double *v, cl_sm_params *p) {
   p->cluster_iterations = (int32_t)v[SM_P_CLUSTER_ITERATIONS];
   p->alpha = v[SM_P_ALPHA];
   p->damping = v[SM_P_DAMPING];
+  p->damp_spin = v[SM_P_DAMP_SPIN] != 0.0;
+  p->torque_free = v[SM_P_TORQUE_FREE] != 0.0;
   p->gamma = v[SM_P_GAMMA];
   p->iterations = (int32_t)v[SM_P_ITERATIONS];
   p->omega = v[SM_P_OMEGA];

@@ -87,7 +87,7 @@ cl_status cl_sm_grow_pool(cl_sm *s, int64_t need) {
   CL_TRY(regrow((void **)&s->mwt, o, c, sizeof(double), "memberships"));
   CL_TRY(regrow((void **)&s->mwm, o, c, sizeof(double), "memberships"));
   CL_TRY(regrow((void **)&s->mr, 3 * o, 3 * c, sizeof(double), "memberships"));
-  CL_TRY(regrow((void **)&s->md, 3 * o, 3 * c, sizeof(double), "memberships"));
+  CL_TRY(regrow((void **)&s->mslot, o, c, sizeof(int64_t), "memberships"));
   s->mcap = (int64_t)c;
   return CL_OK;
 }
@@ -150,10 +150,11 @@ cl_status cl_sm_reverse_index(cl_sm *s, int32_t n) {
   for (int32_t c = 0; c < s->ncl; ++c)
     if (s->alive[c]) total += s->mcnt[c];
   if (total > s->plist_cap) {
-    size_t cap = next_cap((size_t)s->plist_cap, (size_t)total);
-    int64_t *q = realloc(s->plist, cap * sizeof *q);
-    if (!q) return cl_fail(CL_ERR_OUT_OF_MEMORY, "solver 'shape_matching': out of memory (reverse index)");
-    s->plist = q;
+    size_t o = (size_t)s->plist_cap, cap = next_cap(o, (size_t)total);
+    CL_TRY(regrow((void **)&s->plist, o, cap, sizeof(int64_t), "reverse index"));
+    CL_TRY(regrow((void **)&s->pc, o, cap, sizeof(int32_t), "reverse index"));
+    CL_TRY(regrow((void **)&s->pwt, o, cap, sizeof(double), "reverse index"));
+    CL_TRY(regrow((void **)&s->pd, 3 * o, 3 * cap, sizeof(double), "reverse index"));
     s->plist_cap = (int64_t)cap;
   }
   int32_t *ofs = s->pofs;
@@ -168,7 +169,13 @@ cl_status cl_sm_reverse_index(cl_sm *s, int32_t n) {
   memcpy(cursor, ofs, sizeof(int32_t) * (size_t)n);
   for (int32_t c = 0; c < s->ncl; ++c) {
     if (!s->alive[c]) continue;
-    for (int64_t k = s->moff[c]; k < (int64_t)s->moff[c] + s->mcnt[c]; ++k) s->plist[cursor[s->mp[k]]++] = k;
+    for (int64_t k = s->moff[c]; k < (int64_t)s->moff[c] + s->mcnt[c]; ++k) {
+      int32_t a = cursor[s->mp[k]]++;
+      s->plist[a] = k;
+      s->mslot[k] = a;
+      s->pc[a] = c;
+      s->pwt[a] = s->mwt[k];
+    }
   }
   return CL_OK;
 }

@@ -13,15 +13,23 @@
  *     is pulled back to that distance, blended with omega: x_i += omega sum_c w~_ic d_ic;
  *  4. v = (x - x_start) / dt; the world's colliders (cl_collider_project); cluster proxies.
  *
- * [.]_c in 2 and the strain-limiting corrections d_ic are made free of net force and net torque
- * per cluster: the part of the correction that is a rigid motion of the cluster,
+ * [.]_c in 2 and the strain-limiting corrections d_ic are made free of net force and (with
+ * torque_free = 1, the default) net torque per cluster: the part of the correction that is a rigid
+ * motion of the cluster,
  * a_c + w_c x (x_i - x_c) with a_c the mass-weighted mean and w_c = I_c^+ sum_i w~ m (x_i - x_c) x d_ic,
  * is removed (I_c is the cluster's inertia tensor at the step start). For Mueller's goals
  * (R from the polar decomposition of A_xr) the elastic term has no net force or torque anyway;
  * with R from F, and with F^p in the goals, a cluster with an anisotropic A_rr would otherwise
- * exert a small torque on itself. The projection makes every cluster an internal force system, so
- * linear and angular momentum are conserved exactly in free flight; applied to -kappa v it turns the
- * damping into a relaxation toward each cluster's rigid velocity, which leaves rigid spin alone.
+ * exert a torque on itself. The projection makes every cluster an internal force system, so
+ * linear and angular momentum are conserved exactly in free flight when damping = 0 (the net force
+ * is zero by construction, so linear momentum is conserved either way). For nearly isotropic
+ * clusters it changes nothing; for elongated ones it makes the goals act like Mueller's torque-free
+ * fit. torque_free = 0 gives the paper's goals unchanged (angular momentum then drifts: 8 % over
+ * 200 steps of the conformance suite's spinning box).
+ * The damping -kappa v has its mean over the cluster removed: velocities relax toward the cluster's
+ * mean velocity, as in the authors' code ("springDamping"), which also damps the spin of a cluster,
+ * so angular momentum then decays. With damp_spin = 0 its rigid part is removed instead: velocities
+ * relax toward the cluster's rigid motion, spin is left alone and angular momentum is conserved. 
  *
  * Held (constrained) particles sit at their targets, take part in every cluster sum as if they
  * were free, and receive no correction: the correction they would have received, and their change
@@ -85,9 +93,11 @@ void cl_sm_cluster_F(const cl_sm *s, const double *x, int32_t c, double *com, cl
 }
 
 /* Pass 1 of the step for cluster c: centre, inertia, F, SVD of F^e, goal transform; then the raw
- * velocity corrections e_k of its members and their rigid part (ga, gw). Returns 0 or -1 when the
- * deformation gradient is not finite. */
-static int goal_pass(cl_sm *s, const cl_body_state *st, int32_t c, double ka, double kd) {
+ * velocity corrections e_k of its members and their rigid part (ga, gw): the mean of e, and the
+ * rotation fitted to the elastic part alone (spin = 1, the authors' damping toward the cluster's
+ * mean velocity) or to all of e (spin = 0, damping toward the cluster's rigid motion). Returns 0 or
+ * -1 when the deformation gradient is not finite. */
+static int goal_pass(cl_sm *s, const cl_body_state *st, int32_t c, double ka, double kd, int spin, int tf) {
   const int64_t k0 = s->moff[c], k1 = k0 + s->mcnt[c];
   const double *x = st->x, *v = st->v;
   const double M = s->mass[c];
@@ -131,11 +141,13 @@ static int goal_pass(cl_sm *s, const cl_body_state *st, int32_t c, double ka, do
     cl_vec3 q = cl_vec3_sub(cl_vec3_load(x, i), com);
     cl_vec3 g = cl_mat3_mul_vec(&T, cl_vec3_load(s->mr, (int32_t)k)); /* eq 6, minus the centre */
     cl_vec3 e = cl_vec3_scale(cl_vec3_sub(g, q), ka);
-    e = cl_vec3_madd(e, -kd, cl_vec3_load(v, i));
-    cl_vec3_store(s->md, (int32_t)k, e);
     double wm = s->mwm[k];
+    cl_vec3 dmp = cl_vec3_scale(cl_vec3_load(v, i), -kd);
+    if (tf) tau = cl_vec3_madd(tau, wm, cl_vec3_cross(q, e));
+    if (!spin) tau = cl_vec3_madd(tau, wm, cl_vec3_cross(q, dmp));
+    e = cl_vec3_add(e, dmp);
+    cl_vec3_store(s->pd, (int32_t)s->mslot[k], e);
     se = cl_vec3_madd(se, wm, e);
-    tau = cl_vec3_madd(tau, wm, cl_vec3_cross(q, e));
   }
   cl_vec3_store(s->ga, c, cl_vec3_scale(se, 1.0 / M));
   cl_vec3_store(s->gw, c, cl_mat3_mul_vec(&Iinv, tau));
@@ -145,7 +157,7 @@ static int goal_pass(cl_sm *s, const cl_body_state *st, int32_t c, double ka, do
 /* One strain-limiting pass over cluster c: goals at the current positions, the clamped
  * corrections d_k, their rigid part about the step-start centre (positions xold). Returns 1 when
  * some member was clamped. */
-static int limit_pass(cl_sm *s, const cl_body_state *st, int32_t c, double gamma) {
+static int limit_pass(cl_sm *s, const cl_body_state *st, int32_t c, double gamma, int tf) {
   const int64_t k0 = s->moff[c], k1 = k0 + s->mcnt[c];
   const double *x = st->x;
   const double M = s->mass[c];
@@ -175,9 +187,9 @@ static int limit_pass(cl_sm *s, const cl_body_state *st, int32_t c, double gamma
       any = 1;
       double wm = s->mwm[k];
       se = cl_vec3_madd(se, wm, dd);
-      tau = cl_vec3_madd(tau, wm, cl_vec3_cross(cl_vec3_sub(cl_vec3_load(s->xold, i), com0), dd));
+      if (tf) tau = cl_vec3_madd(tau, wm, cl_vec3_cross(cl_vec3_sub(cl_vec3_load(s->xold, i), com0), dd));
     }
-    cl_vec3_store(s->md, (int32_t)k, dd);
+    cl_vec3_store(s->pd, (int32_t)s->mslot[k], dd);
   }
   cl_mat3 Iinv = load9(s->Iinv, c);
   cl_vec3_store(s->ga, c, cl_vec3_scale(se, 1.0 / M));
@@ -186,18 +198,17 @@ static int limit_pass(cl_sm *s, const cl_body_state *st, int32_t c, double gamma
   return any;
 }
 
-/* sum over the memberships of particle i of w~ (md - ga - gw x (y - com)), y = the particle's
+/* sum over the memberships of particle i of w~ (d - ga - gw x (y - com)), y = the particle's
  * position at the step start; only clusters with active set when `only_active`. */
 static inline cl_vec3 gather(const cl_sm *s, int32_t i, cl_vec3 y, int only_active) {
   cl_vec3 acc = cl_vec3_zero();
   for (int32_t a = s->pofs[i]; a < s->pofs[i + 1]; ++a) {
-    int64_t k = s->plist[a];
-    int32_t c = s->mc[k];
+    int32_t c = s->pc[a];
     if (only_active && !s->active[c]) continue;
     cl_vec3 r = cl_vec3_sub(y, cl_vec3_load(s->com, c));
-    cl_vec3 e = cl_vec3_sub(cl_vec3_load(s->md, (int32_t)k), cl_vec3_load(s->ga, c));
+    cl_vec3 e = cl_vec3_sub(cl_vec3_load(s->pd, a), cl_vec3_load(s->ga, c));
     e = cl_vec3_sub(e, cl_vec3_cross(cl_vec3_load(s->gw, c), r));
-    acc = cl_vec3_madd(acc, s->mwt[k], e);
+    acc = cl_vec3_madd(acc, s->pwt[a], e);
   }
   return acc;
 }
@@ -216,6 +227,7 @@ cl_status cl_sm_step(cl_sm *s, cl_body_state *st, const cl_step_input *in, cl_st
 
   const double ka = s->p.alpha / h;
   const double kd = 1.0 - exp(-s->p.damping * h);
+  const int spin = s->p.damp_spin, tf = s->p.torque_free;
   int bad = 0;
   double t_plastic = 0.0, t_collide = 0.0;
 
@@ -223,7 +235,7 @@ cl_status cl_sm_step(cl_sm *s, cl_body_state *st, const cl_step_input *in, cl_st
 #pragma omp parallel for num_threads(nt) schedule(dynamic, 4) reduction(min : bad)
   for (int32_t c = 0; c < ncl; ++c) {
     if (!s->alive[c]) continue;
-    int b = goal_pass(s, st, c, ka, kd);
+    int b = goal_pass(s, st, c, ka, kd, spin, tf);
     if (b < bad) bad = b;
   }
   if (bad < 0) {
@@ -267,7 +279,7 @@ cl_status cl_sm_step(cl_sm *s, cl_body_state *st, const cl_step_input *in, cl_st
           s->active[c] = 0;
           continue;
         }
-        any |= limit_pass(s, st, c, gamma);
+        any |= limit_pass(s, st, c, gamma, tf);
       }
       if (!any) break;
       ++iters_run;

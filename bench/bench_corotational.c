@@ -1,0 +1,289 @@
+/* cleave bench corotational: ms per step of the corotational solver (issue 3, "Speed").
+ *
+ *   1. The Charpy specimen at scale 10 (0.55 m), TetGen -pq2.0 with max_volume = volume / 10400
+ *      (~28k tets; TetGen's -a bound is loose, volume / 21000 gives ~49k), E = 1e5 Pa, nu = 0.45, density 1000 kg/m^3, dt = 1/60 s, CG to 1e-6, supported
+ *      at both ends and sagging under gravity: PCG (block Jacobi) and CHOLMOD (factor reused as CG
+ *      preconditioner), 1 and 2 threads, with the phase breakdown of the thesis's Fig. 5 (stiffness:
+ *      rotations, strains and element forces; dynamics assembly: A and b; solve; fracture criterion).
+ *   2. The cost of each fracture criterion in ns per element and per node (measure + evaluate, with a
+ *      toughness no element reaches so that nothing breaks), next to the thesis's FLOP estimates.
+ *   3. The armadillo (data/meshes/armadillo_6k.off fitted to 1 m, TetGen -pq2.0, ~148k tets) standing
+ *      on its fixed feet under gravity, same material and settings.
+ * Every figure is the median over the timed steps (after warm-up steps). Options: --quick (coarse
+ * meshes, few steps: a smoke test), --steps N (timed steps, default 15), --threads N (only that
+ * thread count; default 1 and 2), --no-armadillo. */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "bench_util.h"
+#include "base/timer.h"
+#include "cleave/cleave.h"
+#include "fracture/criterion.h"
+#include "geom/mesh.h"
+#include "solvers/corotational/corot.h"
+#include "world/world.h"
+
+static int g_quick = 0;
+static int g_steps = 15;
+static int g_threads = 0; /* 0: 1 and 2 */
+
+static void die(const char *what) {
+  fprintf(stderr, "cleave bench corotational: %s: %s\n", what, cl_last_error());
+  exit(1);
+}
+
+static int cmp_double(const void *a, const void *b) {
+  double x = *(const double *)a, y = *(const double *)b;
+  return (x > y) - (x < y);
+}
+
+static double median(double *v, int n) {
+  qsort(v, (size_t)n, sizeof *v, cmp_double);
+  return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
+}
+
+static cl_mesh *mesh_charpy(double divisor) {
+  cl_shape_def sd;
+  cl_shape_def_default(&sd, CL_SHAPE_CHARPY);
+  sd.scale = 10.0;
+  cl_mesh *surf, *mesh;
+  if (cl_shape_build(&sd, &surf) < 0) die("building the Charpy specimen");
+  cl_mesh_info info;
+  cl_mesh_get_info(surf, &info);
+  cl_tetgen_def td;
+  cl_tetgen_def_default(&td);
+  td.max_radius_edge = 2.0;
+  td.max_volume = info.measure / divisor;
+  if (cl_mesh_tetrahedralize(surf, &td, &mesh) < 0) die("tetrahedralizing the Charpy specimen");
+  cl_mesh_destroy(surf);
+  printf("  mesh: Charpy specimen at scale 10 (%.3g m long, volume %.4g m^3), TetGen -pq2.0a%.3g "
+         "(volume / %.0f): %d nodes, %d tets, mean edge %.3g m\n",
+         info.hi[0] - info.lo[0], info.measure, td.max_volume, divisor, mesh->npoints, mesh->ncells,
+         cbrt(6.0 * sqrt(2.0) * info.measure / mesh->ncells));
+  return mesh;
+}
+
+static cl_mesh *mesh_armadillo(void) {
+  cl_mesh *surf, *tets;
+  const char *path = cl_bench_data_path(g_quick ? "meshes/armadillo_2500.off" : "meshes/armadillo_6k.off");
+  if (cl_mesh_read(path, &surf) < 0) die("reading the armadillo");
+  const double centre[3] = {0, 0, 0};
+  if (cl_mesh_fit(surf, 1.0, centre) < 0) die("fitting the armadillo");
+  cl_tetgen_def def;
+  cl_tetgen_def_default(&def);
+  def.max_radius_edge = 2.0;
+  if (cl_mesh_tetrahedralize(surf, &def, &tets) < 0) die("tetrahedralizing the armadillo");
+  cl_mesh_info info;
+  cl_mesh_get_info(tets, &info);
+  printf("  mesh: %s fitted to 1 m, TetGen -pq2.0: %d nodes, %d tets, mean edge %.3g m\n", path, tets->npoints,
+         tets->ncells, cbrt(6.0 * sqrt(2.0) * info.measure / tets->ncells));
+  cl_mesh_destroy(surf);
+  return tets;
+}
+
+typedef struct run_result {
+  double step_ms, element_ms, assembly_ms, solve_ms, update_ms;
+  double iterations;        /* mean CG iterations per step */
+  int64_t factorizations;   /* over the timed steps */
+  double residual;          /* largest relative residual */
+  cl_cholmod_stats chol;    /* of the largest island, when CHOLMOD ran */
+  int has_chol;
+} run_result;
+
+/* A world with the mesh as one corotational body; `axis`/`frac`: fix the nodes within frac of the
+ * extent at the low end of axis (and also the high end when both_ends). */
+static cl_world *make_scene(const cl_mesh *mesh, int threads, int solver, int axis, double frac, int both_ends,
+                            const char *criterion, double toughness, cl_id *body) {
+  cl_world_def wd;
+  cl_world_def_default(&wd);
+  wd.dt = 1.0 / 60.0;
+  wd.threads = threads;
+  cl_world *w;
+  if (cl_world_create(&wd, &w) < 0) die("world");
+  cl_body_def bd;
+  cl_body_def_default(&bd);
+  bd.name = "bench";
+  bd.solver = "corotational";
+  bd.material.young = 1e5;
+  bd.material.poisson = 0.45;
+  bd.material.density = 1000.0;
+  cl_param p[] = {{"linear_solver", solver}, {"tolerance", 1e-6}};
+  bd.params = p;
+  bd.param_count = 2;
+  cl_param cp[] = {{"toughness", toughness}};
+  if (criterion) {
+    bd.criterion = criterion;
+    bd.criterion_params = cp;
+    bd.criterion_param_count = 1;
+  }
+  if (cl_world_add_body(w, &bd, mesh, body) < 0) die("adding the body");
+  cl_mesh_info info;
+  cl_mesh_get_info(mesh, &info);
+  double ext = info.hi[axis] - info.lo[axis];
+  cl_region_def r;
+  cl_region_def_default(&r, CL_REGION_SLAB);
+  r.axis = axis;
+  r.lo[0] = info.lo[axis] - 1.0;
+  r.hi[0] = info.lo[axis] + frac * ext;
+  cl_motion_def m;
+  cl_motion_def_default(&m, CL_MOTION_FIXED);
+  cl_id c;
+  if (cl_world_constrain(w, *body, &r, &m, &c) < 0) die("fixing");
+  if (both_ends) {
+    r.lo[0] = info.hi[axis] - frac * ext;
+    r.hi[0] = info.hi[axis] + 1.0;
+    if (cl_world_constrain(w, *body, &r, &m, &c) < 0) die("fixing");
+  }
+  return w;
+}
+
+static run_result time_steps(cl_world *w, cl_id body, int warmup, int steps) {
+  cl_body *b;
+  if (cl_world_body(w, body, &b) < 0) die("body");
+  for (int i = 0; i < warmup; ++i)
+    if (cl_world_step(w, 1) < 0) die("warm-up step");
+  double *t = calloc((size_t)steps * 5, sizeof(double));
+  run_result r;
+  memset(&r, 0, sizeof r);
+  for (int i = 0; i < steps; ++i) {
+    double t0 = cl_time_ms();
+    if (cl_world_step(w, 1) < 0) die("step");
+    t[i] = cl_time_ms() - t0;
+    cl_corot_timing tm;
+    cl_corot_get_timing(b->solver, &tm);
+    t[steps + i] = tm.element_ms;
+    t[2 * steps + i] = tm.assembly_ms;
+    t[3 * steps + i] = tm.solve_ms;
+    t[4 * steps + i] = tm.update_ms;
+    r.iterations += tm.iterations;
+    r.factorizations += tm.factorizations;
+    if (tm.residual > r.residual) r.residual = tm.residual;
+  }
+  r.iterations /= steps;
+  const cl_corot *s = b->solver;
+  for (int32_t k = 0; k < s->nislands; ++k)
+    if (s->islands[k].chol && (!r.has_chol || s->islands[k].nnodes > r.chol.n / 3)) {
+      cl_cholmod_get_stats(s->islands[k].chol, &r.chol);
+      r.has_chol = 1;
+    }
+  r.step_ms = median(t, steps);
+  r.element_ms = median(t + steps, steps);
+  r.assembly_ms = median(t + 2 * steps, steps);
+  r.solve_ms = median(t + 3 * steps, steps);
+  r.update_ms = median(t + 4 * steps, steps);
+  free(t);
+  return r;
+}
+
+static void print_header(void) {
+  printf("  %-8s %-7s %9s | %9s %9s %9s %9s | %7s %8s %9s\n", "solver", "threads", "ms/step", "stiffness",
+         "assembly", "solve", "update", "CG it", "factors", "residual");
+}
+
+static void print_row(const char *solver, int threads, const run_result *r) {
+  printf("  %-8s %-7d %9.2f | %9.2f %9.2f %9.2f %9.2f | %7.1f %8lld %9.2g\n", solver, threads, r->step_ms,
+         r->element_ms, r->assembly_ms, r->solve_ms, r->update_ms, r->iterations, (long long)r->factorizations,
+         r->residual);
+}
+
+static void bench_mesh(const cl_mesh *mesh, int axis, double frac, int both, int warmup, int steps) {
+  print_header();
+  int maxt = cl_bench_max_threads() >= 2 ? 2 : 1, mint = 1;
+  if (g_threads > 0) mint = maxt = g_threads;
+  for (int solver = 0; solver <= 1; ++solver)
+    for (int threads = mint; threads <= maxt; ++threads) {
+      cl_bench_set_threads(threads);
+      cl_id body;
+      cl_world *w = make_scene(mesh, threads, solver, axis, frac, both, NULL, 0.0, &body);
+      run_result r = time_steps(w, body, warmup, steps);
+      print_row(solver ? "CHOLMOD" : "PCG", threads, &r);
+      if (r.has_chol)
+        printf("  %-8s %-7s CHOLMOD: n = %lld, nnz(L) = %.3g, %s, last analyse %.1f ms, factorize %.1f ms, "
+               "solve %.2f ms\n", "", "", (long long)r.chol.n, r.chol.nnz_l,
+               r.chol.supernodal ? "supernodal" : "simplicial", r.chol.analyse_ms, r.chol.factorize_ms,
+               r.chol.solve_ms);
+      cl_world_destroy(w);
+    }
+}
+
+/* ns per element and per node of measure + evaluate for each registered criterion that takes
+ * a "toughness", on the Charpy scene with nothing breaking. */
+static void bench_criteria(const cl_mesh *mesh, int steps) {
+  static const struct {
+    const char *name;
+    int flops_elem, flops_node; /* thesis sec 5.7.1 */
+  } k_criteria[] = {{"separation_tensor", 531, 303}, {"plastic_excess", 48, 51}};
+  printf("fracture criteria on the same scene, 1 thread (measure = the solver's per-tet F and stress; "
+         "evaluate = the criterion; median over %d steps):\n", steps);
+  printf("  %-18s %10s %10s %12s %12s   %s\n", "criterion", "measure ms", "eval ms", "ns/element", "ns/node",
+         "thesis FLOPs per element / node");
+  cl_bench_set_threads(1);
+  for (size_t k = 0; k < sizeof k_criteria / sizeof k_criteria[0]; ++k) {
+    const cl_criterion_ops *ops;
+    if (cl_criterion_find(k_criteria[k].name, &ops) < 0) {
+      printf("  %-18s (not registered in this build)\n", k_criteria[k].name);
+      continue;
+    }
+    cl_id body;
+    cl_world *w = make_scene(mesh, 1, 0, 0, 0.05, 1, k_criteria[k].name, 1e30, &body);
+    if (cl_world_step(w, 2) < 0) die("warm-up step");
+    double *tm = calloc((size_t)steps * 2, sizeof(double));
+    for (int i = 0; i < steps; ++i) {
+      if (cl_world_step(w, 1) < 0) die("step");
+      cl_world_stats st;
+      cl_world_get_stats(w, &st);
+      tm[i] = st.phase_ms[CL_PHASE_MEASURE];
+      tm[steps + i] = st.phase_ms[CL_PHASE_CRITERIA];
+    }
+    double me = median(tm, steps), ev = median(tm + steps, steps);
+    cl_body_info info;
+    cl_body_get_info(w, body, &info);
+    /* the criterion's loops run over elements, then nodes: the total divided by each count */
+    printf("  %-18s %10.3f %10.3f %12.1f %12.1f   %d / %d\n", k_criteria[k].name, me, ev,
+           1e6 * (me + ev) / info.units, 1e6 * (me + ev) / info.nodes, k_criteria[k].flops_elem,
+           k_criteria[k].flops_node);
+    free(tm);
+    cl_world_destroy(w);
+  }
+}
+
+int main(int argc, char **argv) {
+  int armadillo = 1;
+  for (int i = 1; i < argc; ++i) {
+    if (strcmp(argv[i], "--quick") == 0) g_quick = 1;
+    else if (strcmp(argv[i], "--no-armadillo") == 0) armadillo = 0;
+    else if (strcmp(argv[i], "--steps") == 0 && i + 1 < argc) g_steps = atoi(argv[++i]);
+    else if (strcmp(argv[i], "--threads") == 0 && i + 1 < argc) g_threads = atoi(argv[++i]);
+    else {
+      fprintf(stderr, "usage: cleave bench corotational [--quick] [--steps N] [--threads N] [--no-armadillo]\n");
+      return 2;
+    }
+  }
+  if (g_steps < 3) g_steps = 3;
+  if (g_quick) g_steps = 3;
+  printf("cleave bench corotational (cleave %s, git %s)\n", cl_version(), cl_git_revision());
+  cl_bench_print_machine();
+  printf("settings: E = 1e5 Pa, nu = 0.45, density 1000 kg/m^3, dt = 1/60 s, gravity 9.81 m/s^2, CG relative "
+         "tolerance 1e-6 (block-Jacobi PCG, or CHOLMOD factor as preconditioner refactored when CG needs > 8 "
+         "iterations); ms are medians over %d timed steps after 3 warm-up steps\n", g_steps);
+
+  printf("\n1. Charpy specimen, both ends fixed (5%% of the length each), sagging under gravity:\n");
+  cl_mesh *charpy = mesh_charpy(g_quick ? 2000.0 : 10400.0);
+  bench_mesh(charpy, 0, 0.05, 1, 3, g_steps);
+  printf("  (stiffness = rotations, strains, plasticity and element forces; assembly = gather of "
+         "A = M(1 + dt alpha) + (dt^2 + dt beta) K and b; update = positions, colliders, reactions)\n");
+
+  printf("\n2. ");
+  bench_criteria(charpy, g_steps);
+  cl_mesh_destroy(charpy);
+
+  if (armadillo) {
+    printf("\n3. Armadillo standing on its fixed feet (lowest 3%% of the height) under gravity:\n");
+    cl_mesh *arm = mesh_armadillo();
+    bench_mesh(arm, 1, 0.03, 0, 2, g_quick ? 3 : 7);
+    cl_mesh_destroy(arm);
+  }
+  return 0;
+}
