@@ -16,6 +16,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "bench_util.h"
 #include "base/timer.h"
@@ -32,6 +33,24 @@ static int g_threads = 0; /* 0: 1 and 2 */
 static void die(const char *what) {
   fprintf(stderr, "cleave bench corotational: %s: %s\n", what, cl_last_error());
   exit(1);
+}
+
+/* CPU time of the whole process, ms: on a machine shared with other jobs this is what a step costs
+ * (with one thread it is close to the wall time of an idle machine). */
+static double cpu_ms(void) {
+  struct timespec ts;
+  clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts);
+  return 1e3 * (double)ts.tv_sec + 1e-6 * (double)ts.tv_nsec;
+}
+
+static const char *load_line(void) {
+  static char line[128] = "unknown\n";
+  FILE *f = fopen("/proc/loadavg", "r");
+  if (f) {
+    if (!fgets(line, sizeof line, f)) snprintf(line, sizeof line, "unknown\n");
+    fclose(f);
+  }
+  return line;
 }
 
 static int cmp_double(const void *a, const void *b) {
@@ -84,6 +103,7 @@ static cl_mesh *mesh_armadillo(void) {
 }
 
 typedef struct run_result {
+  double cpu_ms;            /* process CPU time per step */
   double step_ms, element_ms, assembly_ms, solve_ms, update_ms;
   double iterations;        /* mean CG iterations per step */
   int64_t factorizations;   /* over the timed steps */
@@ -144,13 +164,14 @@ static run_result time_steps(cl_world *w, cl_id body, int warmup, int steps) {
   if (cl_world_body(w, body, &b) < 0) die("body");
   for (int i = 0; i < warmup; ++i)
     if (cl_world_step(w, 1) < 0) die("warm-up step");
-  double *t = calloc((size_t)steps * 5, sizeof(double));
+  double *t = calloc((size_t)steps * 6, sizeof(double));
   run_result r;
   memset(&r, 0, sizeof r);
   for (int i = 0; i < steps; ++i) {
-    double t0 = cl_time_ms();
+    double t0 = cl_time_ms(), c0 = cpu_ms();
     if (cl_world_step(w, 1) < 0) die("step");
     t[i] = cl_time_ms() - t0;
+    t[5 * steps + i] = cpu_ms() - c0;
     cl_corot_timing tm;
     cl_corot_get_timing(b->solver, &tm);
     t[steps + i] = tm.element_ms;
@@ -173,17 +194,19 @@ static run_result time_steps(cl_world *w, cl_id body, int warmup, int steps) {
   r.assembly_ms = median(t + 2 * steps, steps);
   r.solve_ms = median(t + 3 * steps, steps);
   r.update_ms = median(t + 4 * steps, steps);
+  r.cpu_ms = median(t + 5 * steps, steps);
   free(t);
   return r;
 }
 
 static void print_header(void) {
-  printf("  %-8s %-7s %9s | %9s %9s %9s %9s | %7s %8s %9s\n", "solver", "threads", "ms/step", "stiffness",
+  printf("  %-8s %-7s %9s %9s | %9s %9s %9s %9s | %7s %8s %9s\n", "solver", "threads", "ms/step", "CPU ms", "stiffness",
          "assembly", "solve", "update", "CG it", "factors", "residual");
 }
 
 static void print_row(const char *solver, int threads, const run_result *r) {
-  printf("  %-8s %-7d %9.2f | %9.2f %9.2f %9.2f %9.2f | %7.1f %8lld %9.2g\n", solver, threads, r->step_ms,
+  printf("  %-8s %-7d %9.2f %9.2f | %9.2f %9.2f %9.2f %9.2f | %7.1f %8lld %9.2g\n", solver, threads, r->step_ms,
+         r->cpu_ms,
          r->element_ms, r->assembly_ms, r->solve_ms, r->update_ms, r->iterations, (long long)r->factorizations,
          r->residual);
 }
@@ -266,8 +289,10 @@ int main(int argc, char **argv) {
   printf("cleave bench corotational (cleave %s, git %s)\n", cl_version(), cl_git_revision());
   cl_bench_print_machine();
   printf("settings: E = 1e5 Pa, nu = 0.45, density 1000 kg/m^3, dt = 1/60 s, gravity 9.81 m/s^2, CG relative "
-         "tolerance 1e-6 (block-Jacobi PCG, or CHOLMOD factor as preconditioner refactored when CG needs > 8 "
-         "iterations); ms are medians over %d timed steps after 3 warm-up steps\n", g_steps);
+         "tolerance 1e-6 (block-Jacobi PCG, or the CHOLMOD factor of an earlier step, warped by the node rotations, as "
+         "preconditioner, refactored by the rent-or-buy rule); ms/step = wall time, CPU ms = process CPU time (both "
+         "threads summed), medians over %d timed steps after 3 warm-up steps; the phases are wall times\n", g_steps);
+  printf("load: %s", load_line());
 
   printf("\n1. Charpy specimen, both ends fixed (5%% of the length each), sagging under gravity:\n");
   cl_mesh *charpy = mesh_charpy(g_quick ? 2000.0 : 10400.0);

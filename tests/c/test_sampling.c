@@ -20,24 +20,7 @@
 #include "geom/hash_grid.h"
 #include "geom/mesh.h"
 
-#define assert_near(a, b, tol)                                                                             \
-  do {                                                                                                     \
-    double a_ = (a), b_ = (b);                                                                             \
-    if (!(fabs(a_ - b_) <= (tol))) fail_msg("%s = %.17g, expected %.17g (tolerance %g)", #a, a_, b_, (double)(tol)); \
-  } while (0)
-
-#define assert_ok(expr)                                                                        \
-  do {                                                                                         \
-    cl_status s_ = (expr);                                                                     \
-    if (s_ != CL_OK) fail_msg("%s: %s: %s", #expr, cl_status_name(s_), cl_last_error());       \
-  } while (0)
-
-#define assert_error(expr, status, text)                                                        \
-  do {                                                                                          \
-    cl_status s_ = (expr);                                                                      \
-    if (s_ != (status)) fail_msg("%s gave %s (%s), expected %s", #expr, cl_status_name(s_), cl_last_error(), #status); \
-    if (!strstr(cl_last_error(), (text))) fail_msg("message '%s' lacks '%s'", cl_last_error(), (text));            \
-  } while (0)
+#include "support/cl_asserts.h"
 
 
 static uint64_t rng_state = 777;

@@ -47,6 +47,7 @@ typedef enum cl_corot_param {
   CL_COROT_MIN_ISLAND,           /* fracture skipped on islands of at most this many elements */
   CL_COROT_CONSERVE_MOMENTUM,    /* remove the net force of the linear-solve residual */
   CL_COROT_WARP_PRECONDITIONER,  /* turn a reused CHOLMOD factor by the nodes' rotations since */
+  CL_COROT_TOLERANCE_REFERENCE,  /* 0: relative to ||b|| of eq 3.8, 1: to ||b - A v|| */
   CL_COROT_PARAM_COUNT
 } cl_corot_param;
 
@@ -67,6 +68,8 @@ typedef struct cl_corot_island {
   int factor_ok;             /* chol holds a factor usable as preconditioner */
   int refactor;              /* refactor before the next solve */
   int32_t solves_on_factor;  /* solves since the last factorisation */
+  double factor_ms;          /* wall time of the last factorisation */
+  double rent_ms;            /* time spent since then on iterations a fresh factor would not need */
   uint8_t *fixed;            /* 3 nnodes, this step's constraint mask */
   uint8_t *fixed_factor;     /* 3 nnodes, the mask the current factor was made with */
   double *v;                 /* 3 nnodes, velocity at the start of the step (gathered) */
@@ -78,6 +81,7 @@ typedef struct cl_corot_island {
   double *Q;                 /* 9 nnodes, Rn Rf^T: the preconditioner's per-node rotation */
   double *tmp;               /* 3 nnodes, scratch of the preconditioner */
   int32_t ncons;             /* constrained nodes this step */
+  double tol_scale;          /* this solve: the CG tolerance on r0 is tolerance * tol_scale */
   int reused;                /* 1 if carried over unchanged from before a topology change */
 } cl_corot_island;
 

@@ -12,8 +12,9 @@
  *  0  PCG with the block-Jacobi preconditioner (inverted 3x3 diagonal blocks).
  *  1  CHOLMOD. The symbolic analysis is done once per island pattern (the island cache of islands.c
  *     keeps it across fractures elsewhere); a numeric factorisation of A is reused for several steps
- *     as the preconditioner of CG, and redone when CG needed more than refactor_iterations
- *     iterations (so the next step starts from a fresh factor), when the constraint mask changed, or
+ *     as the preconditioner of CG, and redone before the next step when the time spent on the extra
+ *     iterations of the old factor has exceeded the time the factorisation took ("rent or buy"),
+ *     when CG needed more than refactor_iterations iterations, when the constraint mask changed, or
  *     at once when CG with the old factor did not converge. refactor_iterations = 0 refactors every
  *     step: a direct solve (CG then stops after one iteration). Islands under
  *     CL_COROT_CHOLMOD_MIN_NODES nodes use PCG.
@@ -27,9 +28,11 @@
  * symmetric positive definite like A_f, two 3x3 products per node more than the plain one. Stiffness
  * warping applied to the preconditioner: a factor then stays good through large rotations and is
  * redone far less often. */
+#include <math.h>
 #include <string.h>
 
 #include "base/error.h"
+#include "base/timer.h"
 #include "solvers/corotational/corot.h"
 
 /* Rn: node rotations from the element rotations of this step. */
@@ -78,7 +81,10 @@ static cl_status factorize(cl_corot *s, cl_corot_island *isl, int32_t index) {
   } else {
     CL_TRY(cl_cholmod_set_fixed(isl->chol, mask));
   }
+  const double t0 = cl_time_ms();
   cl_status r = cl_cholmod_factorize(isl->chol, isl->A);
+  isl->factor_ms = cl_time_ms() - t0;
+  isl->rent_ms = 0.0;
   s->timing.factorizations++;
   s->timing.total_factorizations++;
   isl->factor_ok = r == CL_OK;
@@ -94,7 +100,8 @@ static cl_status run_cg(cl_corot *s, cl_corot_island *isl, cl_precond pc, cl_cg_
   cl_cg_def def;
   cl_cg_def_default(&def);
   def.precond = pc;
-  def.rel_tol = s->p[CL_COROT_TOLERANCE];
+  def.rel_tol = s->p[CL_COROT_TOLERANCE] * isl->tol_scale;
+  if (def.rel_tol > 0.5) def.rel_tol = 0.5;
   def.max_iter = (int32_t)s->p[CL_COROT_MAX_ITERATIONS];
   def.fixed = isl->ncons ? isl->fixed : NULL;
   if (pc == CL_PRECOND_USER && s->p[CL_COROT_WARP_PRECONDITIONER] != 0.0) {
@@ -115,8 +122,31 @@ static cl_status run_cg(cl_corot *s, cl_corot_island *isl, cl_precond pc, cl_cg_
   return cl_cg_solve(isl->A, isl->r0, isl->dv, &def, isl->ws, res);
 }
 
+/* The tolerance reference (parameter tolerance_reference). CG solves A dv = r0 and measures its
+ * residual against the reduced right-hand side ||r0_f - A_fc dv_c||. The residual is the same as that
+ * of eq 3.8 itself (A v' - b = A dv - r0), so "CG to tol on eq 3.8", ||A v' - b||_f <= tol ||b_f -
+ * A_fc v'_c||, is the CG tolerance tol scaled by ||b_f - A_fc v'_c|| / ||r0_f - A_fc dv_c||. Two
+ * products with A per solve. */
+static double tolerance_scale(const cl_corot *s, cl_corot_island *isl) {
+  if (s->p[CL_COROT_TOLERANCE_REFERENCE] != 0.0) return 1.0;
+  const int64_t n3 = 3 * (int64_t)isl->nnodes;
+  double *u = isl->ws->p, *q = isl->ws->q, bb = 0.0, rr = 0.0;
+  /* u = v' on held dofs, 0 elsewhere; q = A u: ||b - q||_f */
+  for (int64_t d = 0; d < n3; ++d) u[d] = isl->fixed[d] ? isl->v[d] + isl->dv[d] : 0.0;
+  cl_bsr_spmv(isl->A, u, q);
+  for (int64_t d = 0; d < n3; ++d)
+    if (!isl->fixed[d]) bb += (isl->b[d] - q[d]) * (isl->b[d] - q[d]);
+  for (int64_t d = 0; d < n3; ++d) u[d] = isl->fixed[d] ? isl->dv[d] : 0.0;
+  cl_bsr_spmv(isl->A, u, q);
+  for (int64_t d = 0; d < n3; ++d)
+    if (!isl->fixed[d]) rr += (isl->r0[d] - q[d]) * (isl->r0[d] - q[d]);
+  if (!(rr > 0.0) || !(bb > 0.0) || !isfinite(bb / rr)) return 1.0;
+  return sqrt(bb / rr);
+}
+
 cl_status cl_corot_solve_island(cl_corot *s, cl_corot_island *isl, int32_t index, cl_step_report *rep) {
   if (isl->ncons == isl->nnodes) return CL_OK; /* every node held: nothing to solve */
+  isl->tol_scale = tolerance_scale(s, isl);
   cl_cg_result res;
   cl_status r;
   const int chol = (int)s->p[CL_COROT_LINEAR_SOLVER] == CL_COROT_SOLVER_CHOLMOD &&
@@ -134,7 +164,9 @@ cl_status cl_corot_solve_island(cl_corot *s, cl_corot_island *isl, int32_t index
     if (!isl->chol || isl->refactor || mask_changed || limit == 0 || !isl->factor_ok)
       CL_TRY(factorize(s, isl, index));
     if (isl->factor_ok) {
+      const double t0 = cl_time_ms();
       r = run_cg(s, isl, CL_PRECOND_USER, &res);
+      const double cg_ms = cl_time_ms() - t0;
       if (r == CL_WARN_NOT_CONVERGED && isl->solves_on_factor > 0) {
         /* the old factor is too far from A: refactor and try once more */
         rep->iterations += res.iterations;
@@ -144,6 +176,11 @@ cl_status cl_corot_solve_island(cl_corot *s, cl_corot_island *isl, int32_t index
       }
       isl->solves_on_factor++;
       if (res.iterations > limit) isl->refactor = 1;
+      /* Rent or buy: the iterations beyond the one a fresh factor needs are the rent paid for an old
+       * factor; once the rent paid since the factorisation exceeds what it cost, buy a new one. This
+       * costs at most twice the best fixed refactoring interval, whatever the motion. */
+      if (res.iterations > 1) isl->rent_ms += cg_ms * (double)(res.iterations - 1) / (double)res.iterations;
+      if (isl->rent_ms > isl->factor_ms) isl->refactor = 1;
     } else {
       r = run_cg(s, isl, CL_PRECOND_BLOCK_JACOBI, &res);
     }
@@ -154,6 +191,7 @@ cl_status cl_corot_solve_island(cl_corot *s, cl_corot_island *isl, int32_t index
     r = run_cg(s, isl, CL_PRECOND_BLOCK_JACOBI, &res);
   }
   rep->iterations += res.iterations;
+  res.rel_residual /= isl->tol_scale; /* against the chosen reference */
   if (res.rel_residual > rep->residual) rep->residual = res.rel_residual;
   if (r < 0)
     return cl_fail_context(r, "island %d (%d nodes): linear solve: ", index, isl->nnodes);

@@ -20,7 +20,8 @@ static const cl_param_info k_params[CL_COROT_PARAM_COUNT] = {
     {"tolerance", "1", "CG stops at this relative residual of the velocity-change system", 1e-6, 1e-15, 0.5, 0},
     {"max_iterations", "1", "CG iteration cap per island and step (a warning when reached)", 1000.0, 1.0, 1e7, 1},
     {"refactor_iterations", "1",
-     "CHOLMOD: refactor when preconditioned CG needed more iterations than this; 0 = every step (direct)", 8.0,
+     "CHOLMOD: refactor when CG needed more iterations than this (besides the rent-or-buy rule); 0 = every "
+     "step (direct)", 30.0,
      0.0, 1e6, 1},
     {"rotation", "1", "element rotation: 0 = polar decomposition, 1 = Gram-Schmidt", 0.0, 0.0, 1.0, 1},
     {"joint_pruning", "1", "1 = break ball and hinge joints left by fracture (thesis sec 5.4.1), 0 = keep them",
@@ -36,6 +37,9 @@ static const cl_param_info k_params[CL_COROT_PARAM_COUNT] = {
     {"warp_preconditioner", "1",
      "CHOLMOD: 1 = turn a reused factor by each node's rotation since it was made, 0 = use it as it is", 1.0, 0.0,
      1.0, 1},
+    {"tolerance_reference", "1",
+     "0 = tolerance relative to ||b|| of the system A v' = b (thesis eq 3.8); 1 = relative to ||b - A v||, the "
+     "force imbalance of the step (stricter for moving bodies)", 0.0, 0.0, 1.0, 1},
 };
 
 static cl_status corot_create(void **out) {

@@ -131,7 +131,8 @@ typedef struct cl_sm {
   double *Iinv;       /* 9: pseudo-inverse of the inertia about com (rigid-mode projection) */
   double *ga, *gw;    /* 3 each: removed mean and angular parts of the corrections */
   double *sig, *Vp;   /* 3 and 9: singular values and right singular vectors of F^e (plasticity) */
-  double *F;          /* 9: F of the step start (collision proxies transform with it) */
+  double *F;          /* 9: F of the step start; the current F for the collision proxies */
+  double *Finv;       /* 9: its inverse (proxies), or zero when singular */
   uint8_t *active;    /* strain limiting: the cluster clamped something this iteration */
 
   /* memberships */
@@ -152,6 +153,23 @@ typedef struct cl_sm {
   int32_t *pc;
   double *pwt, *pd;
   int64_t plist_cap;
+
+  /* incremental bookkeeping for fracture: the live memberships of particle i form a linked list
+   * phead[i] -> mnext[k] -> ... (-1 ends it); pnm[i] counts them */
+  int64_t *phead, *mnext;
+  int32_t *pnm;
+  /* cluster adjacency for the proxies: clusters that share a particle, or were split from each
+   * other, do not collide; cadj[cadj_ofs[c] .. cadj_ofs[c+1]) sorted */
+  int32_t *cadj_ofs, *cadj;
+  int64_t cadj_cap;
+  int32_t *sib;       /* pairs (2 each) of clusters split from each other */
+  int64_t nsib, sibcap;
+  /* scratch for fracture and collisions, per cluster */
+  int32_t *stamp;     /* event stamp of cached world centres */
+  double *wcom;       /* 3: current world centre of mass */
+  double *wrad;       /* current largest distance of a member from wcom */
+  uint8_t *touched;   /* cluster needs its rest properties recomputed */
+  void *spans;        /* sweep-and-prune list of the proxies (sm_collide.c), 16 bytes per cluster */
 
   /* collision planes: 4 doubles each (n, d) meaning the solid side n . X + d <= 0 in rest coords */
   double *planes;
@@ -185,6 +203,12 @@ cl_status cl_sm_reverse_index(cl_sm *s, int32_t n);
 /* Bonds for the world (cell_size 2): a star per live cluster, so particles sharing a cluster are
  * one piece. Bumps nothing (the world bumps topology_version after fracture). */
 cl_status cl_sm_bonds(cl_sm *s, cl_body_state *st);
+/* Per-particle membership lists (phead, mnext, pnm) from the pool. */
+void cl_sm_link_lists(cl_sm *s, int32_t n);
+/* Record that clusters a and b were split from each other (they do not collide). */
+cl_status cl_sm_add_sibling(cl_sm *s, int32_t a, int32_t b);
+/* Cluster adjacency (shared particles or siblings) for the proxies. */
+cl_status cl_sm_adjacency(cl_sm *s, int32_t n);
 /* Initial collision half-spaces where a cluster's sphere sticks out of the body. */
 cl_status cl_sm_boundary_planes(cl_sm *s, const cl_body_state *st);
 

@@ -41,6 +41,9 @@ cl_status cl_sm_grow_particles(cl_sm *s, int32_t n) {
   CL_TRY(regrow((void **)&s->dsum, 3 * old, 3 * cap, sizeof(double), "particle scratch"));
   CL_TRY(regrow((void **)&s->dvsh, 3 * old, 3 * cap, sizeof(double), "particle scratch"));
   CL_TRY(regrow((void **)&s->pofs, old + 1, cap + 1, sizeof(int32_t), "reverse index"));
+  CL_TRY(regrow((void **)&s->phead, old, cap, sizeof(int64_t), "membership lists"));
+  CL_TRY(regrow((void **)&s->pnm, old, cap, sizeof(int32_t), "membership lists"));
+  for (size_t i = old; i < cap; ++i) s->phead[i] = -1;
   s->pcap = (int32_t)cap;
   return CL_OK;
 }
@@ -71,7 +74,14 @@ cl_status cl_sm_grow_clusters(cl_sm *s, int32_t ncl) {
   CL_TRY(regrow((void **)&s->sig, 3 * o, 3 * c, sizeof(double), "clusters"));
   CL_TRY(regrow((void **)&s->Vp, 9 * o, 9 * c, sizeof(double), "clusters"));
   CL_TRY(regrow((void **)&s->F, 9 * o, 9 * c, sizeof(double), "clusters"));
+  CL_TRY(regrow((void **)&s->Finv, 9 * o, 9 * c, sizeof(double), "clusters"));
   CL_TRY(regrow((void **)&s->active, o, c, sizeof(uint8_t), "clusters"));
+  CL_TRY(regrow((void **)&s->cadj_ofs, o + 1, c + 1, sizeof(int32_t), "clusters"));
+  CL_TRY(regrow((void **)&s->stamp, o, c, sizeof(int32_t), "clusters"));
+  CL_TRY(regrow((void **)&s->wcom, 3 * o, 3 * c, sizeof(double), "clusters"));
+  CL_TRY(regrow((void **)&s->wrad, o, c, sizeof(double), "clusters"));
+  CL_TRY(regrow((void **)&s->touched, o, c, sizeof(uint8_t), "clusters"));
+  CL_TRY(regrow(&s->spans, o, c, 2 * sizeof(double), "clusters"));
   s->ccap = (int32_t)c;
   return CL_OK;
 }
@@ -88,6 +98,7 @@ cl_status cl_sm_grow_pool(cl_sm *s, int64_t need) {
   CL_TRY(regrow((void **)&s->mwm, o, c, sizeof(double), "memberships"));
   CL_TRY(regrow((void **)&s->mr, 3 * o, 3 * c, sizeof(double), "memberships"));
   CL_TRY(regrow((void **)&s->mslot, o, c, sizeof(int64_t), "memberships"));
+  CL_TRY(regrow((void **)&s->mnext, o, c, sizeof(int64_t), "memberships"));
   s->mcap = (int64_t)c;
   return CL_OK;
 }
@@ -245,5 +256,84 @@ cl_status cl_sm_boundary_planes(cl_sm *s, const cl_body_state *st) {
       }
     }
   }
+  return CL_OK;
+}
+
+void cl_sm_link_lists(cl_sm *s, int32_t n) {
+  for (int32_t i = 0; i < n; ++i) {
+    s->phead[i] = -1;
+    s->pnm[i] = 0;
+  }
+  /* walk the pool backwards so each list comes out in pool order */
+  for (int32_t c = s->ncl - 1; c >= 0; --c) {
+    if (!s->alive[c]) continue;
+    for (int64_t k = (int64_t)s->moff[c] + s->mcnt[c] - 1; k >= s->moff[c]; --k) {
+      int32_t i = s->mp[k];
+      s->mnext[k] = s->phead[i];
+      s->phead[i] = k;
+      s->pnm[i]++;
+    }
+  }
+}
+
+cl_status cl_sm_add_sibling(cl_sm *s, int32_t a, int32_t b) {
+  if (s->nsib + 1 > s->sibcap) {
+    size_t o = (size_t)s->sibcap, c = next_cap(o, (size_t)s->nsib + 1);
+    CL_TRY(regrow((void **)&s->sib, 2 * o, 2 * c, sizeof(int32_t), "cluster pairs"));
+    s->sibcap = (int64_t)c;
+  }
+  s->sib[2 * s->nsib] = a;
+  s->sib[2 * s->nsib + 1] = b;
+  s->nsib++;
+  return CL_OK;
+}
+
+static int cmp_i32(const void *a, const void *b) {
+  int32_t x = *(const int32_t *)a, y = *(const int32_t *)b;
+  return (x > y) - (x < y);
+}
+
+/* Clusters that share a particle (from the membership lists), plus split siblings; sorted and
+ * unique per cluster. Costs sum_i pnm_i^2, a few times the membership count. */
+cl_status cl_sm_adjacency(cl_sm *s, int32_t n) {
+  int32_t ncl = s->ncl;
+  int32_t *cnt = s->cadj_ofs;
+  memset(cnt, 0, sizeof(int32_t) * (size_t)(ncl + 1));
+  for (int32_t i = 0; i < n; ++i)
+    for (int64_t k = s->phead[i]; k >= 0; k = s->mnext[k]) cnt[s->mc[k] + 1] += s->pnm[i] - 1;
+  for (int64_t e = 0; e < s->nsib; ++e) {
+    cnt[s->sib[2 * e] + 1]++;
+    cnt[s->sib[2 * e + 1] + 1]++;
+  }
+  for (int32_t c = 0; c < ncl; ++c) cnt[c + 1] += cnt[c];
+  int64_t total = cnt[ncl];
+  if (total > s->cadj_cap) {
+    size_t o = (size_t)s->cadj_cap, c = next_cap(o, (size_t)total);
+    CL_TRY(regrow((void **)&s->cadj, o, c, sizeof(int32_t), "cluster adjacency"));
+    s->cadj_cap = (int64_t)c;
+  }
+  /* fill with a cursor per cluster (stamp is free scratch here) */
+  int32_t *cur = s->stamp;
+  memcpy(cur, cnt, sizeof(int32_t) * (size_t)ncl);
+  for (int32_t i = 0; i < n; ++i)
+    for (int64_t k = s->phead[i]; k >= 0; k = s->mnext[k])
+      for (int64_t l = s->phead[i]; l >= 0; l = s->mnext[l])
+        if (l != k) s->cadj[cur[s->mc[k]]++] = s->mc[l];
+  for (int64_t e = 0; e < s->nsib; ++e) {
+    int32_t a = s->sib[2 * e], b = s->sib[2 * e + 1];
+    s->cadj[cur[a]++] = b;
+    s->cadj[cur[b]++] = a;
+  }
+  /* sort and make unique in place, compacting the CSR */
+  int32_t w = 0;
+  for (int32_t c = 0; c < ncl; ++c) {
+    int32_t a = cnt[c], b = cur[c];
+    qsort(s->cadj + a, (size_t)(b - a), sizeof(int32_t), cmp_i32);
+    cnt[c] = w;
+    for (int32_t j = a; j < b; ++j)
+      if (j == a || s->cadj[j] != s->cadj[j - 1]) s->cadj[w++] = s->cadj[j];
+  }
+  cnt[ncl] = w;
+  for (int32_t c = 0; c < ncl; ++c) s->stamp[c] = 0;
   return CL_OK;
 }

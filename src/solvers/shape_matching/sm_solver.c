@@ -23,7 +23,8 @@ static void sm_destroy(void *p) {
                     s->hard,  s->pcen,  s->radius, s->ploff,   s->plcnt, s->com,   s->Rt,     s->Iinv,  s->ga,
                     s->gw,    s->sig,   s->Vp,     s->F,       s->active, s->mp,   s->mc,     s->mw,    s->mwt,
                     s->mwm,   s->mr,    s->mslot,  s->pofs,    s->plist, s->pc,
-                    s->pwt,   s->pd,    s->planes};
+                    s->pwt,   s->pd,    s->planes, s->phead, s->mnext, s->pnm,
+                    s->cadj_ofs, s->cadj, s->sib, s->stamp, s->wcom, s->wrad, s->touched, s->Finv, s->spans};
   for (size_t i = 0; i < sizeof arrays / sizeof arrays[0]; ++i) free(arrays[i]);
   free(s);
 }
@@ -67,6 +68,8 @@ static cl_status sm_bind(void *p, const cl_bind_input *in, cl_body_state *st) {
   s->mean_cluster_mass0 = s->ncl > 0 ? total / s->ncl : 0.0;
   s->pltop = 0;
   CL_TRY(cl_sm_boundary_planes(s, st));
+  cl_sm_link_lists(s, st->n);
+  CL_TRY(cl_sm_adjacency(s, st->n));
   CL_TRY(cl_sm_reverse_index(s, st->n));
   CL_TRY(cl_sm_bonds(s, st));
   for (int32_t c = 0; c < s->ncl; ++c) cl_vec3_store(s->com, c, cl_vec3_load(s->rcom, c));
@@ -77,6 +80,51 @@ static cl_status sm_step(void *p, cl_body_state *st, const cl_step_input *in, cl
   cl_sm *s = p;
   s->threads = in->threads > 0 ? in->threads : 1;
   return cl_sm_step(s, st, in, rep);
+}
+
+/* Pool entries of live clusters, compacted when more than half of the pool is holes left by splits
+ * and deletions (cluster order and member order are kept). */
+static void compact_pool(cl_sm *s) {
+  int64_t live = 0;
+  for (int32_t c = 0; c < s->ncl; ++c)
+    if (s->alive[c]) live += s->mcnt[c];
+  if (s->mtop <= 2 * live + 4096) return;
+  int64_t w = 0;
+  for (int32_t c = 0; c < s->ncl; ++c) {
+    if (!s->alive[c]) {
+      s->moff[c] = (int32_t)w;
+      s->mcnt[c] = 0;
+      continue;
+    }
+    int64_t k0 = s->moff[c];
+    s->moff[c] = (int32_t)w;
+    for (int64_t k = k0; k < k0 + s->mcnt[c]; ++k, ++w) {
+      if (k == w) continue;
+      s->mp[w] = s->mp[k];
+      s->mc[w] = s->mc[k];
+      s->mw[w] = s->mw[k];
+      s->mwt[w] = s->mwt[k];
+      s->mwm[w] = s->mwm[k];
+      memcpy(s->mr + 3 * w, s->mr + 3 * k, 3 * sizeof(double));
+    }
+  }
+  s->mtop = w;
+}
+
+static cl_status sm_topology_changed(void *p, cl_body_state *st) {
+  cl_sm *s = p;
+  CL_TRY(cl_sm_grow_particles(s, st->n));
+  s->n = st->n;
+  compact_pool(s);
+  cl_sm_link_lists(s, st->n);
+  CL_TRY(cl_sm_adjacency(s, st->n));
+  CL_TRY(cl_sm_reverse_index(s, st->n));
+  return cl_sm_bonds(s, st);
+}
+
+static cl_status sm_fracture(void *p, cl_body_state *st, const cl_fracture_event *ev, int32_t count,
+                             int32_t *applied) {
+  return cl_sm_fracture(p, st, ev, count, applied);
 }
 
 static int32_t sm_unit_count(const void *p) { return ((const cl_sm *)p)->ncl; }
@@ -125,6 +173,6 @@ const cl_solver_ops cl_shape_matching_solver_ops = {
     sm_energy,
     sm_volume,
     NULL,
-    NULL,
-    NULL,
+    sm_fracture,
+    sm_topology_changed,
 };
