@@ -7,7 +7,11 @@
 #include "fracture/criterion.h"
 
 /* Built-in criteria; NULL terminates the list. */
-static const cl_criterion_ops *const k_builtin[] = {NULL};
+extern const cl_criterion_ops cl_cluster_stretch_criterion; /* fracture/cluster_stretch.c */
+extern const cl_criterion_ops cl_separation_tensor_criterion_ops; /* fracture/separation_tensor.c */
+extern const cl_criterion_ops cl_plastic_excess_criterion_ops;    /* fracture/plastic_excess.c */
+static const cl_criterion_ops *const k_builtin[] = {&cl_cluster_stretch_criterion, &cl_separation_tensor_criterion_ops,
+                                                    &cl_plastic_excess_criterion_ops, NULL};
 
 enum { CL_MAX_REGISTERED = 32 };
 static const cl_criterion_ops *g_registered[CL_MAX_REGISTERED];

@@ -68,8 +68,9 @@ typedef struct cl_corot_island {
   int factor_ok;             /* chol holds a factor usable as preconditioner */
   int refactor;              /* refactor before the next solve */
   int32_t solves_on_factor;  /* solves since the last factorisation */
-  double factor_ms;          /* wall time of the last factorisation */
-  double rent_ms;            /* time spent since then on iterations a fresh factor would not need */
+  double factor_cost;        /* flops of the last factorisation */
+  double iteration_cost;     /* weighted flops of one preconditioned CG iteration */
+  double rent;               /* spent since the factorisation on iterations a fresh factor would not need */
   uint8_t *fixed;            /* 3 nnodes, this step's constraint mask */
   uint8_t *fixed_factor;     /* 3 nnodes, the mask the current factor was made with */
   double *v;                 /* 3 nnodes, velocity at the start of the step (gathered) */

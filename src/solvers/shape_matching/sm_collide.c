@@ -11,6 +11,12 @@
  * displacement / dt, as every position correction of the step does. Clusters with fewer than 10
  * members have no proxy (they are unreliable and small).
  *
+ * Proxies act between different pieces of the body (connected components of the cluster graph), as
+ * the issue asks: an intact body keeps the paper's dynamics exactly (and its momentum), and the
+ * contact of a piece with itself (a folding sheet) is not handled. Contact between different bodies
+ * would need the world to hand one body's proxies to another's solver, which the solver interface
+ * does not do.
+ *
  * Pairs are found with a sweep over the clusters' world bounding spheres and handled in a fixed
  * order, so the result does not depend on the thread count. */
 #include <math.h>
@@ -133,7 +139,7 @@ void cl_sm_self_collide(cl_sm *s, cl_body_state *st, double dt) {
       int32_t d = sp[b].c;
       double rr = s->wrad[c] + s->wrad[d];
       if (cl_vec3_norm2(cl_vec3_sub(cl_vec3_load(s->wcom, c), cl_vec3_load(s->wcom, d))) >= rr * rr) continue;
-      if (adjacent(s, c, d)) continue;
+      if (s->cpiece[c] == s->cpiece[d] || adjacent(s, c, d)) continue;
       push_members(s, st, c, d, dt);
       push_members(s, st, d, c, dt);
     }

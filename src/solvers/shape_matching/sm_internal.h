@@ -169,6 +169,10 @@ typedef struct cl_sm {
   double *wcom;       /* 3: current world centre of mass */
   double *wrad;       /* current largest distance of a member from wcom */
   uint8_t *touched;   /* cluster needs its rest properties recomputed */
+  int32_t *cpiece;    /* connected piece of each live cluster (proxies act between pieces only) */
+  int32_t npieces;    /* pieces that hold clusters */
+  int32_t *plabel;    /* per particle component label (scratch of the piece computation) */
+  int32_t plabel_cap;
   void *spans;        /* sweep-and-prune list of the proxies (sm_collide.c), 16 bytes per cluster */
 
   /* collision planes: 4 doubles each (n, d) meaning the solid side n . X + d <= 0 in rest coords */
@@ -209,6 +213,8 @@ void cl_sm_link_lists(cl_sm *s, int32_t n);
 cl_status cl_sm_add_sibling(cl_sm *s, int32_t a, int32_t b);
 /* Cluster adjacency (shared particles or siblings) for the proxies. */
 cl_status cl_sm_adjacency(cl_sm *s, int32_t n);
+/* Piece label of every live cluster from the bonds (after cl_sm_bonds). */
+cl_status cl_sm_pieces(cl_sm *s, const cl_body_state *st);
 /* Initial collision half-spaces where a cluster's sphere sticks out of the body. */
 cl_status cl_sm_boundary_planes(cl_sm *s, const cl_body_state *st);
 

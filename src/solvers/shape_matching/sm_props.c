@@ -10,6 +10,7 @@
 
 #include "base/alloc.h"
 #include "base/error.h"
+#include "geom/components.h"
 #include "solvers/shape_matching/sm_internal.h"
 
 /* realloc of *p from `old` to `cap` elements of `size` bytes, zeroing the new part */
@@ -82,6 +83,7 @@ cl_status cl_sm_grow_clusters(cl_sm *s, int32_t ncl) {
   CL_TRY(regrow((void **)&s->wrad, o, c, sizeof(double), "clusters"));
   CL_TRY(regrow((void **)&s->touched, o, c, sizeof(uint8_t), "clusters"));
   CL_TRY(regrow(&s->spans, o, c, 2 * sizeof(double), "clusters"));
+  CL_TRY(regrow((void **)&s->cpiece, o, c, sizeof(int32_t), "clusters"));
   s->ccap = (int32_t)c;
   return CL_OK;
 }
@@ -335,5 +337,31 @@ cl_status cl_sm_adjacency(cl_sm *s, int32_t n) {
   }
   cnt[ncl] = w;
   for (int32_t c = 0; c < ncl; ++c) s->stamp[c] = 0;
+  return CL_OK;
+}
+
+cl_status cl_sm_pieces(cl_sm *s, const cl_body_state *st) {
+  if (st->n > s->plabel_cap) {
+    int32_t *l = realloc(s->plabel, sizeof(int32_t) * (size_t)st->n);
+    if (!l) return cl_fail(CL_ERR_OUT_OF_MEMORY, "solver 'shape_matching': out of memory (pieces)");
+    s->plabel = l;
+    s->plabel_cap = st->n;
+  }
+  int32_t count = 0;
+  CL_TRY(cl_components(st->n, st->cells, st->ncells, 2, s->plabel, &count));
+  /* pieces holding clusters: debris particles are components of their own */
+  int32_t pieces = 0;
+  for (int32_t c = 0; c < s->ncl; ++c) {
+    s->cpiece[c] = -1;
+    if (s->alive[c] && s->mcnt[c] > 0) s->cpiece[c] = s->plabel[s->mp[s->moff[c]]];
+  }
+  /* count distinct labels among clusters (labels are 0..count-1) */
+  for (int32_t i = 0; i < st->n; ++i) s->plabel[i] = 0;
+  for (int32_t c = 0; c < s->ncl; ++c)
+    if (s->cpiece[c] >= 0 && !s->plabel[s->cpiece[c]]) {
+      s->plabel[s->cpiece[c]] = 1;
+      ++pieces;
+    }
+  s->npieces = pieces;
   return CL_OK;
 }

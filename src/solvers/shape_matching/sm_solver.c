@@ -24,7 +24,7 @@ static void sm_destroy(void *p) {
                     s->gw,    s->sig,   s->Vp,     s->F,       s->active, s->mp,   s->mc,     s->mw,    s->mwt,
                     s->mwm,   s->mr,    s->mslot,  s->pofs,    s->plist, s->pc,
                     s->pwt,   s->pd,    s->planes, s->phead, s->mnext, s->pnm,
-                    s->cadj_ofs, s->cadj, s->sib, s->stamp, s->wcom, s->wrad, s->touched, s->Finv, s->spans};
+                    s->cadj_ofs, s->cadj, s->sib, s->stamp, s->wcom, s->wrad, s->touched, s->Finv, s->spans, s->cpiece, s->plabel};
   for (size_t i = 0; i < sizeof arrays / sizeof arrays[0]; ++i) free(arrays[i]);
   free(s);
 }
@@ -72,6 +72,7 @@ static cl_status sm_bind(void *p, const cl_bind_input *in, cl_body_state *st) {
   CL_TRY(cl_sm_adjacency(s, st->n));
   CL_TRY(cl_sm_reverse_index(s, st->n));
   CL_TRY(cl_sm_bonds(s, st));
+  CL_TRY(cl_sm_pieces(s, st));
   for (int32_t c = 0; c < s->ncl; ++c) cl_vec3_store(s->com, c, cl_vec3_load(s->rcom, c));
   return CL_OK;
 }
@@ -119,7 +120,8 @@ static cl_status sm_topology_changed(void *p, cl_body_state *st) {
   cl_sm_link_lists(s, st->n);
   CL_TRY(cl_sm_adjacency(s, st->n));
   CL_TRY(cl_sm_reverse_index(s, st->n));
-  return cl_sm_bonds(s, st);
+  CL_TRY(cl_sm_bonds(s, st));
+  return cl_sm_pieces(s, st);
 }
 
 static cl_status sm_fracture(void *p, cl_body_state *st, const cl_fracture_event *ev, int32_t count,

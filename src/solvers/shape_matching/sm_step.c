@@ -310,7 +310,7 @@ cl_status cl_sm_step(cl_sm *s, cl_body_state *st, const cl_step_input *in, cl_st
     for (int k = 0; k < 3; ++k) v[k] = (x[k] - s->xold[3 * i + k]) * ih;
     if (view && view->count) cl_collider_project(view, x, v);
   }
-  if (s->p.self_collisions && s->nlive > 1) cl_sm_self_collide(s, st, h);
+  if (s->p.self_collisions && s->npieces > 1) cl_sm_self_collide(s, st, h);
   t_collide = cl_time_ms() - t_c0;
 
   /* held particles: exact targets and reactions (impulse balance of the node over the step) */

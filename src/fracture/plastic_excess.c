@@ -1,0 +1,244 @@
+/* The plasticity-based criterion ("plastic_excess"): O'Malley's thesis ch. 5.6.
+ *
+ * A material whose plastic strain has reached its cap (material.plastic_max) cannot flow further;
+ * the flow it would still make is the "excess". The thesis stores the corresponding excess plastic
+ * force on the nodes and breaks a node when their magnitudes add up past a threshold:
+ *   p_excess = sum_i |f_i,excess|                                                     (eq 5.10)
+ *   n = normalize(sum_i f_i,excess)                                                   (eq 5.11)
+ * summed over the elements i around the node, accumulated step after step until the node breaks
+ * (the fractured node's excess is then cleared; the solver reduces the plasticity of the elements
+ * around it, its parameter plastic_relief).
+ *
+ * What the criterion sees is solver-agnostic (cl_unit_fields): F, and the plastic strain eps_p in
+ * the element's rest frame. The excess is computed from them with the flow rule the corotational
+ * solver uses (solvers/corotational/plasticity.c, thesis sec 3.2.3): for an element whose plastic
+ * strain sits at the cap (||eps_p||_F >= (1 - 1e-6) max; below it the solver absorbed all flow), with
+ * R the polar rotation of F and e' the deviator of the elastic strain sym(R^T F) - I - eps_p,
+ *   trial = eps_p + min(1, creep dt) (1 - yield_eff / ||e'||) e'   if ||e'|| > yield_eff,
+ *   excess = trial - max trial / ||trial||   (the part the cap refuses),
+ * and its force on corner a is the stress of that strain turned into nodal forces like the elastic
+ * ones: f_a = -V R sigma(excess) g_a (V, g_a: rest volume and barycentric gradients, R rotating to
+ * the world). Elements below the cap cost one norm, so the criterion stays cheap (sec 5.7).
+ *
+ * Needs tets and a material with plasticity (plastic_yield >= 0) and a cap (plastic_max > 0).
+ * Options as separation_tensor: largest_only, min_island_elements. Priority = p_excess / toughness. */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "base/alloc.h"
+#include "base/error.h"
+#include "base/mat3.h"
+#include "fracture/criterion.h"
+#include "geom/components.h"
+
+typedef struct pex {
+  double toughness;
+  int largest_only;
+  int32_t min_island;
+  double lambda, mu, yield, flow, hardening, max;
+  int32_t cap;
+  double *mag;              /* per node: accumulated sum of |f_excess| (eq 5.10), N */
+  double *vec;              /* 3 per node: accumulated sum of f_excess (eq 5.11), N */
+  int32_t *elem;            /* per node: an element touching it */
+  int32_t *label, *island_elems;
+  int32_t labels_cap, labels_n;
+  int64_t labels_version;
+} pex;
+
+static const cl_param_info k_params[] = {
+    {"toughness", "N", "a node fails when its accumulated excess plastic force sum |f| exceeds this (thesis eq 5.10)",
+     1.0, 0.0, 1e300, 0},
+    {"largest_only", "1", "1 = only the largest event per step (thesis sec 5.4), 0 = all events above the toughness",
+     1.0, 0.0, 1.0, 1},
+    {"min_island_elements", "1", "nodes on pieces of at most this many elements are not checked (thesis sec 5.4)", 3.0,
+     0.0, 1e9, 1},
+};
+
+static cl_status pex_create(void **out) {
+  pex *s = cl_calloc(1, sizeof *s, "plastic excess criterion");
+  if (!s) return CL_ERR_OUT_OF_MEMORY;
+  s->labels_version = -1;
+  *out = s;
+  return CL_OK;
+}
+
+static void pex_destroy(void *p) {
+  pex *s = p;
+  if (!s) return;
+  free(s->mag);
+  free(s->vec);
+  free(s->elem);
+  free(s->label);
+  free(s->island_elems);
+  free(s);
+}
+
+static cl_status pex_bind(void *p, const cl_criterion_bind_input *in) {
+  pex *s = p;
+  const cl_material_def *m = in->material;
+  if (in->state->cell_size != 4)
+    return cl_fail(CL_ERR_INVALID_ARGUMENT,
+                   "criterion 'plastic_excess' needs a solver with tetrahedral elements; solver '%s' has none",
+                   in->solver ? in->solver : "?");
+  if (m->plastic_yield < 0.0 || !(m->plastic_max > 0.0))
+    return cl_fail(CL_ERR_INVALID_ARGUMENT,
+                   "criterion 'plastic_excess' needs plasticity with a cap: material plastic_yield = %g (must be >= 0) "
+                   "and plastic_max = %g (must be > 0); the excess is the plastic flow beyond the cap (thesis 5.6)",
+                   m->plastic_yield, m->plastic_max);
+  s->toughness = in->params[0];
+  s->largest_only = in->params[1] != 0.0;
+  s->min_island = (int32_t)in->params[2];
+  s->mu = m->young / (2.0 * (1.0 + m->poisson));
+  s->lambda = m->young * m->poisson / ((1.0 + m->poisson) * (1.0 - 2.0 * m->poisson));
+  s->yield = m->plastic_yield;
+  s->flow = m->plastic_flow;
+  s->hardening = m->plastic_hardening;
+  s->max = m->plastic_max;
+  return CL_OK;
+}
+
+/* Grow the per-node arrays; accumulated excess of existing nodes is kept, new nodes start at 0. */
+static cl_status grow(pex *s, int32_t n) {
+  if (n <= s->cap) return CL_OK;
+  int32_t cap = n + n / 4 + 16;
+  double *a = realloc(s->mag, sizeof(double) * (size_t)cap);
+  if (a) s->mag = a;
+  double *b = realloc(s->vec, sizeof(double) * 3 * (size_t)cap);
+  if (b) s->vec = b;
+  int32_t *e = realloc(s->elem, sizeof(int32_t) * (size_t)cap);
+  if (e) s->elem = e;
+  int32_t *l = realloc(s->label, sizeof(int32_t) * (size_t)cap);
+  if (l) s->label = l;
+  if (!a || !b || !e || !l) return cl_fail(CL_ERR_OUT_OF_MEMORY, "plastic_excess: out of memory for %d nodes", cap);
+  memset(s->mag + s->cap, 0, sizeof(double) * (size_t)(cap - s->cap));
+  memset(s->vec + 3 * (size_t)s->cap, 0, sizeof(double) * 3 * (size_t)(cap - s->cap));
+  s->cap = cap;
+  return CL_OK;
+}
+
+static cl_status islands(pex *s, const cl_body_state *st) {
+  if (s->labels_version == st->topology_version && s->labels_n == st->n) return CL_OK;
+  int32_t count = 0;
+  CL_TRY(cl_components(st->n, st->cells, st->ncells, 4, s->label, &count));
+  if (count > s->labels_cap) {
+    int32_t *c = realloc(s->island_elems, sizeof(int32_t) * (size_t)count);
+    if (!c) return cl_fail(CL_ERR_OUT_OF_MEMORY, "plastic_excess: out of memory for %d islands", count);
+    s->island_elems = c;
+    s->labels_cap = count;
+  }
+  memset(s->island_elems, 0, sizeof(int32_t) * (size_t)count);
+  for (int32_t e = 0; e < st->ncells; ++e) s->island_elems[s->label[st->cells[4 * e]]]++;
+  s->labels_version = st->topology_version;
+  s->labels_n = st->n;
+  return CL_OK;
+}
+
+static double frob(const cl_mat3 *a) { return cl_mat3_frobenius(a); }
+
+/* The excess plastic strain of element e (rest frame) and its rotation; 0 if none. */
+static int excess_strain(const pex *s, const cl_unit_fields *u, int32_t e, double dt, cl_mat3 *excess, cl_mat3 *R) {
+  cl_mat3 ep;
+  memcpy(ep.m, u->plastic + 9 * (size_t)e, sizeof ep.m);
+  const double np = frob(&ep);
+  if (np < (1.0 - 1e-6) * s->max) return 0; /* below the cap: the solver absorbed the flow */
+  cl_mat3 F;
+  memcpy(F.m, u->F + 9 * (size_t)e, sizeof F.m);
+  if (cl_polar3(&F, R, NULL) < 0) return 0;
+  cl_mat3 RtF = cl_mat3_mul_tn(R, &F);
+  cl_mat3 eps = cl_mat3_sym(&RtF);
+  eps.m[0] -= 1.0;
+  eps.m[4] -= 1.0;
+  eps.m[8] -= 1.0;
+  cl_mat3 d = cl_mat3_sub(&eps, &ep);
+  const double tr3 = cl_mat3_trace(&d) / 3.0;
+  d.m[0] -= tr3;
+  d.m[4] -= tr3;
+  d.m[8] -= tr3;
+  const double nd = frob(&d);
+  double y = s->yield + s->hardening * np;
+  if (y < 0.0) y = 0.0;
+  if (!(nd > y)) return 0;
+  double rate = s->flow * dt;
+  if (rate > 1.0) rate = 1.0;
+  cl_mat3 step = cl_mat3_scale(&d, rate * (1.0 - y / nd));
+  cl_mat3 trial = cl_mat3_add(&ep, &step);
+  const double nt = frob(&trial);
+  if (!(nt > s->max)) return 0;
+  *excess = cl_mat3_scale(&trial, 1.0 - s->max / nt);
+  return 1;
+}
+
+static cl_status pex_evaluate(void *p, const cl_unit_fields *u, const cl_body_state *st, double dt,
+                              cl_event_list *events) {
+  pex *s = p;
+  if (st->cell_size != 4 || u->count != st->ncells)
+    return cl_fail(CL_ERR_STATE, "plastic_excess: %d units for %d tets: the solver's units are not its tets",
+                   u->count, st->ncells);
+  const int32_t n = st->n, ne = st->ncells;
+  CL_TRY(grow(s, n));
+  CL_TRY(islands(s, st));
+  for (int32_t i = 0; i < n; ++i) s->elem[i] = -1;
+  for (int32_t e = 0; e < ne; ++e) {
+    const int32_t *t = st->cells + 4 * e;
+    for (int a = 0; a < 4; ++a)
+      if (s->elem[t[a]] < 0) s->elem[t[a]] = e;
+    cl_mat3 ex, R;
+    if (!excess_strain(s, u, e, dt, &ex, &R)) continue;
+    /* rest gradients g_a: rows of Dm^-1 (a = 1..3), g_0 = -(g_1 + g_2 + g_3) */
+    cl_mat3 Dm, G;
+    for (int k = 0; k < 3; ++k)
+      for (int a = 0; a < 3; ++a) Dm.m[3 * k + a] = st->X[3 * t[a + 1] + k] - st->X[3 * t[0] + k];
+    if (cl_mat3_inverse(&Dm, &G) < 0) continue;
+    cl_mat3 sig = cl_mat3_scale(&ex, 2.0 * s->mu);
+    const double l = s->lambda * cl_mat3_trace(&ex);
+    sig.m[0] += l;
+    sig.m[4] += l;
+    sig.m[8] += l;
+    cl_mat3 P = cl_mat3_mul(&R, &sig);
+    const double V = u->volume[e];
+    cl_vec3 f0 = cl_vec3_zero();
+    for (int a = 1; a < 4; ++a) {
+      cl_vec3 fa = cl_vec3_scale(cl_mat3_mul_vec(&P, cl_mat3_row(&G, a - 1)), -V);
+      f0 = cl_vec3_sub(f0, fa);
+      s->mag[t[a]] += cl_vec3_norm(fa);
+      for (int k = 0; k < 3; ++k) s->vec[3 * (size_t)t[a] + k] += cl_vec3_get(fa, k);
+    }
+    s->mag[t[0]] += cl_vec3_norm(f0);
+    for (int k = 0; k < 3; ++k) s->vec[3 * (size_t)t[0] + k] += cl_vec3_get(f0, k);
+  }
+  cl_fracture_event best = {-1, -1, 0.0, {0, 0, 0}, 0.0};
+  for (int32_t i = 0; i < n; ++i) {
+    if (!(s->mag[i] > s->toughness) || s->elem[i] < 0) continue;
+    if (s->island_elems[s->label[i]] <= s->min_island) continue;
+    cl_vec3 nrm = cl_vec3_normalize(cl_vec3_load(s->vec, i)); /* eq 5.11 */
+    if (cl_vec3_norm2(nrm) == 0.0) continue;                 /* balanced: no plane */
+    cl_fracture_event e = {s->elem[i], i, s->mag[i] / (s->toughness > 0.0 ? s->toughness : 1.0),
+                           {nrm.x, nrm.y, nrm.z}, s->mag[i]};
+    if (s->largest_only) {
+      if (best.node < 0 || e.priority > best.priority) best = e;
+      continue;
+    }
+    CL_TRY(cl_event_push(events, &e));
+    s->mag[i] = 0.0; /* "the fracture node has its excess plastic force cleared" (sec 5.6) */
+    s->vec[3 * (size_t)i] = s->vec[3 * (size_t)i + 1] = s->vec[3 * (size_t)i + 2] = 0.0;
+  }
+  if (s->largest_only && best.node >= 0) {
+    CL_TRY(cl_event_push(events, &best));
+    s->mag[best.node] = 0.0;
+    s->vec[3 * (size_t)best.node] = s->vec[3 * (size_t)best.node + 1] = s->vec[3 * (size_t)best.node + 2] = 0.0;
+  }
+  return CL_OK;
+}
+
+const cl_criterion_ops cl_plastic_excess_criterion_ops = {
+    "plastic_excess",
+    "accumulated excess plastic force per node (flow beyond the plastic cap) against the toughness (O'Malley 2015 "
+    "ch. 5.6, eqs 5.10-5.11)",
+    k_params,
+    3,
+    pex_create,
+    pex_destroy,
+    pex_bind,
+    pex_evaluate,
+};

@@ -1,0 +1,257 @@
+/* The separation-tensor criterion ("separation_tensor"): O'Brien & Hodgins, "Graphical modeling and
+ * animation of brittle fracture", SIGGRAPH 1999, sec. 4, as used by O'Malley's thesis ch. 5.2-5.3.
+ *
+ * Per element (thesis sec 5.2), from the stress sigma the solver measured (cl_unit_fields.stress):
+ *   eigen-decomposition sigma = sum_i v_i n_i n_i^T                                   (eq 5.4-5.5)
+ *   sigma+ = sum_i max(0, v_i) m(n_i),  sigma- = sum_i min(0, v_i) m(n_i) = sigma - sigma+
+ *   with m(a) = a a^T / |a| (0 for a = 0)                                              (eq 5.3)
+ *   the element's tensile and compressive forces on its corner a                       (eq 5.6)
+ *     f+_a = -v sigma+ grad N_a,   f-_a = -v sigma- grad N_a,
+ * where v and grad N_a (the gradients of the barycentric coordinates) are those of the element's
+ * CURRENT shape, so that f+_a + f-_a is the element's internal force on node a for the stress given.
+ * Per node (thesis sec 5.3), with F+ and F- the sums of the f+ and f- its elements exert on it:
+ *   zeta = 1/2 ( -m(F+) + sum m(f+) + m(F-) - sum m(f-) )                              (eq 5.7)
+ * The largest eigenvalue of zeta, if positive and above the toughness (N), fails the node; its
+ * eigenvector is the normal of the crack plane. A node pulled evenly from all sides (F+ = 0) gets
+ * the full sum of its tensile forces; a node on which the pulls do not balance (a free surface) keeps
+ * only the part that is not carried away as net force: cracks start where material is torn apart.
+ *
+ * Options: largest_only = 1 raises only the largest event of the step (the thesis, sec 5.4), 0 all
+ * above the toughness (the world sorts them, the solver applies them in priority order). Nodes on an
+ * island (connected piece) of at most min_island_elements elements are not checked (sec 5.4: such
+ * fractures only make single-tet debris). Priority = eigenvalue / toughness.
+ *
+ * Needs tetrahedral units (cell_size 4, one unit per cell, as the corotational and other tet
+ * solvers measure). The per-node scratch grows with the node count (fracture appends nodes); the
+ * island labels are recomputed only when the topology version changes. */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "base/alloc.h"
+#include "base/error.h"
+#include "base/mat3.h"
+#include "fracture/criterion.h"
+#include "geom/components.h"
+
+typedef struct sep {
+  double toughness;
+  int largest_only;
+  int32_t min_island;
+  int32_t cap;              /* nodes the scratch holds */
+  double *fp, *fm;          /* 3 per node: sums of tensile and compressive forces, N */
+  double *mp, *mm;          /* 6 per node: sums of m(f+) and m(f-) (xx yy zz xy yz zx), N */
+  int32_t *elem;            /* per node: an element that touches it (the event's unit) */
+  int32_t *label;           /* per node: island label */
+  int32_t *island_elems;    /* per label: element count */
+  int32_t labels_cap;
+  int64_t labels_version;   /* topology version the labels are for, -1 = none */
+  int32_t labels_n;         /* node count they were computed for */
+  int32_t ecap;
+  double *ef;               /* 24 per element: f+ (12) then f- (12) of its corners */
+} sep;
+
+static const cl_param_info k_params[] = {
+    {"toughness", "N", "material toughness: a node fails when the largest eigenvalue of its separation tensor "
+                       "exceeds it (O'Brien & Hodgins 1999)", 10.0, 0.0, 1e300, 0},
+    {"largest_only", "1", "1 = only the largest event per step (thesis sec 5.4), 0 = all events above the toughness",
+     1.0, 0.0, 1.0, 1},
+    {"min_island_elements", "1", "nodes on pieces of at most this many elements are not checked (thesis sec 5.4)", 3.0,
+     0.0, 1e9, 1},
+};
+
+static cl_status sep_create(void **out) {
+  sep *s = cl_calloc(1, sizeof *s, "separation tensor criterion");
+  if (!s) return CL_ERR_OUT_OF_MEMORY;
+  s->labels_version = -1;
+  *out = s;
+  return CL_OK;
+}
+
+static void sep_destroy(void *p) {
+  sep *s = p;
+  if (!s) return;
+  free(s->fp);
+  free(s->fm);
+  free(s->mp);
+  free(s->mm);
+  free(s->elem);
+  free(s->label);
+  free(s->island_elems);
+  free(s->ef);
+  free(s);
+}
+
+static cl_status sep_bind(void *p, const cl_criterion_bind_input *in) {
+  sep *s = p;
+  if (in->state->cell_size != 4)
+    return cl_fail(CL_ERR_INVALID_ARGUMENT,
+                   "criterion 'separation_tensor' needs a solver with tetrahedral elements; solver '%s' has none",
+                   in->solver ? in->solver : "?");
+  s->toughness = in->params[0];
+  s->largest_only = in->params[1] != 0.0;
+  s->min_island = (int32_t)in->params[2];
+  return CL_OK;
+}
+
+static cl_status grow(sep *s, int32_t n, int32_t ne) {
+  if (n > s->cap) {
+    int32_t cap = n + n / 4 + 16;
+    double *a = realloc(s->fp, sizeof(double) * 3 * (size_t)cap);
+    if (a) s->fp = a;
+    double *b = realloc(s->fm, sizeof(double) * 3 * (size_t)cap);
+    if (b) s->fm = b;
+    double *c = realloc(s->mp, sizeof(double) * 6 * (size_t)cap);
+    if (c) s->mp = c;
+    double *d = realloc(s->mm, sizeof(double) * 6 * (size_t)cap);
+    if (d) s->mm = d;
+    int32_t *e = realloc(s->elem, sizeof(int32_t) * (size_t)cap);
+    if (e) s->elem = e;
+    int32_t *l = realloc(s->label, sizeof(int32_t) * (size_t)cap);
+    if (l) s->label = l;
+    if (!a || !b || !c || !d || !e || !l)
+      return cl_fail(CL_ERR_OUT_OF_MEMORY, "separation_tensor: out of memory for %d nodes", cap);
+    s->cap = cap;
+  }
+  if (ne > s->ecap) {
+    double *f = realloc(s->ef, sizeof(double) * 24 * (size_t)ne);
+    if (!f) return cl_fail(CL_ERR_OUT_OF_MEMORY, "separation_tensor: out of memory for %d elements", ne);
+    s->ef = f;
+    s->ecap = ne;
+  }
+  return CL_OK;
+}
+
+/* Island labels and element counts, recomputed when the topology changed. */
+static cl_status islands(sep *s, const cl_body_state *st) {
+  if (s->labels_version == st->topology_version && s->labels_n == st->n) return CL_OK;
+  int32_t count = 0;
+  CL_TRY(cl_components(st->n, st->cells, st->ncells, 4, s->label, &count));
+  if (count > s->labels_cap) {
+    int32_t *c = realloc(s->island_elems, sizeof(int32_t) * (size_t)count);
+    if (!c) return cl_fail(CL_ERR_OUT_OF_MEMORY, "separation_tensor: out of memory for %d islands", count);
+    s->island_elems = c;
+    s->labels_cap = count;
+  }
+  memset(s->island_elems, 0, sizeof(int32_t) * (size_t)count);
+  for (int32_t e = 0; e < st->ncells; ++e) s->island_elems[s->label[st->cells[4 * e]]]++;
+  s->labels_version = st->topology_version;
+  s->labels_n = st->n;
+  return CL_OK;
+}
+
+/* m(a) added to a symmetric 6-vector with weight w. */
+static inline void add_m(double *m6, const double *a, double w) {
+  double n = sqrt(a[0] * a[0] + a[1] * a[1] + a[2] * a[2]);
+  if (!(n > 0.0)) return;
+  double c = w / n;
+  m6[0] += c * a[0] * a[0];
+  m6[1] += c * a[1] * a[1];
+  m6[2] += c * a[2] * a[2];
+  m6[3] += c * a[0] * a[1];
+  m6[4] += c * a[1] * a[2];
+  m6[5] += c * a[2] * a[0];
+}
+
+/* Tensile and compressive corner forces of element e (eqs 5.4-5.6) into out[24]; 0 if degenerate. */
+static void element_forces(const cl_unit_fields *u, const cl_body_state *st, int32_t e, double *out) {
+  memset(out, 0, sizeof(double) * 24);
+  const int32_t *t = st->cells + 4 * e;
+  cl_mat3 Ds;
+  for (int k = 0; k < 3; ++k)
+    for (int a = 0; a < 3; ++a) Ds.m[3 * k + a] = st->x[3 * t[a + 1] + k] - st->x[3 * t[0] + k];
+  const double v = fabs(cl_mat3_det(&Ds)) / 6.0;
+  cl_mat3 G; /* rows: current gradients of barycentric coordinates 1..3 */
+  if (!(v > 0.0) || cl_mat3_inverse(&Ds, &G) < 0) return;
+  cl_mat3 sig;
+  memcpy(sig.m, u->stress + 9 * (size_t)e, sizeof sig.m);
+  cl_vec3 ev;
+  cl_mat3 Q;
+  if (cl_eig_sym3(&sig, &ev, &Q) < 0) return;
+  cl_mat3 sp = cl_mat3_zero();
+  const double lam[3] = {ev.x, ev.y, ev.z};
+  for (int i = 0; i < 3; ++i)
+    if (lam[i] > 0.0) cl_mat3_add_outer(&sp, lam[i], cl_mat3_col(&Q, i), cl_mat3_col(&Q, i));
+  cl_mat3 sym = cl_mat3_sym(&sig);
+  cl_mat3 sm = cl_mat3_sub(&sym, &sp);
+  for (int a = 1; a < 4; ++a) {
+    cl_vec3 g = cl_mat3_row(&G, a - 1);
+    cl_vec3 fp = cl_vec3_scale(cl_mat3_mul_vec(&sp, g), -v), fm = cl_vec3_scale(cl_mat3_mul_vec(&sm, g), -v);
+    cl_vec3_store(out, a, fp);
+    cl_vec3_store(out + 12, a, fm);
+    for (int k = 0; k < 3; ++k) {
+      out[k] -= out[3 * a + k];
+      out[12 + k] -= out[12 + 3 * a + k];
+    }
+  }
+}
+
+static cl_status sep_evaluate(void *p, const cl_unit_fields *u, const cl_body_state *st, double dt,
+                              cl_event_list *events) {
+  (void)dt;
+  sep *s = p;
+  if (st->cell_size != 4 || u->count != st->ncells)
+    return cl_fail(CL_ERR_STATE, "separation_tensor: %d units for %d tets: the solver's units are not its tets",
+                   u->count, st->ncells);
+  const int32_t n = st->n, ne = st->ncells;
+  CL_TRY(grow(s, n, ne));
+  CL_TRY(islands(s, st));
+#pragma omp parallel for schedule(static) if (ne > 4096)
+  for (int32_t e = 0; e < ne; ++e) element_forces(u, st, e, s->ef + 24 * (size_t)e);
+  memset(s->fp, 0, sizeof(double) * 3 * (size_t)n);
+  memset(s->fm, 0, sizeof(double) * 3 * (size_t)n);
+  memset(s->mp, 0, sizeof(double) * 6 * (size_t)n);
+  memset(s->mm, 0, sizeof(double) * 6 * (size_t)n);
+  for (int32_t i = 0; i < n; ++i) s->elem[i] = -1;
+  for (int32_t e = 0; e < ne; ++e) {
+    const double *f = s->ef + 24 * (size_t)e;
+    for (int a = 0; a < 4; ++a) {
+      const int32_t i = st->cells[4 * e + a];
+      const double *fp = f + 3 * a, *fm = f + 12 + 3 * a;
+      for (int k = 0; k < 3; ++k) {
+        s->fp[3 * i + k] += fp[k];
+        s->fm[3 * i + k] += fm[k];
+      }
+      add_m(s->mp + 6 * (size_t)i, fp, 1.0);
+      add_m(s->mm + 6 * (size_t)i, fm, 1.0);
+      if (s->elem[i] < 0) s->elem[i] = e;
+    }
+  }
+  cl_fracture_event best = {-1, -1, 0.0, {0, 0, 0}, 0.0};
+  for (int32_t i = 0; i < n; ++i) {
+    if (s->elem[i] < 0 || s->island_elems[s->label[i]] <= s->min_island) continue;
+    double z[6] = {0, 0, 0, 0, 0, 0};
+    add_m(z, s->fp + 3 * (size_t)i, -1.0);
+    add_m(z, s->fm + 3 * (size_t)i, 1.0);
+    for (int k = 0; k < 6; ++k) z[k] += s->mp[6 * (size_t)i + k] - s->mm[6 * (size_t)i + k];
+    /* zeta = z / 2 (eq 5.7) */
+    cl_mat3 zeta = {{0.5 * z[0], 0.5 * z[3], 0.5 * z[5], 0.5 * z[3], 0.5 * z[1], 0.5 * z[4], 0.5 * z[5], 0.5 * z[4],
+                     0.5 * z[2]}};
+    cl_vec3 ev;
+    cl_mat3 Q;
+    if (cl_eig_sym3(&zeta, &ev, &Q) < 0) continue;
+    if (!(ev.x > s->toughness)) continue;
+    cl_vec3 nrm = cl_mat3_col(&Q, 0);
+    cl_fracture_event e = {s->elem[i], i, ev.x / (s->toughness > 0.0 ? s->toughness : 1.0), {nrm.x, nrm.y, nrm.z},
+                           ev.x};
+    if (s->largest_only) {
+      if (best.node < 0 || e.priority > best.priority) best = e;
+    } else {
+      CL_TRY(cl_event_push(events, &e));
+    }
+  }
+  if (s->largest_only && best.node >= 0) CL_TRY(cl_event_push(events, &best));
+  return CL_OK;
+}
+
+const cl_criterion_ops cl_separation_tensor_criterion_ops = {
+    "separation_tensor",
+    "largest eigenvalue of the per-node separation tensor of tensile/compressive element forces against the "
+    "toughness (O'Brien & Hodgins 1999; O'Malley 2015 ch. 5.2-5.3)",
+    k_params,
+    3,
+    sep_create,
+    sep_destroy,
+    sep_bind,
+    sep_evaluate,
+};
