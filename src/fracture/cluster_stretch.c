@@ -12,8 +12,10 @@
  *                                                   a boost that falls back to tau_0)
  *   event when s > tau_c: priority s - tau_c, normal U e_1 (the world image of V_max), value s.
  *
- * With relax = 1 the other remedy of the paper against "particle spray" is used instead of (or with)
- * the boost: a unit that broke may not break again until s <= tau_c.
+ * With relax = 1 (the default, as in the authors' code, where "delayRepeatedFracture" is on unless a
+ * scene turns it off) the other remedy of the paper against "particle spray" is used as well as
+ * the boost: a unit that broke may not break again until s <= tau_c. relax = 0 leaves the boost
+ * alone.
  *
  * The criterion learns that a unit broke from the units themselves: shape matching splits a cluster
  * by keeping part of it under its index and appending the rest as a new unit, and it never changes
@@ -33,8 +35,8 @@ static const cl_param_info k_params[] = {
     {"toughness", "1", "stretch threshold tau_0 on Sigma_max - 1 of F^e (a strain)", 0.1, 0.0, 1e9, 0},
     {"boost", "1", "toughness boost tau_b after a unit breaks (eq 16); 0 = none", 0.0, 0.0, 1e6, 0},
     {"falloff", "1/s", "decay rate tau_f of the boost (eq 16)", 0.0, 0.0, 1e9, 0},
-    {"relax", "1", "1 = a unit that broke may break again only after its stretch fell below the toughness", 0.0,
-     0.0, 1.0, 1},
+    {"relax", "1", "1 = a unit that broke may break again only after its stretch fell below the toughness "
+     "(the authors' default)", 1.0, 0.0, 1.0, 1},
 };
 
 typedef struct cs {

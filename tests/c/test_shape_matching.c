@@ -349,7 +349,8 @@ static void test_plastic_bar_keeps_twist(void **state) {
 static void run_steps(int threads, double *out, int32_t *n) {
   cl_world *w = world(-9.81, 1.0 / 60, threads);
   cl_mesh *m = box(0.4, 0.2, 0.2);
-  cl_param p[4] = {{"particles", 1500}, {"cluster_count", 20}, {"gamma", 0.1}, {"damping", 5}};
+  /* big enough for the threaded loops (4096 particles, 8000 memberships) */
+  cl_param p[4] = {{"particles", 5000}, {"cluster_count", 40}, {"gamma", 0.1}, {"damping", 5}};
   cl_body_def bd;
   cl_body_def_default(&bd);
   cl_material_def mat = bd.material;
@@ -363,6 +364,9 @@ static void run_steps(int threads, double *out, int32_t *n) {
   assert_int_equal(cl_world_add_collider(w, &cd, &col), CL_OK);
   cl_body_state *st = cl_world_body_state(w, b);
   for (int32_t i = 0; i < st->n; ++i) st->v[3 * i] = 3.0 * st->X[3 * i + 1];
+  cl_sm_stats ss;
+  assert_int_equal(cl_shape_matching_stats(solver_of(w, b), &ss), CL_OK);
+  assert_true(ss.particles >= 4096 && ss.memberships >= 8000);
   assert_int_equal(cl_world_step(w, 40), CL_OK);
   st = cl_world_body_state(w, b);
   *n = st->n;
@@ -373,7 +377,7 @@ static void run_steps(int threads, double *out, int32_t *n) {
 
 static void test_thread_count_independence(void **state) {
   (void)state;
-  static double a[3 * 4000], b[3 * 4000];
+  static double a[3 * 8000], b[3 * 8000];
   int32_t na = 0, nb = 0;
   run_steps(1, a, &na);
   run_steps(2, b, &nb);

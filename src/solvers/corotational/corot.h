@@ -81,6 +81,8 @@ typedef struct cl_corot_island {
   double *Rf;                /* 9 nnodes, node rotations when the factor was made */
   double *Q;                 /* 9 nnodes, Rn Rf^T: the preconditioner's per-node rotation */
   double *tmp;               /* 3 nnodes, scratch of the preconditioner */
+  uint8_t *contact;          /* nnodes: node held on a collider's surface this step */
+  double *cx, *cv;           /* 3 nnodes: its target position and velocity */
   int32_t ncons;             /* constrained nodes this step */
   double tol_scale;          /* this solve: the CG tolerance on r0 is tolerance * tol_scale */
   int reused;                /* 1 if carried over unchanged from before a topology change */
@@ -181,9 +183,10 @@ void cl_corot_assemble_island(const cl_corot *s, const cl_body_state *st, const 
                               cl_corot_island *isl);
 
 /* ---- linsolve.c ---- */
-/* Solve A dv = r0 on the island (constraints in isl->fixed / isl->dv already set). Adds
+/* Solve A dv = r0 on the island (constraints in isl->fixed / isl->dv already set). `resolve` = 1
+ * for the second solve of a step (contacts added): the CHOLMOD factor is not renewed. Adds
  * iterations and residual to the report. CL_WARN_NOT_CONVERGED is passed on. */
-cl_status cl_corot_solve_island(cl_corot *s, cl_corot_island *isl, int32_t index, cl_step_report *rep);
+cl_status cl_corot_solve_island(cl_corot *s, cl_corot_island *isl, int32_t index, int resolve, cl_step_report *rep);
 
 /* ---- step.c ---- */
 cl_status cl_corot_step(void *solver, cl_body_state *st, const cl_step_input *in, cl_step_report *rep);

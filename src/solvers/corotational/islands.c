@@ -71,6 +71,9 @@ static void free_island(cl_corot_island *isl) {
   free(isl->Rf);
   free(isl->Q);
   free(isl->tmp);
+  free(isl->contact);
+  free(isl->cx);
+  free(isl->cv);
   memset(isl, 0, sizeof *isl);
 }
 
@@ -110,8 +113,11 @@ static cl_status make_island(cl_corot *s, const cl_body_state *st, cl_corot_isla
   isl->Rn = cl_calloc(3 * n3, sizeof(double), "island rotations");
   isl->Rf = cl_calloc(3 * n3, sizeof(double), "island rotations");
   isl->Q = cl_calloc(3 * n3, sizeof(double), "island rotations");
+  isl->contact = cl_calloc((size_t)nn, 1, "island contacts");
+  isl->cx = cl_calloc(n3, sizeof(double), "island contacts");
+  isl->cv = cl_calloc(n3, sizeof(double), "island contacts");
   if (!isl->nodes || !isl->elems || !lc || !isl->fixed || !isl->fixed_factor || !isl->v || !isl->b || !isl->r0 ||
-      !isl->dv || !isl->tmp || !isl->Rn || !isl->Rf || !isl->Q) {
+      !isl->dv || !isl->tmp || !isl->Rn || !isl->Rf || !isl->Q || !isl->contact || !isl->cx || !isl->cv) {
     free(lc);
     return CL_ERR_OUT_OF_MEMORY;
   }

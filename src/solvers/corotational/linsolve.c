@@ -150,7 +150,7 @@ static double tolerance_scale(const cl_corot *s, cl_corot_island *isl) {
   return sqrt(bb / rr);
 }
 
-cl_status cl_corot_solve_island(cl_corot *s, cl_corot_island *isl, int32_t index, cl_step_report *rep) {
+cl_status cl_corot_solve_island(cl_corot *s, cl_corot_island *isl, int32_t index, int resolve, cl_step_report *rep) {
   if (isl->ncons == isl->nnodes) return CL_OK; /* every node held: nothing to solve */
   isl->tol_scale = tolerance_scale(s, isl);
   cl_cg_result res;
@@ -165,9 +165,12 @@ cl_status cl_corot_solve_island(cl_corot *s, cl_corot_island *isl, int32_t index
       cl_cholmod_get_stats(isl->chol, &cs);
       analyses_before = cs.analyses;
     }
-    const int mask_changed = memcmp(isl->fixed, isl->fixed_factor, 3 * (size_t)isl->nnodes) != 0;
-    node_rotations(s, isl);
-    if (!isl->chol || isl->refactor || mask_changed || limit == 0 || !isl->factor_ok)
+    /* a re-solve with contact nodes held keeps the factor of the step's first solve: a factor made
+     * with another constraint mask is still a symmetric positive definite preconditioner on the free
+     * dofs (the projected CG zeroes the held ones) */
+    const int mask_changed = !resolve && memcmp(isl->fixed, isl->fixed_factor, 3 * (size_t)isl->nnodes) != 0;
+    if (!resolve) node_rotations(s, isl);
+    if (!isl->chol || (!resolve && (isl->refactor || mask_changed || limit == 0)) || !isl->factor_ok)
       CL_TRY(factorize(s, isl, index));
     if (isl->factor_ok) {
       r = run_cg(s, isl, CL_PRECOND_USER, &res);

@@ -5,6 +5,12 @@
  *   ConjugateGradientSolver                                              linsolve.c, per island
  *   IntegrateNodePositions  x' = x + dt v'                                here
  *
+ * Colliders: after the solve, free nodes whose end position would lie inside a collider are held on
+ * its surface with the velocity cl_collider_project gives them (restitution, Coulomb friction) and
+ * the island is solved again with them as constraints: contact as a constraint of the implicit step
+ * (as in Baraff & Witkin 1998), not a correction after it. Nodes still inside after that are
+ * projected.
+ *
  * Constraints are exact (solvers/solver.h): a held node j with target (x_t, v_t) enters the solve
  * with the velocity that lands it on x_t, v'_j = (x_t - x_j) / dt, so its neighbours feel it in its
  * end position; after the solve x_j = x_t and v_j = v_t are set exactly, and the reaction is the
@@ -103,34 +109,72 @@ cl_status cl_corot_step(void *solver, cl_body_state *st, const cl_step_input *in
   }
 
   cl_status warn = CL_OK;
+  const int conserve = s->p[CL_COROT_CONSERVE_MOMENTUM] != 0.0;
   for (int32_t k = 0; k < s->nislands; ++k) {
     cl_corot_island *isl = &s->islands[k];
     t = cl_time_ms();
     cl_corot_assemble_island(s, st, in, isl);
     tm->assembly_ms += cl_time_ms() - t;
     t = cl_time_ms();
-    cl_status r = cl_corot_solve_island(s, isl, k, rep);
-    tm->solve_ms += cl_time_ms() - t;
+    cl_status r = cl_corot_solve_island(s, isl, k, 0, rep);
     if (r < 0) return r;
     if (r > warn) warn = r;
-  }
+    /* contacts: free nodes whose end position lies inside a collider are held on its surface (with
+     * the velocity the collider's response gives them) and the island is solved again, so the rest
+     * of the body feels the contact within the step instead of a layer of nodes being moved after it */
+    memset(isl->contact, 0, (size_t)isl->nnodes);
+    int32_t ncontact = 0;
+    if (in->colliders->count) {
+      for (int32_t l = 0; l < isl->nnodes; ++l) {
+        if (isl->fixed[3 * l]) continue;
+        const int32_t i = isl->nodes[l];
+        double xp[3], vp[3];
+        for (int c = 0; c < 3; ++c) {
+          vp[c] = isl->v[3 * l + c] + isl->dv[3 * l + c];
+          xp[c] = st->x[3 * (size_t)i + c] + dt * vp[c];
+        }
+        if (!cl_collider_project(in->colliders, xp, vp)) continue;
+        isl->contact[l] = 1;
+        ++ncontact;
+        for (int c = 0; c < 3; ++c) {
+          isl->cx[3 * l + c] = xp[c];
+          isl->cv[3 * l + c] = vp[c];
+          isl->fixed[3 * l + c] = 1;
+          isl->dv[3 * l + c] = (xp[c] - st->x[3 * (size_t)i + c]) / dt - isl->v[3 * l + c];
+        }
+      }
+      if (ncontact) {
+        isl->ncons += ncontact;
+        r = cl_corot_solve_island(s, isl, k, 1, rep);
+        if (r < 0) return r;
+        if (r > warn) warn = r;
+      }
+    }
+    tm->solve_ms += cl_time_ms() - t;
 
-  t = cl_time_ms();
-  const int conserve = s->p[CL_COROT_CONSERVE_MOMENTUM] != 0.0;
-  for (int32_t k = 0; k < s->nislands; ++k) {
-    cl_corot_island *isl = &s->islands[k];
+    t = cl_time_ms();
     if (isl->ncons == 0 && conserve) conserve_momentum(s, st, in, isl);
     for (int32_t l = 0; l < isl->nnodes; ++l) {
-      if (isl->fixed[3 * l]) continue;
       const int32_t i = isl->nodes[l];
       double *x = st->x + 3 * (size_t)i, *v = st->v + 3 * (size_t)i;
+      if (isl->contact[l]) {
+        for (int c = 0; c < 3; ++c) {
+          x[c] = isl->cx[3 * l + c];
+          v[c] = isl->cv[3 * l + c];
+        }
+        continue;
+      }
+      if (isl->fixed[3 * l]) continue;
       for (int c = 0; c < 3; ++c) {
         v[c] = isl->v[3 * l + c] + isl->dv[3 * l + c];
         x[c] += dt * v[c];
       }
       if (in->colliders->count) cl_collider_project(in->colliders, x, v);
     }
+    tm->update_ms += cl_time_ms() - t;
   }
+
+  t = cl_time_ms();
   /* nodes in no element (none after a valid bind; kept safe): free fall */
   for (int32_t i = 0; i < st->n; ++i) {
     if (s->node_island[i] >= 0) continue;
@@ -162,7 +206,7 @@ cl_status cl_corot_step(void *solver, cl_body_state *st, const cl_step_input *in
       v[c] = cs->target_v[3 * j + c];
     }
   }
-  tm->update_ms = cl_time_ms() - t;
+  tm->update_ms += cl_time_ms() - t;
   tm->iterations = rep->iterations;
   tm->residual = rep->residual;
   tm->steps++;

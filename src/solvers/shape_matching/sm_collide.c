@@ -3,8 +3,8 @@
  * coordinates (centre: the fuzzy c-means centre, radius: the cluster radius) intersected with
  * half-spaces: the planes where the body ends (boundary_planes) and the crack plane of every split
  * that made the cluster (sm_fracture.c). A particle of cluster c that comes inside the proxy of a
- * cluster d it does not share a particle with (and that was not split from c, which would make the
- * two halves of a crack repel) is carried into d's rest frame, X = r_d + F_d^-1 (x - x_d), pushed
+ * cluster d of another piece (and that was not split from c, which would make the two halves of a
+ * crack repel) is carried into d's rest frame, X = r_d + F_d^-1 (x - x_d), pushed
  * to the nearest point of the proxy's surface (sphere or plane), carried back with F_d and moved
  * `restitution` of the way there; as in the authors' code, the radial projection onto d's world
  * bounding sphere is taken instead when that is nearer. Its velocity changes by the same
@@ -102,13 +102,13 @@ static int by_lo(const void *a, const void *b) {
 void cl_sm_self_collide(cl_sm *s, cl_body_state *st, double dt) {
   const int32_t ncl = s->ncl;
   /* current centre, F, F^-1 and world radius of every cluster with a proxy */
-#pragma omp parallel for num_threads(s->threads) schedule(dynamic, 4)
+#pragma omp parallel for num_threads(s->threads) schedule(dynamic, 4) if (ncl >= 64)
   for (int32_t c = 0; c < ncl; ++c) {
     s->wrad[c] = -1.0;
     if (!s->alive[c] || s->mcnt[c] < SM_PROXY_MIN_MEMBERS) continue;
     double com[3];
     cl_mat3 F, Fi;
-    cl_sm_cluster_F(s, st->x, c, com, &F);
+    cl_sm_cluster_F(s, st, c, com, &F);
     if (cl_mat3_inverse(&F, &Fi) != CL_OK) continue;
     double r2 = 0.0;
     for (int64_t k = s->moff[c]; k < (int64_t)s->moff[c] + s->mcnt[c]; ++k) {

@@ -22,6 +22,9 @@
  *     cluster mass; their particles' mass shares go to the particles' other clusters, and a particle
  *     left in no cluster becomes debris (it keeps its mass and flies freely; see sm_internal.h).
  *
+ * Clusters that hold both held and free particles break only at ten times the criterion's threshold
+ * (the authors give clusters crossing a moving or twisting plane ten times the toughness).
+ *
  * The paper re-checks Sigma_max > tau before each split because its queue is filled before the
  * dynamics. Here the criterion reads the measure taken after the dynamics, and a split leaves every
  * other cluster's F unchanged (step 2 only renames members, at the same positions and mass shares),
@@ -151,7 +154,7 @@ static int split_cluster(cl_sm *s, cl_body_state *st, int32_t c, const double *n
   *err = CL_OK;
   double com[3];
   cl_mat3 F;
-  cl_sm_cluster_F(s, st->x, c, com, &F);
+  cl_sm_cluster_F(s, st, c, com, &F);
   double n[3];
   double nn = normal ? sqrt(normal[0] * normal[0] + normal[1] * normal[1] + normal[2] * normal[2]) : 0.0;
   if (nn > 0.5 && isfinite(nn)) {
@@ -273,6 +276,10 @@ cl_status cl_sm_fracture(cl_sm *s, cl_body_state *st, const cl_fracture_event *e
   for (int32_t e = 0; e < count; ++e) {
     int32_t c = ev[e].unit;
     if (c < 0 || c >= s->ncl || !s->alive[c] || s->mcnt[c] < 2) continue;
+    /* a cluster that straddles held and free particles (at a clamp or a pulling plane) needs ten
+     * times the stretch the criterion asked for, as in the authors' code, or it breaks off at the
+     * clamp first; the criterion's threshold is value - priority */
+    if (s->clampc[c] && !(ev[e].value > 10.0 * (ev[e].value - ev[e].priority))) continue;
     /* a fresh stamp per event: the centres move with the renaming of members (not in space) */
     ++stamp;
     cl_status err;

@@ -105,6 +105,9 @@ typedef struct cl_sm {
   double *W;          /* sum of raw weights of the particle's memberships */
   uint8_t *flags;
   int32_t *held;      /* constraint slot + 1 during a step, 0 otherwise */
+  uint8_t *moved;     /* strain limiting moved the particle in the last iteration */
+  uint8_t *mark;      /* scratch flag (strain-limiting particle lists) */
+  int32_t *sl_list;   /* 2 pcap: the particles of the clamping clusters, this and the last iteration */
   double *xold;       /* 3n positions at the start of the step */
   double *vold;       /* 3n velocities at the start of the step (reactions) */
   double *acc;        /* 3n per-particle gather results (scratch) */
@@ -127,39 +130,41 @@ typedef struct cl_sm {
   int32_t *ploff, *plcnt; /* collision half-spaces: [ploff, ploff + plcnt) in the plane pool */
   /* per-step scratch per cluster */
   double *com;        /* 3: world centre of mass at the start of the step */
-  double *Rt;         /* 9: R F^p, the goal transform */
+  double *Rt;         /* 9: R F^p, the goal transform (of the goals, then of strain limiting) */
+  double *scom;       /* 3: centre of mass in the current strain-limiting iteration */
   double *Iinv;       /* 9: pseudo-inverse of the inertia about com (rigid-mode projection) */
   double *ga, *gw;    /* 3 each: removed mean and angular parts of the corrections */
   double *sig, *Vp;   /* 3 and 9: singular values and right singular vectors of F^e (plasticity) */
   double *F;          /* 9: F of the step start; the current F for the collision proxies */
   double *Finv;       /* 9: its inverse (proxies), or zero when singular */
   uint8_t *active;    /* strain limiting: the cluster clamped something this iteration */
+  uint8_t *clampc;    /* the cluster has held and free members (10x toughness, as the authors') */
 
   /* memberships */
   int64_t mtop, mcap; /* used pool length and capacity */
+  int64_t memberships;/* live memberships (set when the reverse index is rebuilt) */
   int32_t *mp;        /* particle */
   int32_t *mc;        /* cluster */
   double *mw;         /* raw weight w_ic */
   double *mwt;        /* w_ic / W_i */
   double *mwm;        /* w_ic / W_i * m_i */
-  double *mr;         /* 3: rest offset X_i - rcom_c */
-  int64_t *mslot;     /* position of the membership in the particle-major arrays below */
+  double *mr;         /* 3: rest offset X_i - rcom_c (cold paths; the step recomputes it) */
 
   /* reverse index, particle-major: the memberships of particle i are a = pofs[i] .. pofs[i+1]-1,
-   * pool entry plist[a], cluster pc[a], weight pwt[a] = w~; pd[3a] receives the per-step correction
-   * of that membership, so the per-particle gathers stream through memory */
+   * pool entry plist[a], cluster pc[a], weight pwt[a] = w~; the per-particle gathers stream through
+   * pc and pwt and recompute each membership's correction from per-cluster data */
   int32_t *pofs;
   int64_t *plist;
   int32_t *pc;
-  double *pwt, *pd;
+  double *pwt;
   int64_t plist_cap;
 
   /* incremental bookkeeping for fracture: the live memberships of particle i form a linked list
    * phead[i] -> mnext[k] -> ... (-1 ends it); pnm[i] counts them */
   int64_t *phead, *mnext;
   int32_t *pnm;
-  /* cluster adjacency for the proxies: clusters that share a particle, or were split from each
-   * other, do not collide; cadj[cadj_ofs[c] .. cadj_ofs[c+1]) sorted */
+  /* split siblings for the proxies (the halves of a split do not collide):
+   * cadj[cadj_ofs[c] .. cadj_ofs[c+1]) sorted */
   int32_t *cadj_ofs, *cadj;
   int64_t cadj_cap;
   int32_t *sib;       /* pairs (2 each) of clusters split from each other */
@@ -211,7 +216,7 @@ cl_status cl_sm_bonds(cl_sm *s, cl_body_state *st);
 void cl_sm_link_lists(cl_sm *s, int32_t n);
 /* Record that clusters a and b were split from each other (they do not collide). */
 cl_status cl_sm_add_sibling(cl_sm *s, int32_t a, int32_t b);
-/* Cluster adjacency (shared particles or siblings) for the proxies. */
+/* Sibling lists (cadj) for the proxies. */
 cl_status cl_sm_adjacency(cl_sm *s, int32_t n);
 /* Piece label of every live cluster from the bonds (after cl_sm_bonds). */
 cl_status cl_sm_pieces(cl_sm *s, const cl_body_state *st);
@@ -220,8 +225,8 @@ cl_status cl_sm_boundary_planes(cl_sm *s, const cl_body_state *st);
 
 /* ---- sm_step.c ---------------------------------------------------------------------------- */
 cl_status cl_sm_step(cl_sm *s, cl_body_state *st, const cl_step_input *in, cl_step_report *rep);
-/* World centre of mass and F = A_xr A_rr^+ of cluster c at positions x (eqs 3, 7). */
-void cl_sm_cluster_F(const cl_sm *s, const double *x, int32_t c, double *com, cl_mat3 *F);
+/* World centre of mass and F = A_xr A_rr^+ of cluster c at the current positions (eqs 3, 7). */
+void cl_sm_cluster_F(const cl_sm *s, const cl_body_state *st, int32_t c, double *com, cl_mat3 *F);
 
 /* ---- sm_plastic.c ------------------------------------------------------------------------- */
 /* Update F^p and the hardening variable of cluster c from the SVD of F^e (eqs 10-14). */

@@ -22,7 +22,7 @@
 /* F, F^e and the SVD of F^e of live cluster c at the current positions. */
 static int decompose(const cl_sm *s, const cl_body_state *st, int32_t c, double *com, cl_mat3 *F, cl_mat3 *U,
                      cl_vec3 *sig, cl_mat3 *V) {
-  cl_sm_cluster_F(s, st->x, c, com, F);
+  cl_sm_cluster_F(s, st, c, com, F);
   cl_mat3 Fpi;
   memcpy(Fpi.m, s->Fp_inv + 9 * (size_t)c, sizeof Fpi.m);
   cl_mat3 Fe = cl_mat3_mul(F, &Fpi);
@@ -34,7 +34,7 @@ cl_status cl_sm_measure(cl_sm *s, const cl_body_state *st, cl_unit_fields *out) 
   const int32_t ncl = s->ncl < out->count ? s->ncl : out->count;
   const double mu = s->mu, la = s->lambda;
   int bad = 0;
-#pragma omp parallel for num_threads(s->threads) schedule(dynamic, 4) reduction(| : bad)
+#pragma omp parallel for num_threads(s->threads) schedule(dynamic, 4) reduction(| : bad) if (ncl >= 64)
   for (int32_t c = 0; c < ncl; ++c) {
     double *F = out->F + 9 * (size_t)c, *S = out->stress + 9 * (size_t)c, *P = out->plastic + 9 * (size_t)c;
     double *cen = out->center + 3 * (size_t)c;
@@ -95,7 +95,7 @@ cl_status cl_sm_volume(cl_sm *s, const cl_body_state *st, double *v) {
     if (!s->alive[c]) continue;
     cl_mat3 F;
     double com[3];
-    cl_sm_cluster_F(s, st->x, c, com, &F);
+    cl_sm_cluster_F(s, st, c, com, &F);
     sum += s->mass[c] / s->density * cl_mat3_det(&F);
   }
   for (int32_t i = 0; i < st->n && i < s->pcap; ++i)

@@ -36,6 +36,9 @@ cl_status cl_sm_grow_particles(cl_sm *s, int32_t n) {
   CL_TRY(regrow((void **)&s->W, old, cap, sizeof(double), "particle weights"));
   CL_TRY(regrow((void **)&s->flags, old, cap, sizeof(uint8_t), "particle flags"));
   CL_TRY(regrow((void **)&s->held, old, cap, sizeof(int32_t), "particle flags"));
+  CL_TRY(regrow((void **)&s->moved, old, cap, sizeof(uint8_t), "particle flags"));
+  CL_TRY(regrow((void **)&s->mark, old, cap, sizeof(uint8_t), "particle flags"));
+  CL_TRY(regrow((void **)&s->sl_list, 2 * old, 2 * cap, sizeof(int32_t), "particle lists"));
   CL_TRY(regrow((void **)&s->xold, 3 * old, 3 * cap, sizeof(double), "particle scratch"));
   CL_TRY(regrow((void **)&s->vold, 3 * old, 3 * cap, sizeof(double), "particle scratch"));
   CL_TRY(regrow((void **)&s->acc, 3 * old, 3 * cap, sizeof(double), "particle scratch"));
@@ -69,6 +72,7 @@ cl_status cl_sm_grow_clusters(cl_sm *s, int32_t ncl) {
   CL_TRY(regrow((void **)&s->plcnt, o, c, sizeof(int32_t), "clusters"));
   CL_TRY(regrow((void **)&s->com, 3 * o, 3 * c, sizeof(double), "clusters"));
   CL_TRY(regrow((void **)&s->Rt, 9 * o, 9 * c, sizeof(double), "clusters"));
+  CL_TRY(regrow((void **)&s->scom, 3 * o, 3 * c, sizeof(double), "clusters"));
   CL_TRY(regrow((void **)&s->Iinv, 9 * o, 9 * c, sizeof(double), "clusters"));
   CL_TRY(regrow((void **)&s->ga, 3 * o, 3 * c, sizeof(double), "clusters"));
   CL_TRY(regrow((void **)&s->gw, 3 * o, 3 * c, sizeof(double), "clusters"));
@@ -77,6 +81,7 @@ cl_status cl_sm_grow_clusters(cl_sm *s, int32_t ncl) {
   CL_TRY(regrow((void **)&s->F, 9 * o, 9 * c, sizeof(double), "clusters"));
   CL_TRY(regrow((void **)&s->Finv, 9 * o, 9 * c, sizeof(double), "clusters"));
   CL_TRY(regrow((void **)&s->active, o, c, sizeof(uint8_t), "clusters"));
+  CL_TRY(regrow((void **)&s->clampc, o, c, sizeof(uint8_t), "clusters"));
   CL_TRY(regrow((void **)&s->cadj_ofs, o + 1, c + 1, sizeof(int32_t), "clusters"));
   CL_TRY(regrow((void **)&s->stamp, o, c, sizeof(int32_t), "clusters"));
   CL_TRY(regrow((void **)&s->wcom, 3 * o, 3 * c, sizeof(double), "clusters"));
@@ -99,7 +104,6 @@ cl_status cl_sm_grow_pool(cl_sm *s, int64_t need) {
   CL_TRY(regrow((void **)&s->mwt, o, c, sizeof(double), "memberships"));
   CL_TRY(regrow((void **)&s->mwm, o, c, sizeof(double), "memberships"));
   CL_TRY(regrow((void **)&s->mr, 3 * o, 3 * c, sizeof(double), "memberships"));
-  CL_TRY(regrow((void **)&s->mslot, o, c, sizeof(int64_t), "memberships"));
   CL_TRY(regrow((void **)&s->mnext, o, c, sizeof(int64_t), "memberships"));
   s->mcap = (int64_t)c;
   return CL_OK;
@@ -167,9 +171,9 @@ cl_status cl_sm_reverse_index(cl_sm *s, int32_t n) {
     CL_TRY(regrow((void **)&s->plist, o, cap, sizeof(int64_t), "reverse index"));
     CL_TRY(regrow((void **)&s->pc, o, cap, sizeof(int32_t), "reverse index"));
     CL_TRY(regrow((void **)&s->pwt, o, cap, sizeof(double), "reverse index"));
-    CL_TRY(regrow((void **)&s->pd, 3 * o, 3 * cap, sizeof(double), "reverse index"));
     s->plist_cap = (int64_t)cap;
   }
+  s->memberships = total;
   int32_t *ofs = s->pofs;
   memset(ofs, 0, sizeof(int32_t) * (size_t)(n + 1));
   for (int32_t c = 0; c < s->ncl; ++c) {
@@ -185,7 +189,6 @@ cl_status cl_sm_reverse_index(cl_sm *s, int32_t n) {
     for (int64_t k = s->moff[c]; k < (int64_t)s->moff[c] + s->mcnt[c]; ++k) {
       int32_t a = cursor[s->mp[k]]++;
       s->plist[a] = k;
-      s->mslot[k] = a;
       s->pc[a] = c;
       s->pwt[a] = s->mwt[k];
     }
@@ -295,14 +298,14 @@ static int cmp_i32(const void *a, const void *b) {
   return (x > y) - (x < y);
 }
 
-/* Clusters that share a particle (from the membership lists), plus split siblings; sorted and
- * unique per cluster. Costs sum_i pnm_i^2, a few times the membership count. */
+/* Split siblings per cluster (CSR, sorted): the two halves of a split do not collide. Clusters
+ * that share a particle are in the same piece, and proxies act between pieces only, so they need no
+ * list. */
 cl_status cl_sm_adjacency(cl_sm *s, int32_t n) {
+  (void)n;
   int32_t ncl = s->ncl;
   int32_t *cnt = s->cadj_ofs;
   memset(cnt, 0, sizeof(int32_t) * (size_t)(ncl + 1));
-  for (int32_t i = 0; i < n; ++i)
-    for (int64_t k = s->phead[i]; k >= 0; k = s->mnext[k]) cnt[s->mc[k] + 1] += s->pnm[i] - 1;
   for (int64_t e = 0; e < s->nsib; ++e) {
     cnt[s->sib[2 * e] + 1]++;
     cnt[s->sib[2 * e + 1] + 1]++;
@@ -311,32 +314,20 @@ cl_status cl_sm_adjacency(cl_sm *s, int32_t n) {
   int64_t total = cnt[ncl];
   if (total > s->cadj_cap) {
     size_t o = (size_t)s->cadj_cap, c = next_cap(o, (size_t)total);
-    CL_TRY(regrow((void **)&s->cadj, o, c, sizeof(int32_t), "cluster adjacency"));
+    CL_TRY(regrow((void **)&s->cadj, o, c, sizeof(int32_t), "cluster siblings"));
     s->cadj_cap = (int64_t)c;
   }
-  /* fill with a cursor per cluster (stamp is free scratch here) */
-  int32_t *cur = s->stamp;
+  int32_t *cur = s->stamp; /* free scratch here */
   memcpy(cur, cnt, sizeof(int32_t) * (size_t)ncl);
-  for (int32_t i = 0; i < n; ++i)
-    for (int64_t k = s->phead[i]; k >= 0; k = s->mnext[k])
-      for (int64_t l = s->phead[i]; l >= 0; l = s->mnext[l])
-        if (l != k) s->cadj[cur[s->mc[k]]++] = s->mc[l];
   for (int64_t e = 0; e < s->nsib; ++e) {
     int32_t a = s->sib[2 * e], b = s->sib[2 * e + 1];
     s->cadj[cur[a]++] = b;
     s->cadj[cur[b]++] = a;
   }
-  /* sort and make unique in place, compacting the CSR */
-  int32_t w = 0;
   for (int32_t c = 0; c < ncl; ++c) {
-    int32_t a = cnt[c], b = cur[c];
-    qsort(s->cadj + a, (size_t)(b - a), sizeof(int32_t), cmp_i32);
-    cnt[c] = w;
-    for (int32_t j = a; j < b; ++j)
-      if (j == a || s->cadj[j] != s->cadj[j - 1]) s->cadj[w++] = s->cadj[j];
+    if (cnt[c + 1] - cnt[c] > 1) qsort(s->cadj + cnt[c], (size_t)(cnt[c + 1] - cnt[c]), sizeof(int32_t), cmp_i32);
+    s->stamp[c] = 0;
   }
-  cnt[ncl] = w;
-  for (int32_t c = 0; c < ncl; ++c) s->stamp[c] = 0;
   return CL_OK;
 }
 

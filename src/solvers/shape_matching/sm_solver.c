@@ -22,9 +22,9 @@ static void sm_destroy(void *p) {
                     s->moff,  s->mcnt,  s->mass,   s->rcom,    s->width, s->Arr_inv, s->clamped, s->Fp, s->Fp_inv,
                     s->hard,  s->pcen,  s->radius, s->ploff,   s->plcnt, s->com,   s->Rt,     s->Iinv,  s->ga,
                     s->gw,    s->sig,   s->Vp,     s->F,       s->active, s->mp,   s->mc,     s->mw,    s->mwt,
-                    s->mwm,   s->mr,    s->mslot,  s->pofs,    s->plist, s->pc,
-                    s->pwt,   s->pd,    s->planes, s->phead, s->mnext, s->pnm,
-                    s->cadj_ofs, s->cadj, s->sib, s->stamp, s->wcom, s->wrad, s->touched, s->Finv, s->spans, s->cpiece, s->plabel};
+                    s->mwm,   s->mr,    s->pofs,    s->plist, s->pc,
+                    s->pwt,   s->planes, s->phead, s->mnext, s->pnm,
+                    s->cadj_ofs, s->cadj, s->sib, s->stamp, s->wcom, s->wrad, s->touched, s->Finv, s->spans, s->cpiece, s->plabel, s->moved, s->clampc, s->scom, s->mark, s->sl_list};
   for (size_t i = 0; i < sizeof arrays / sizeof arrays[0]; ++i) free(arrays[i]);
   free(s);
 }

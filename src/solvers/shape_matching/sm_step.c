@@ -58,56 +58,79 @@ static inline cl_mat3 load9(const double *a, int32_t c) {
 static inline void store9(double *a, int32_t c, const cl_mat3 *m) { memcpy(a + 9 * (size_t)c, m->m, sizeof m->m); }
 
 /* Sums over the members of c at positions x, relative to the first member (so a far translation
- * loses no digits): sx = sum w~m (x - xref), A = sum w~m (x - xref) p^T, and optionally
- * C = sum w~m (x - xref)(x - xref)^T. Since sum w~m p = 0, A is A_xr of eq 3. */
-static void member_sums(const cl_sm *s, const double *x, int32_t c, cl_vec3 *xref, cl_vec3 *sx, cl_mat3 *A,
-                        cl_mat3 *C) {
+ * loses no digits): sx = sum w~m (x - xref), A = sum w~m (x - xref) p^T with the rest offsets
+ * p = X_i - r_c computed on the fly, and optionally C = sum w~m (x - xref)(x - xref)^T. Since
+ * sum w~m p = 0, A is A_xr of eq 3. The loop streams only the member index and w~m (12 bytes per
+ * membership); x and X are per-particle arrays that stay in cache. */
+typedef struct sums {
+  cl_vec3 xref, sx;
+  cl_mat3 A, C;
+} sums;
+
+static void member_sums(const cl_sm *s, const double *x, const double *X, int32_t c, int moments, sums *out) {
   const int64_t k0 = s->moff[c], k1 = k0 + s->mcnt[c];
-  cl_vec3 r = cl_vec3_load(x, s->mp[k0]);
+  const cl_vec3 r = cl_vec3_load(x, s->mp[k0]), rc = cl_vec3_load(s->rcom, c);
   cl_vec3 sum = cl_vec3_zero();
   cl_mat3 a = cl_mat3_zero(), cc = cl_mat3_zero();
   for (int64_t k = k0; k < k1; ++k) {
-    double wm = s->mwm[k];
-    cl_vec3 d = cl_vec3_sub(cl_vec3_load(x, s->mp[k]), r);
-    cl_vec3 p = cl_vec3_load(s->mr, (int32_t)k);
+    const int32_t i = s->mp[k];
+    const double wm = s->mwm[k];
+    cl_vec3 d = cl_vec3_sub(cl_vec3_load(x, i), r);
+    cl_vec3 p = cl_vec3_sub(cl_vec3_load(X, i), rc);
     sum = cl_vec3_madd(sum, wm, d);
     cl_mat3_add_outer(&a, wm, d, p);
-    if (C) cl_mat3_add_outer(&cc, wm, d, d);
+    if (moments) cl_mat3_add_outer(&cc, wm, d, d);
   }
-  *xref = r;
-  *sx = sum;
-  *A = a;
-  if (C) *C = cc;
+  out->xref = r;
+  out->sx = sum;
+  out->A = a;
+  out->C = cc;
 }
 
-void cl_sm_cluster_F(const cl_sm *s, const double *x, int32_t c, double *com, cl_mat3 *F) {
-  cl_vec3 xref, sx;
-  cl_mat3 A;
-  member_sums(s, x, c, &xref, &sx, &A, NULL);
-  cl_vec3 cm = cl_vec3_madd(xref, 1.0 / s->mass[c], sx);
+void cl_sm_cluster_F(const cl_sm *s, const cl_body_state *st, int32_t c, double *com, cl_mat3 *F) {
+  sums m;
+  member_sums(s, st->x, st->X, c, 0, &m);
+  cl_vec3 cm = cl_vec3_madd(m.xref, 1.0 / s->mass[c], m.sx);
   com[0] = cm.x;
   com[1] = cm.y;
   com[2] = cm.z;
   cl_mat3 Ai = load9(s->Arr_inv, c);
-  *F = cl_mat3_mul(&A, &Ai);
+  *F = cl_mat3_mul(&m.A, &Ai);
 }
 
-/* Pass 1 of the step for cluster c: centre, inertia, F, SVD of F^e, goal transform; then the raw
- * velocity corrections e_k of its members and their rigid part (ga, gw): the mean of e, and the
- * rotation fitted to the elastic part alone (spin = 1, the authors' damping toward the cluster's
- * mean velocity) or to all of e (spin = 0, damping toward the cluster's rigid motion). Returns 0 or
- * -1 when the deformation gradient is not finite. */
+/* The raw velocity correction of a member (eqs 6 and 8 before averaging):
+ *   e = alpha/dt (T p - q) - kappa v,  p = X - r_c, q = x - x_c;
+ * *q_out = q and *el = the elastic part alpha/dt (T p - q). The same expression in the cluster pass
+ * and in the gather, so both see bitwise the same value. */
+static inline cl_vec3 goal_e(const double *T, const double *rc, const double *y, const double *X, const double *x,
+                             const double *v, double ka, double kd, cl_vec3 *q_out, cl_vec3 *el) {
+  double p0 = X[0] - rc[0], p1 = X[1] - rc[1], p2 = X[2] - rc[2];
+  double q0 = x[0] - y[0], q1 = x[1] - y[1], q2 = x[2] - y[2];
+  cl_vec3 e = cl_vec3_make(ka * (T[0] * p0 + T[1] * p1 + T[2] * p2 - q0), ka * (T[3] * p0 + T[4] * p1 + T[5] * p2 - q1),
+                           ka * (T[6] * p0 + T[7] * p1 + T[8] * p2 - q2));
+  *el = e;
+  *q_out = cl_vec3_make(q0, q1, q2);
+  return cl_vec3_make(e.x - kd * v[0], e.y - kd * v[1], e.z - kd * v[2]);
+}
+
+/* Pass 1 of the step for cluster c: centre, inertia, F, SVD of F^e, the goal transform T = R F^p;
+ * and the rigid part (ga, gw) of the members' velocity corrections
+ *   e_i = alpha/dt (T p_i - q_i) - kappa v_i,   q_i = x_i - x_c,
+ * from the cluster's moments: sum w~m (T p - q) = 0, so the mean is -kappa v_c, and
+ * sum w~m q x T p is the axial vector of A_xr T^T. The torque removed is that of the elastic part
+ * alone (spin = 1: the damping then pulls toward the mean velocity and slows spin, as the authors'
+ * damping does) or of all of e (spin = 0: toward the cluster's rigid motion). Returns -1 when the
+ * deformation gradient is not finite. */
 static int goal_pass(cl_sm *s, const cl_body_state *st, int32_t c, double ka, double kd, int spin, int tf) {
   const int64_t k0 = s->moff[c], k1 = k0 + s->mcnt[c];
-  const double *x = st->x, *v = st->v;
   const double M = s->mass[c];
-  cl_vec3 xref, sx;
-  cl_mat3 A, C;
-  member_sums(s, x, c, &xref, &sx, &A, &C);
-  cl_vec3 d = cl_vec3_scale(sx, 1.0 / M);
-  cl_vec3 com = cl_vec3_add(xref, d);
+  sums m;
+  member_sums(s, st->x, st->X, c, 1, &m);
+  cl_vec3 d = cl_vec3_scale(m.sx, 1.0 / M);
+  cl_vec3 com = cl_vec3_add(m.xref, d);
   cl_vec3_store(s->com, c, com);
   /* inertia about com: I = tr(Cq) 1 - Cq with Cq = C - M d d^T */
+  cl_mat3 C = m.C;
   cl_mat3_add_outer(&C, -M, d, d);
   double tr = cl_mat3_trace(&C);
   cl_mat3 I = cl_mat3_scale(&C, -1.0);
@@ -118,7 +141,7 @@ static int goal_pass(cl_sm *s, const cl_body_state *st, int32_t c, double ka, do
   if (cl_pinv3(&I, 1e-12, &Iinv) < 0) Iinv = cl_mat3_zero();
   store9(s->Iinv, c, &Iinv);
   cl_mat3 Ai = load9(s->Arr_inv, c);
-  cl_mat3 F = cl_mat3_mul(&A, &Ai); /* eq 3 */
+  cl_mat3 F = cl_mat3_mul(&m.A, &Ai); /* eq 3 */
   store9(s->F, c, &F);
   cl_mat3 Fpi = load9(s->Fp_inv, c), Fp = load9(s->Fp, c);
   cl_mat3 Fe = cl_mat3_mul(&F, &Fpi); /* eq 9 */
@@ -135,61 +158,78 @@ static int goal_pass(cl_sm *s, const cl_body_state *st, int32_t c, double ka, do
   cl_mat3 R = cl_mat3_mul_nt(&U, &V); /* eq 5 */
   cl_mat3 T = cl_mat3_mul(&R, &Fp);
   store9(s->Rt, c, &T);
+  /* the rigid part of the corrections, summed over the very values the gather computes (an
+   * analytic sum, e.g. sum w~m (T p - q) = 0, would differ from them by rounding and let momentum
+   * drift by 1e-11 over a few hundred steps) */
   cl_vec3 se = cl_vec3_zero(), tau = cl_vec3_zero();
+  const double *Tm = s->Rt + 9 * (size_t)c, *rc = s->rcom + 3 * (size_t)c, *y = s->com + 3 * (size_t)c;
   for (int64_t k = k0; k < k1; ++k) {
-    int32_t i = s->mp[k];
-    cl_vec3 q = cl_vec3_sub(cl_vec3_load(x, i), com);
-    cl_vec3 g = cl_mat3_mul_vec(&T, cl_vec3_load(s->mr, (int32_t)k)); /* eq 6, minus the centre */
-    cl_vec3 e = cl_vec3_scale(cl_vec3_sub(g, q), ka);
-    double wm = s->mwm[k];
-    cl_vec3 dmp = cl_vec3_scale(cl_vec3_load(v, i), -kd);
-    if (tf) tau = cl_vec3_madd(tau, wm, cl_vec3_cross(q, e));
-    if (!spin) tau = cl_vec3_madd(tau, wm, cl_vec3_cross(q, dmp));
-    e = cl_vec3_add(e, dmp);
-    cl_vec3_store(s->pd, (int32_t)s->mslot[k], e);
+    const int32_t i = s->mp[k];
+    const double wm = s->mwm[k];
+    cl_vec3 q, el;
+    cl_vec3 e = goal_e(Tm, rc, y, st->X + 3 * (size_t)i, st->x + 3 * (size_t)i, st->v + 3 * (size_t)i, ka, kd, &q, &el);
     se = cl_vec3_madd(se, wm, e);
+    if (tf) tau = cl_vec3_madd(tau, wm, cl_vec3_cross(q, el));
+    if (!spin) tau = cl_vec3_madd(tau, wm, cl_vec3_cross(q, cl_vec3_sub(e, el)));
   }
   cl_vec3_store(s->ga, c, cl_vec3_scale(se, 1.0 / M));
   cl_vec3_store(s->gw, c, cl_mat3_mul_vec(&Iinv, tau));
+  int32_t nheld = 0;
+  for (int64_t k = k0; k < k1; ++k) nheld += s->held[s->mp[k]] != 0;
+  s->clampc[c] = (uint8_t)(nheld > 0 && nheld < s->mcnt[c]);
   return bad;
 }
 
-/* One strain-limiting pass over cluster c: goals at the current positions, the clamped
- * corrections d_k, their rigid part about the step-start centre (positions xold). Returns 1 when
- * some member was clamped. */
+/* Strain limiting of member i in cluster c (transform T, centre y): the correction that brings it
+ * to distance lim of its goal, or zero. The same expression in the cluster pass and the gather, so
+ * both see bitwise the same value. */
+static inline cl_vec3 limit_of(const double *T, const double *y, const double *rc, const double *X, const double *x,
+                               double lim, int *clamped) {
+  double p0 = X[0] - rc[0], p1 = X[1] - rc[1], p2 = X[2] - rc[2];
+  double g0 = T[0] * p0 + T[1] * p1 + T[2] * p2 + y[0] - x[0];
+  double g1 = T[3] * p0 + T[4] * p1 + T[5] * p2 + y[1] - x[1];
+  double g2 = T[6] * p0 + T[7] * p1 + T[8] * p2 + y[2] - x[2];
+  double r2 = g0 * g0 + g1 * g1 + g2 * g2;
+  if (!(r2 > lim * lim)) {
+    *clamped = 0;
+    return cl_vec3_zero();
+  }
+  *clamped = 1;
+  double f = 1.0 - lim / sqrt(r2); /* move to distance lim of the goal */
+  return cl_vec3_make(g0 * f, g1 * f, g2 * f);
+}
+
+/* One strain-limiting pass over cluster c: goals at the current positions (transform and centre
+ * kept in Rt and scom for the gather), the clamped corrections and their rigid part about the
+ * step-start centre (positions xold). Returns 1 when some member was clamped. */
 static int limit_pass(cl_sm *s, const cl_body_state *st, int32_t c, double gamma, int tf) {
   const int64_t k0 = s->moff[c], k1 = k0 + s->mcnt[c];
-  const double *x = st->x;
   const double M = s->mass[c];
-  cl_vec3 xref, sx;
-  cl_mat3 A;
-  member_sums(s, x, c, &xref, &sx, &A, NULL);
-  cl_vec3 com = cl_vec3_madd(xref, 1.0 / M, sx);
+  sums m;
+  member_sums(s, st->x, st->X, c, 0, &m);
+  cl_vec3 com = cl_vec3_madd(m.xref, 1.0 / M, m.sx);
   cl_mat3 Ai = load9(s->Arr_inv, c), Fpi = load9(s->Fp_inv, c), Fp = load9(s->Fp, c);
-  cl_mat3 F = cl_mat3_mul(&A, &Ai);
+  cl_mat3 F = cl_mat3_mul(&m.A, &Ai);
   cl_mat3 Fe = cl_mat3_mul(&F, &Fpi);
   cl_mat3 R;
   if (cl_polar3(&Fe, &R, NULL) < 0) R = cl_mat3_identity();
   cl_mat3 T = cl_mat3_mul(&R, &Fp);
-  const double lim = gamma * s->width[c], lim2 = lim * lim;
+  store9(s->Rt, c, &T);
+  cl_vec3_store(s->scom, c, com);
+  const double lim = gamma * s->width[c];
+  const double *y = s->scom + 3 * (size_t)c, *rc = s->rcom + 3 * (size_t)c, *Tm = s->Rt + 9 * (size_t)c;
   const cl_vec3 com0 = cl_vec3_load(s->com, c);
   cl_vec3 se = cl_vec3_zero(), tau = cl_vec3_zero();
   int any = 0;
   for (int64_t k = k0; k < k1; ++k) {
-    int32_t i = s->mp[k];
-    cl_vec3 xi = cl_vec3_load(x, i);
-    cl_vec3 goal = cl_vec3_add(cl_mat3_mul_vec(&T, cl_vec3_load(s->mr, (int32_t)k)), com);
-    cl_vec3 diff = cl_vec3_sub(goal, xi);
-    double r2 = cl_vec3_norm2(diff);
-    cl_vec3 dd = cl_vec3_zero();
-    if (r2 > lim2) { /* move to distance gamma w from the goal */
-      dd = cl_vec3_scale(diff, 1.0 - lim / sqrt(r2));
-      any = 1;
-      double wm = s->mwm[k];
-      se = cl_vec3_madd(se, wm, dd);
-      if (tf) tau = cl_vec3_madd(tau, wm, cl_vec3_cross(cl_vec3_sub(cl_vec3_load(s->xold, i), com0), dd));
-    }
-    cl_vec3_store(s->pd, (int32_t)s->mslot[k], dd);
+    const int32_t i = s->mp[k];
+    int cl;
+    cl_vec3 dd = limit_of(Tm, y, rc, st->X + 3 * (size_t)i, st->x + 3 * (size_t)i, lim, &cl);
+    if (!cl) continue;
+    any = 1;
+    double wm = s->mwm[k];
+    se = cl_vec3_madd(se, wm, dd);
+    if (tf) tau = cl_vec3_madd(tau, wm, cl_vec3_cross(cl_vec3_sub(cl_vec3_load(s->xold, i), com0), dd));
   }
   cl_mat3 Iinv = load9(s->Iinv, c);
   cl_vec3_store(s->ga, c, cl_vec3_scale(se, 1.0 / M));
@@ -198,15 +238,37 @@ static int limit_pass(cl_sm *s, const cl_body_state *st, int32_t c, double gamma
   return any;
 }
 
-/* sum over the memberships of particle i of w~ (d - ga - gw x (y - com)), y = the particle's
- * position at the step start; only clusters with active set when `only_active`. */
-static inline cl_vec3 gather(const cl_sm *s, int32_t i, cl_vec3 y, int only_active) {
+/* Velocity change of particle i from the goals (eq 8 with the rigid parts removed):
+ * sum_c w~_ic [alpha/dt (T_c p_ic - q_ic) - kappa v_i - ga_c - gw_c x q_ic]. */
+static inline cl_vec3 gather_goals(const cl_sm *s, const cl_body_state *st, int32_t i, double ka, double kd) {
+  const double *Xi = st->X + 3 * (size_t)i, *xi = st->x + 3 * (size_t)i, *vi = st->v + 3 * (size_t)i;
   cl_vec3 acc = cl_vec3_zero();
   for (int32_t a = s->pofs[i]; a < s->pofs[i + 1]; ++a) {
-    int32_t c = s->pc[a];
-    if (only_active && !s->active[c]) continue;
+    const int32_t c = s->pc[a];
+    cl_vec3 q, el;
+    cl_vec3 e = goal_e(s->Rt + 9 * (size_t)c, s->rcom + 3 * (size_t)c, s->com + 3 * (size_t)c, Xi, xi, vi, ka, kd,
+                       &q, &el);
+    e = cl_vec3_sub(e, cl_vec3_load(s->ga, c));
+    e = cl_vec3_sub(e, cl_vec3_cross(cl_vec3_load(s->gw, c), q));
+    acc = cl_vec3_madd(acc, s->pwt[a], e);
+  }
+  return acc;
+}
+
+/* Strain-limiting displacement of particle i: sum over its clamping clusters of
+ * w~ (d_ic - ga_c - gw_c x (xold_i - x_c)). */
+static inline cl_vec3 gather_limit(const cl_sm *s, const cl_body_state *st, int32_t i, double gamma) {
+  const double *Xi = st->X + 3 * (size_t)i, *xi = st->x + 3 * (size_t)i;
+  const cl_vec3 y = cl_vec3_load(s->xold, i);
+  cl_vec3 acc = cl_vec3_zero();
+  for (int32_t a = s->pofs[i]; a < s->pofs[i + 1]; ++a) {
+    const int32_t c = s->pc[a];
+    if (!s->active[c]) continue;
+    int cl;
+    cl_vec3 dd = limit_of(s->Rt + 9 * (size_t)c, s->scom + 3 * (size_t)c, s->rcom + 3 * (size_t)c, Xi, xi,
+                          gamma * s->width[c], &cl);
     cl_vec3 r = cl_vec3_sub(y, cl_vec3_load(s->com, c));
-    cl_vec3 e = cl_vec3_sub(cl_vec3_load(s->pd, a), cl_vec3_load(s->ga, c));
+    cl_vec3 e = cl_vec3_sub(dd, cl_vec3_load(s->ga, c));
     e = cl_vec3_sub(e, cl_vec3_cross(cl_vec3_load(s->gw, c), r));
     acc = cl_vec3_madd(acc, s->pwt[a], e);
   }
@@ -221,7 +283,12 @@ cl_status cl_sm_step(cl_sm *s, cl_body_state *st, const cl_step_input *in, cl_st
   const double *fx = in->f_ext;
   const cl_constraint_set *cs = &in->constraints;
   int nt = in->threads > 0 ? in->threads : 1;
+  /* threads only where there is enough work to pay for a barrier (on a shared machine a barrier
+   * waits for a descheduled thread) */
+  const int par_c = ncl >= 32 && s->memberships >= 8000, par_p = n >= 4096;
   (void)nt;
+  (void)par_c;
+  (void)par_p;
   if (n > s->pcap) return cl_fail(CL_ERR_STATE, "solver 'shape_matching': state has %d nodes, solver knows %d", n, s->n);
   for (int32_t j = 0; j < cs->count; ++j) s->held[cs->nodes[j]] = j + 1;
 
@@ -232,7 +299,7 @@ cl_status cl_sm_step(cl_sm *s, cl_body_state *st, const cl_step_input *in, cl_st
   double t_plastic = 0.0, t_collide = 0.0;
 
   /* 1. goals (eqs 3-8) */
-#pragma omp parallel for num_threads(nt) schedule(dynamic, 4) reduction(min : bad)
+#pragma omp parallel for num_threads(nt) schedule(dynamic, 4) reduction(min : bad) if (par_c)
   for (int32_t c = 0; c < ncl; ++c) {
     if (!s->alive[c]) continue;
     int b = goal_pass(s, st, c, ka, kd, spin, tf);
@@ -245,7 +312,7 @@ cl_status cl_sm_step(cl_sm *s, cl_body_state *st, const cl_step_input *in, cl_st
   }
 
   /* 2. velocities toward the goals, then positions; held particles go to their targets */
-#pragma omp parallel for num_threads(nt) schedule(static)
+#pragma omp parallel for num_threads(nt) schedule(static) if (par_p)
   for (int32_t i = 0; i < n; ++i) {
     double *x = st->x + 3 * i, *v = st->v + 3 * i;
     for (int k = 0; k < 3; ++k) {
@@ -253,7 +320,7 @@ cl_status cl_sm_step(cl_sm *s, cl_body_state *st, const cl_step_input *in, cl_st
       s->vold[3 * i + k] = v[k];
       s->dsum[3 * i + k] = 0.0;
     }
-    cl_vec3 dv = (s->flags[i] & SM_DEBRIS) ? cl_vec3_zero() : gather(s, i, cl_vec3_make(x[0], x[1], x[2]), 0);
+    cl_vec3 dv = (s->flags[i] & SM_DEBRIS) ? cl_vec3_zero() : gather_goals(s, st, i, ka, kd);
     int32_t slot = s->held[i];
     if (slot) {
       cl_vec3_store(s->dvsh, i, dv);
@@ -271,22 +338,47 @@ cl_status cl_sm_step(cl_sm *s, cl_body_state *st, const cl_step_input *in, cl_st
   int32_t iters_run = 0;
   if (s->p.iterations > 0 && s->nlive > 0) {
     const double gamma = s->p.gamma, om = s->p.omega;
+    int32_t *cur = s->sl_list, *prev = s->sl_list + s->pcap, ncur = 0, nprev = 0;
+    memset(s->moved, 0, (size_t)n);
     for (int32_t it = 0; it < s->p.iterations; ++it) {
       int any = 0;
-#pragma omp parallel for num_threads(nt) schedule(dynamic, 4) reduction(| : any)
+      /* after the first iteration only clusters that clamped, or whose members moved, can clamp:
+       * the others see the same positions as before (the result is the same as a full sweep) */
+#pragma omp parallel for num_threads(nt) schedule(dynamic, 4) reduction(| : any) if (par_c)
       for (int32_t c = 0; c < ncl; ++c) {
         if (!s->alive[c]) {
           s->active[c] = 0;
           continue;
         }
+        if (it > 0 && !s->active[c]) {
+          int moved = 0;
+          for (int64_t k = s->moff[c]; k < (int64_t)s->moff[c] + s->mcnt[c] && !moved; ++k) moved = s->moved[s->mp[k]];
+          if (!moved) continue;
+        }
         any |= limit_pass(s, st, c, gamma, tf);
       }
       if (!any) break;
       ++iters_run;
-#pragma omp parallel for num_threads(nt) schedule(static)
-      for (int32_t i = 0; i < n; ++i) {
-        if (s->flags[i] & SM_DEBRIS) continue;
-        cl_vec3 d = cl_vec3_scale(gather(s, i, cl_vec3_load(s->xold, i), 1), om);
+      /* the particles of the clamping clusters (only they can move) */
+      ncur = 0;
+      for (int32_t c = 0; c < ncl; ++c) {
+        if (!s->active[c]) continue;
+        for (int64_t k = s->moff[c]; k < (int64_t)s->moff[c] + s->mcnt[c]; ++k) {
+          int32_t i = s->mp[k];
+          if (!s->mark[i]) {
+            s->mark[i] = 1;
+            cur[ncur++] = i;
+          }
+        }
+      }
+      for (int32_t a = 0; a < ncur; ++a) s->mark[cur[a]] = 0;
+      for (int32_t a = 0; a < nprev; ++a) s->moved[prev[a]] = 0;
+      /* each particle reads only its own position and per-cluster data: updating in place is safe */
+#pragma omp parallel for num_threads(nt) schedule(static) if (par_p)
+      for (int32_t a = 0; a < ncur; ++a) {
+        const int32_t i = cur[a];
+        cl_vec3 d = cl_vec3_scale(gather_limit(s, st, i, gamma), om);
+        s->moved[i] = d.x != 0.0 || d.y != 0.0 || d.z != 0.0;
         if (s->held[i]) {
           for (int k = 0; k < 3; ++k) s->dsum[3 * i + k] += cl_vec3_get(d, k);
         } else {
@@ -295,6 +387,10 @@ cl_status cl_sm_step(cl_sm *s, cl_body_state *st, const cl_step_input *in, cl_st
           st->x[3 * i + 2] += d.z;
         }
       }
+      int32_t *t = prev;
+      prev = cur;
+      cur = t;
+      nprev = ncur;
     }
   }
   s->stats.strain_limit_iterations = iters_run;
@@ -303,7 +399,7 @@ cl_status cl_sm_step(cl_sm *s, cl_body_state *st, const cl_step_input *in, cl_st
   double t_c0 = cl_time_ms();
   const cl_collider_view *view = in->colliders;
   const double ih = 1.0 / h;
-#pragma omp parallel for num_threads(nt) schedule(static)
+#pragma omp parallel for num_threads(nt) schedule(static) if (par_p)
   for (int32_t i = 0; i < n; ++i) {
     if (s->held[i]) continue;
     double *x = st->x + 3 * i, *v = st->v + 3 * i;
@@ -332,8 +428,7 @@ cl_status cl_sm_step(cl_sm *s, cl_body_state *st, const cl_step_input *in, cl_st
    * authors' code */
   if (s->plastic) {
     double t_p0 = cl_time_ms();
-#pragma omp parallel for num_threads(nt) schedule(static)
-    for (int32_t c = 0; c < ncl; ++c)
+    for (int32_t c = 0; c < ncl; ++c) /* a few flops per cluster: not worth a thread barrier */
       if (s->alive[c]) cl_sm_plastic_update(s, c, h);
     t_plastic = cl_time_ms() - t_p0;
   }

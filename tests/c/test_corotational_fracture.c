@@ -1,0 +1,353 @@
+/* The corotational solver's topology operation (solvers/corotational/fracture.c, thesis sec 5.4):
+ * node replication by the side of the plane, skipped events, detaching a unit, plastic relief,
+ * aesthetic joint pruning (ball and hinge joints), islands and their cache, and stepping on. */
+#include <math.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cmocka.h>
+
+#include "cleave/world.h"
+#include "geom/components.h"
+#include "geom/mesh.h"
+#include "geom/tet_grid.h"
+#include "solvers/corotational/corot.h"
+#include "world/world.h"
+
+static cl_world *make_world(void) {
+  cl_world_def def;
+  cl_world_def_default(&def);
+  def.dt = 1e-3;
+  def.gravity[1] = 0.0;
+  def.threads = 1;
+  cl_world *w = NULL;
+  assert_int_equal(cl_world_create(&def, &w), CL_OK);
+  return w;
+}
+
+static cl_id add(cl_world *w, cl_mesh *m, const cl_param *p, int32_t np) {
+  cl_body_def def;
+  cl_body_def_default(&def);
+  def.name = "frac";
+  def.solver = "corotational";
+  def.material.young = 1e5;
+  def.params = p;
+  def.param_count = np;
+  cl_id b = 0;
+  assert_int_equal(cl_world_add_body(w, &def, m, &b), CL_OK);
+  return b;
+}
+
+static cl_corot *solver_of(cl_world *w, cl_id id) {
+  cl_body *b = NULL;
+  assert_int_equal(cl_world_body(w, id, &b), CL_OK);
+  return b->solver;
+}
+
+static cl_mesh *cube(int n) {
+  const double lo[3] = {0, 0, 0}, hi[3] = {1, 1, 1};
+  cl_mesh *m;
+  assert_int_equal(cl_tet_grid(n, n, n, lo, hi, &m), CL_OK);
+  return m;
+}
+
+static double total_mass(const cl_body_state *st) {
+  double s = 0.0;
+  for (int32_t i = 0; i < st->n; ++i) s += st->m[i];
+  return s;
+}
+
+static int32_t pieces(const cl_body_state *st) {
+  int32_t c = 0;
+  assert_int_equal(cl_components(st->n, st->cells, st->ncells, 4, NULL, &c), CL_OK);
+  return c;
+}
+
+/* Apply one event through the solver table as the world would, then its topology_changed. */
+static int32_t apply(cl_corot *s, cl_body_state *st, int32_t unit, int32_t node, double nx, double ny, double nz) {
+  cl_fracture_event ev = {unit, node, 1.0, {nx, ny, nz}, 1.0};
+  int32_t applied = -1;
+  assert_int_equal(cl_corot_fracture(s, st, &ev, 1, &applied), CL_OK);
+  if (applied > 0) {
+    st->topology_version++;
+    assert_int_equal(cl_corot_topology_changed(s, st), CL_OK);
+  }
+  return applied;
+}
+
+static void test_replication_by_plane_side(void **state) {
+  (void)state;
+  cl_mesh *m = cube(2);
+  cl_world *w = make_world();
+  const cl_param p[] = {{"joint_pruning", 0}};
+  cl_id b = add(w, m, p, 1);
+  cl_body_state *st = cl_world_body_state(w, b);
+  cl_corot *s = solver_of(w, b);
+  const int32_t centre = 1 + 3 * (1 + 3 * 1), n0 = st->n;
+  const double mass0 = total_mass(st), mc = st->m[centre];
+  for (int32_t e = 0; e < st->ncells; ++e)
+    for (int k = 0; k < 6; ++k) s->eps_p[6 * e + k] = 0.1;
+  for (int32_t i = 0; i < st->n; ++i) st->v[3 * i + 2] = 0.3 + 0.1 * st->X[3 * i]; /* momentum to conserve */
+  double p0 = 0.0;
+  for (int32_t i = 0; i < st->n; ++i) p0 += st->m[i] * st->v[3 * i + 2];
+  assert_int_equal(apply(s, st, 0, centre, 1.0, 0.0, 0.0), 1);
+  assert_int_equal(st->n, n0 + 1);
+  const int32_t q = n0;
+  assert_int_equal(st->origin[q], centre);
+  for (int k = 0; k < 3; ++k) assert_true(st->X[3 * q + k] == st->X[3 * centre + k] && st->x[3 * q + k] == st->x[3 * centre + k]);
+  int plus = 0, minus = 0;
+  for (int32_t e = 0; e < st->ncells; ++e) {
+    const int32_t *t = st->cells + 4 * e;
+    int has_c = 0, has_q = 0;
+    double cx = 0.0;
+    for (int a = 0; a < 4; ++a) {
+      has_c |= t[a] == centre;
+      has_q |= t[a] == q;
+      cx += 0.25 * st->x[3 * t[a]];
+    }
+    if (has_q) {
+      ++plus;
+      assert_true(cx > 0.5);
+      for (int k = 0; k < 6; ++k) assert_true(fabs(s->eps_p[6 * e + k] - 0.05) < 1e-15); /* relieved by half */
+    }
+    if (has_c) {
+      ++minus;
+      assert_true(cx <= 0.5);
+    }
+  }
+  assert_true(plus > 0 && minus > 0);
+  assert_int_equal(plus + minus, 24); /* the centre of a 2x2x2 Kuhn grid is in 24 tets */
+  assert_true(fabs(total_mass(st) - mass0) <= 1e-14 * mass0);
+  assert_true(fabs(st->m[centre] + st->m[q] - mc) <= 1e-14 * mc);
+  double p1 = 0.0;
+  for (int32_t i = 0; i < st->n; ++i) p1 += st->m[i] * st->v[3 * i + 2];
+  assert_true(fabs(p1 - p0) <= 1e-14 * fabs(p0));
+  /* the body is still one piece (one node split), and steps on */
+  assert_int_equal(pieces(st), 1);
+  assert_int_equal(cl_world_step(w, 5), CL_OK);
+  cl_world_destroy(w);
+  cl_mesh_destroy(m);
+}
+
+static void test_events_skipped(void **state) {
+  (void)state;
+  cl_mesh *m = cube(2);
+  cl_world *w = make_world();
+  cl_id b = add(w, m, NULL, 0);
+  cl_body_state *st = cl_world_body_state(w, b);
+  cl_corot *s = solver_of(w, b);
+  const int32_t n0 = st->n;
+  /* corner node 0: every element lies on the positive side of x = 0, the replica would be empty */
+  assert_int_equal(apply(s, st, 0, 0, 1.0, 0.0, 0.0), 0);
+  /* out of range, NaN normals: skipped, no crash */
+  assert_int_equal(apply(s, st, -1, 13, 1.0, 0.0, 0.0), 0);
+  assert_int_equal(apply(s, st, 1000, 13, 1.0, 0.0, 0.0), 0);
+  assert_int_equal(apply(s, st, 0, 1000, 1.0, 0.0, 0.0), 0);
+  assert_int_equal(apply(s, st, 0, 13, NAN, 0.0, 0.0), 0);
+  assert_int_equal(st->n, n0);
+  cl_world_destroy(w);
+  /* an island of at most min_island_elements elements does not fracture */
+  w = make_world();
+  const cl_param p[] = {{"min_island_elements", 48}};
+  b = add(w, m, p, 1);
+  st = cl_world_body_state(w, b);
+  s = solver_of(w, b);
+  assert_int_equal(apply(s, st, 0, 13, 1.0, 0.0, 0.0), 0);
+  assert_int_equal(apply(s, st, 0, -1, 0.0, 0.0, 0.0), 0);
+  assert_int_equal(st->n, n0);
+  cl_world_destroy(w);
+  cl_mesh_destroy(m);
+}
+
+/* An event without a node detaches its unit: the unit becomes its own island. */
+static void test_detach_unit(void **state) {
+  (void)state;
+  cl_mesh *m = cube(2);
+  cl_world *w = make_world();
+  cl_id b = add(w, m, NULL, 0);
+  cl_body_state *st = cl_world_body_state(w, b);
+  cl_corot *s = solver_of(w, b);
+  assert_int_equal(apply(s, st, 7, -1, 0.0, 0.0, 0.0), 1);
+  assert_int_equal(pieces(st), 2);
+  assert_int_equal(s->nislands, 2);
+  for (int a = 0; a < 4; ++a) {
+    int32_t node = st->cells[4 * 7 + a];
+    for (int32_t e = 0; e < st->ncells; ++e)
+      if (e != 7)
+        for (int c = 0; c < 4; ++c) assert_true(st->cells[4 * e + c] != node);
+  }
+  /* a one-element island is now too small to break again */
+  assert_int_equal(apply(s, st, 7, -1, 0.0, 0.0, 0.0), 0);
+  assert_int_equal(cl_world_step(w, 3), CL_OK);
+  cl_world_destroy(w);
+  cl_mesh_destroy(m);
+}
+
+/* Two tets joined by one node (ball joint), by one edge (hinge) or by a face. */
+static cl_mesh *pair(int shared) {
+  /* tet A: 0 1 2 3; tet B shares `shared` of A's first corners and has its own others */
+  const double xyz[] = {0, 0, 0, 1, 0, 0, 0, 1, 0, 0, 0, 1, -1, 0, 0, 0, -1, 0, 0, 0, -1, 1, 1, 1};
+  int32_t cells[8] = {0, 1, 2, 3};
+  int32_t np = 0;
+  if (shared == 1) { /* B = 0 4 5 6 mirrored */
+    const int32_t t[4] = {0, 5, 4, 6};
+    memcpy(cells + 4, t, sizeof t);
+    np = 7;
+  } else if (shared == 2) { /* B shares edge 1-2 */
+    const int32_t t[4] = {1, 7, 2, 4};
+    memcpy(cells + 4, t, sizeof t);
+    np = 8;
+  } else { /* B shares face 1 2 3 */
+    const int32_t t[4] = {1, 2, 3, 7};
+    memcpy(cells + 4, t, sizeof t);
+    np = 8;
+  }
+  /* keep only the nodes used (compact) */
+  int32_t map[8], used[8] = {0}, k = 0;
+  for (int j = 0; j < 8; ++j) used[cells[j]] = 1;
+  double pts[24];
+  for (int i = 0; i < np; ++i)
+    if (used[i]) {
+      map[i] = k;
+      for (int d = 0; d < 3; ++d) pts[3 * k + d] = xyz[3 * i + d];
+      ++k;
+    }
+  for (int j = 0; j < 8; ++j) cells[j] = map[cells[j]];
+  cl_mesh *m = NULL;
+  cl_status st = cl_mesh_from_arrays(CL_MESH_TETS, pts, k, cells, 2, &m);
+  if (st != CL_OK) print_error("pair(%d): %s\n", shared, cl_last_error());
+  assert_int_equal(st, CL_OK);
+  return m;
+}
+
+static void test_joint_pruning(void **state) {
+  (void)state;
+  const int expect_added[3] = {1, 2, 0}; /* ball: one node, hinge: both edge nodes, face: none */
+  for (int kind = 1; kind <= 3; ++kind) {
+    cl_mesh *m = pair(kind);
+    cl_world *w = make_world();
+    const cl_param p[] = {{"min_island_elements", 0}};
+    cl_id b = add(w, m, p, 1);
+    cl_body_state *st = cl_world_body_state(w, b);
+    cl_corot *s = solver_of(w, b);
+    assert_int_equal(pieces(st), 1);
+    int32_t seeds[8], added = -1;
+    for (int32_t i = 0; i < st->n; ++i) seeds[i] = i;
+    const double mass = total_mass(st);
+    assert_int_equal(cl_corot_prune_joints(s, st, seeds, st->n, &added), CL_OK);
+    print_message("two tets sharing %d node(s): pruning added %d node(s)\n", kind, added);
+    assert_int_equal(added, expect_added[kind - 1]);
+    st->topology_version++;
+    assert_int_equal(cl_corot_topology_changed(s, st), CL_OK);
+    assert_int_equal(pieces(st), kind == 3 ? 1 : 2);
+    assert_int_equal(s->nislands, kind == 3 ? 1 : 2);
+    assert_true(fabs(total_mass(st) - mass) <= 1e-14 * mass);
+    assert_int_equal(cl_world_step(w, 2), CL_OK);
+    cl_world_destroy(w);
+    cl_mesh_destroy(m);
+  }
+}
+
+/* Splitting along a whole plane, node by node, with pruning on: the cube falls in two. */
+static void test_crack_across_cube(void **state) {
+  (void)state;
+  cl_mesh *m = cube(2);
+  for (int pruning = 0; pruning <= 1; ++pruning) {
+    cl_world *w = make_world();
+    const cl_param p[] = {{"joint_pruning", pruning}, {"min_island_elements", 0}};
+    cl_id b = add(w, m, p, 2);
+    cl_body_state *st = cl_world_body_state(w, b);
+    cl_corot *s = solver_of(w, b);
+    /* the nine nodes of the plane x = 0.5, split with normal +x */
+    for (int j = 0; j < 3; ++j)
+      for (int k = 0; k < 3; ++k) apply(s, st, 0, 1 + 3 * (j + 3 * k), 1.0, 0.0, 0.0);
+    print_message("crack across the cube, pruning %d: %d nodes, %d pieces\n", pruning, st->n, pieces(st));
+    assert_int_equal(pieces(st), 2);
+    assert_int_equal(cl_world_step(w, 3), CL_OK);
+    cl_world_destroy(w);
+  }
+  /* the same crack without its last two nodes (0.5, 0, 0) and (0.5, 0.5, 0): the halves hang on the
+   * edge between them, a hinge joint, which pruning breaks (thesis sec 5.4.1, Fig. 3) */
+  for (int pruning = 0; pruning <= 1; ++pruning) {
+    cl_world *w = make_world();
+    const cl_param p[] = {{"joint_pruning", pruning}, {"min_island_elements", 0}};
+    cl_id b = add(w, m, p, 2);
+    cl_body_state *st = cl_world_body_state(w, b);
+    cl_corot *s = solver_of(w, b);
+    for (int j = 0; j < 3; ++j)
+      for (int k = 0; k < 3; ++k) {
+        if (k == 0 && j < 2) continue;
+        apply(s, st, 0, 1 + 3 * (j + 3 * k), 1.0, 0.0, 0.0);
+      }
+    print_message("crack with a hinge left, pruning %d: %d nodes, %d pieces\n", pruning, st->n, pieces(st));
+    assert_int_equal(pieces(st), pruning ? 2 : 1);
+    assert_int_equal(cl_world_step(w, 3), CL_OK);
+    cl_world_destroy(w);
+  }
+  cl_mesh_destroy(m);
+}
+
+/* Two cubes in one body, CHOLMOD: fracturing one keeps the other's factor and analysis. */
+static void test_island_cache(void **state) {
+  (void)state;
+  cl_mesh *a = cube(4);
+  int32_t np = a->npoints, nc = a->ncells;
+  double *xyz = malloc(sizeof(double) * 6 * (size_t)np);
+  int32_t *cells = malloc(sizeof(int32_t) * 8 * (size_t)nc);
+  for (int32_t i = 0; i < np; ++i)
+    for (int k = 0; k < 3; ++k) {
+      xyz[3 * i + k] = a->x[3 * i + k];
+      xyz[3 * (np + i) + k] = a->x[3 * i + k] + (k == 0 ? 3.0 : 0.0);
+    }
+  for (int32_t j = 0; j < 4 * nc; ++j) {
+    cells[j] = a->cells[j];
+    cells[4 * nc + j] = a->cells[j] + np;
+  }
+  cl_mesh *m;
+  assert_int_equal(cl_mesh_from_arrays(CL_MESH_TETS, xyz, 2 * np, cells, 2 * nc, &m), CL_OK);
+  cl_world *w = make_world();
+  cl_world_set_gravity(w, (const double[3]){0, -9.81, 0});
+  const cl_param p[] = {{"linear_solver", 1}};
+  cl_id b = add(w, m, p, 1);
+  cl_body_state *st = cl_world_body_state(w, b);
+  cl_corot *s = solver_of(w, b);
+  assert_int_equal(s->nislands, 2);
+  assert_int_equal(cl_world_step(w, 2), CL_OK);
+  cl_cholmod *second = s->islands[1].chol;
+  assert_non_null(second);
+  cl_cholmod_stats before;
+  cl_cholmod_get_stats(second, &before);
+  /* split a node inside the first cube */
+  const int32_t centre = 2 + 5 * (2 + 5 * 2);
+  assert_int_equal(apply(s, st, 0, centre, 0.0, 1.0, 0.0), 1);
+  assert_int_equal(s->nislands, 2);
+  assert_int_equal(s->islands[0].reused, 0);
+  assert_int_equal(s->islands[1].reused, 1);
+  assert_ptr_equal(s->islands[1].chol, second);
+  assert_int_equal(cl_world_step(w, 2), CL_OK);
+  cl_cholmod_stats after;
+  cl_cholmod_get_stats(s->islands[1].chol, &after);
+  assert_int_equal(after.analyses, before.analyses); /* no new symbolic analysis for the untouched cube */
+  cl_world_destroy(w);
+  cl_mesh_destroy(m);
+  cl_mesh_destroy(a);
+  free(xyz);
+  free(cells);
+}
+
+int main(void) {
+  const struct CMUnitTest tests[] = {
+      cmocka_unit_test(test_replication_by_plane_side),
+      cmocka_unit_test(test_events_skipped),
+      cmocka_unit_test(test_detach_unit),
+      cmocka_unit_test(test_joint_pruning),
+      cmocka_unit_test(test_crack_across_cube),
+      cmocka_unit_test(test_island_cache),
+  };
+  return cmocka_run_group_tests(tests, NULL, NULL);
+}

@@ -1,0 +1,313 @@
+/* The separation-tensor criterion (fracture/separation_tensor.c, O'Brien & Hodgins 1999, thesis eqs
+ * 5.3-5.7): direction and sign of the separation tensor in a uniform stress field, the toughness
+ * threshold, largest-only against all events, small islands, bad input, and a bar pulled apart by
+ * the corotational solver. */
+#include <math.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cmocka.h>
+
+#include "cleave/world.h"
+#include "fracture/criterion.h"
+#include "geom/mesh.h"
+#include "geom/tet_grid.h"
+#include "world/world.h"
+
+/* A body state and unit fields for the tet grid of [0,1]^3 cut nx^3 cells, every unit with stress
+ * sig (row-major), optionally with a second island: a 2x2x2 grid (48 tets) of [5,6]x[0,1]^2. */
+typedef struct fixture {
+  cl_body_state st;
+  cl_unit_fields u;
+} fixture;
+
+static void make_fixture(fixture *f, int nx, const double *sig, int extra_island) {
+  memset(f, 0, sizeof *f);
+  const double lo[3] = {0, 0, 0}, hi[3] = {1, 1, 1}, lo2[3] = {5, 0, 0}, hi2[3] = {6, 1, 1};
+  cl_mesh *m, *m2 = NULL;
+  assert_int_equal(cl_tet_grid(nx, nx, nx, lo, hi, &m), CL_OK);
+  if (extra_island) assert_int_equal(cl_tet_grid(2, 2, 2, lo2, hi2, &m2), CL_OK);
+  int32_t np = m->npoints + (m2 ? m2->npoints : 0), nc = m->ncells + (m2 ? m2->ncells : 0);
+  assert_int_equal(cl_body_state_resize(&f->st, np), CL_OK);
+  assert_int_equal(cl_body_state_reserve_cells(&f->st, 4, nc), CL_OK);
+  memcpy(f->st.x, m->x, sizeof(double) * 3 * (size_t)m->npoints);
+  memcpy(f->st.cells, m->cells, sizeof(int32_t) * 4 * (size_t)m->ncells);
+  if (m2) {
+    memcpy(f->st.x + 3 * (size_t)m->npoints, m2->x, sizeof(double) * 3 * (size_t)m2->npoints);
+    for (int32_t j = 0; j < 4 * m2->ncells; ++j) f->st.cells[4 * m->ncells + j] = m2->cells[j] + m->npoints;
+  }
+  memcpy(f->st.X, f->st.x, sizeof(double) * 3 * (size_t)np);
+  for (int32_t i = 0; i < np; ++i) f->st.m[i] = 1.0;
+  f->st.ncells = nc;
+  f->st.topology_version = 1;
+  f->u.count = nc;
+  f->u.F = calloc(9 * (size_t)nc, sizeof(double));
+  f->u.stress = calloc(9 * (size_t)nc, sizeof(double));
+  f->u.plastic = calloc(9 * (size_t)nc, sizeof(double));
+  f->u.center = calloc(3 * (size_t)nc, sizeof(double));
+  f->u.volume = calloc((size_t)nc, sizeof(double));
+  for (int32_t e = 0; e < nc; ++e) {
+    memcpy(f->u.stress + 9 * e, sig, sizeof(double) * 9);
+    f->u.F[9 * e] = f->u.F[9 * e + 4] = f->u.F[9 * e + 8] = 1.0;
+  }
+  cl_mesh_destroy(m);
+  cl_mesh_destroy(m2);
+}
+
+static void free_fixture(fixture *f) {
+  cl_body_state_free(&f->st);
+  free(f->u.F);
+  free(f->u.stress);
+  free(f->u.plastic);
+  free(f->u.center);
+  free(f->u.volume);
+}
+
+static const cl_criterion_ops *criterion(void) {
+  const cl_criterion_ops *ops = NULL;
+  assert_int_equal(cl_criterion_find("separation_tensor", &ops), CL_OK);
+  return ops;
+}
+
+static void *bind(const fixture *f, double toughness, int largest_only, int min_island) {
+  const cl_criterion_ops *ops = criterion();
+  void *c = NULL;
+  assert_int_equal(ops->create(&c), CL_OK);
+  double params[3] = {toughness, largest_only, min_island};
+  cl_material_def mat = {1000, 1e5, 0.3, -1, 0, 0, 0};
+  cl_criterion_bind_input in = {params, &mat, "test", &f->st, "fixture"};
+  assert_int_equal(ops->bind(c, &in), CL_OK);
+  return c;
+}
+
+/* In a uniform tension s e_x e_x^T, an interior node feels balanced pulls (F+ = 0), so its separation
+ * tensor is 1/2 sum m(f+), positive semi-definite with its only non-zero eigenvector along x; under
+ * compression it is negative semi-definite and no node fails. */
+static void test_uniform_tension_direction(void **state) {
+  (void)state;
+  const double s = 1000.0, sig[9] = {s, 0, 0, 0, 0, 0, 0, 0, 0};
+  fixture f;
+  make_fixture(&f, 4, sig, 0);
+  void *c = bind(&f, 1e-9, 0, 3);
+  cl_event_list ev = {0};
+  assert_int_equal(criterion()->evaluate(c, &f.u, &f.st, 0.01, &ev), CL_OK);
+  int interior = 0;
+  double lmax = 0.0;
+  for (int32_t k = 0; k < ev.count; ++k) {
+    const cl_fracture_event *e = &ev.items[k];
+    const double *X = f.st.X + 3 * e->node;
+    int inside = X[0] > 0.1 && X[0] < 0.9 && X[1] > 0.1 && X[1] < 0.9 && X[2] > 0.1 && X[2] < 0.9;
+    assert_true(fabs(sqrt(e->normal[0] * e->normal[0] + e->normal[1] * e->normal[1] + e->normal[2] * e->normal[2]) - 1.0) < 1e-12);
+    if (inside) {
+      ++interior;
+      assert_true(fabs(fabs(e->normal[0]) - 1.0) < 1e-12);
+      lmax = fmax(lmax, e->value);
+    }
+    /* the event's unit touches its node */
+    const int32_t *t = f.st.cells + 4 * e->unit;
+    assert_true(t[0] == e->node || t[1] == e->node || t[2] == e->node || t[3] == e->node);
+  }
+  assert_int_equal(interior, 27); /* the 3^3 interior nodes of a 4^3 grid */
+  /* the eigenvalue: 1/2 sum over the node's elements of |v s g_x| (a direct sum, independent of the code) */
+  double expect = 0.0;
+  const int32_t centre = 2 + 5 * (2 + 5 * 2);
+  for (int32_t e = 0; e < f.st.ncells; ++e) {
+    const int32_t *t = f.st.cells + 4 * e;
+    int a = -1;
+    for (int q = 0; q < 4; ++q)
+      if (t[q] == centre) a = q;
+    if (a < 0) continue;
+    /* gradient of the barycentric coordinate of corner a: normal of the opposite face / (3 v) */
+    int o[3], k = 0;
+    for (int q = 0; q < 4; ++q)
+      if (q != a) o[k++] = t[q];
+    const double *p0 = f.st.x + 3 * o[0], *p1 = f.st.x + 3 * o[1], *p2 = f.st.x + 3 * o[2], *pa = f.st.x + 3 * t[a];
+    double u1[3], u2[3], w[3], nrm[3];
+    for (int d = 0; d < 3; ++d) u1[d] = p1[d] - p0[d], u2[d] = p2[d] - p0[d], w[d] = pa[d] - p0[d];
+    nrm[0] = u1[1] * u2[2] - u1[2] * u2[1];
+    nrm[1] = u1[2] * u2[0] - u1[0] * u2[2];
+    nrm[2] = u1[0] * u2[1] - u1[1] * u2[0];
+    double h = nrm[0] * w[0] + nrm[1] * w[1] + nrm[2] * w[2]; /* 6 v, signed towards a */
+    double v = fabs(h) / 6.0, gx = nrm[0] / h;
+    expect += 0.5 * fabs(v * s * gx);
+  }
+  int found = 0;
+  for (int32_t k = 0; k < ev.count; ++k)
+    if (ev.items[k].node == centre) {
+      found = 1;
+      print_message("centre node: eigenvalue %.15g, direct sum %.15g\n", ev.items[k].value, expect);
+      assert_true(fabs(ev.items[k].value - expect) <= 1e-12 * expect);
+    }
+  assert_true(found);
+  criterion()->destroy(c);
+
+  /* compression: no failure anywhere inside */
+  for (int32_t e = 0; e < f.u.count; ++e) f.u.stress[9 * e] = -s;
+  c = bind(&f, 1e-9, 0, 3);
+  ev.count = 0;
+  assert_int_equal(criterion()->evaluate(c, &f.u, &f.st, 0.01, &ev), CL_OK);
+  for (int32_t k = 0; k < ev.count; ++k) {
+    const double *X = f.st.X + 3 * ev.items[k].node;
+    assert_false(X[0] > 0.1 && X[0] < 0.9 && X[1] > 0.1 && X[1] < 0.9 && X[2] > 0.1 && X[2] < 0.9);
+  }
+  criterion()->destroy(c);
+  cl_event_list_free(&ev);
+  free_fixture(&f);
+}
+
+static void test_threshold_and_largest_only(void **state) {
+  (void)state;
+  const double sig[9] = {500, 100, 0, 100, 200, 0, 0, 0, -300};
+  fixture f;
+  make_fixture(&f, 3, sig, 0);
+  cl_event_list all = {0}, one = {0}, none = {0};
+  void *c = bind(&f, 1e-9, 0, 3);
+  assert_int_equal(criterion()->evaluate(c, &f.u, &f.st, 0.01, &all), CL_OK);
+  criterion()->destroy(c);
+  assert_true(all.count > 10);
+  double top = 0.0;
+  for (int32_t k = 0; k < all.count; ++k) top = fmax(top, all.items[k].value);
+  c = bind(&f, 1e-9, 1, 3);
+  assert_int_equal(criterion()->evaluate(c, &f.u, &f.st, 0.01, &one), CL_OK);
+  criterion()->destroy(c);
+  assert_int_equal(one.count, 1);
+  assert_true(one.items[0].value == top);
+  /* a toughness just above the largest eigenvalue: nothing fails; just below: exactly the top ones */
+  c = bind(&f, top * (1 + 1e-9), 0, 3);
+  assert_int_equal(criterion()->evaluate(c, &f.u, &f.st, 0.01, &none), CL_OK);
+  criterion()->destroy(c);
+  assert_int_equal(none.count, 0);
+  for (int32_t k = 0; k < all.count; ++k) assert_true(all.items[k].priority == all.items[k].value / 1e-9);
+  cl_event_list_free(&all);
+  cl_event_list_free(&one);
+  cl_event_list_free(&none);
+  free_fixture(&f);
+}
+
+/* Nodes on an island of at most min_island_elements elements are never checked, however stressed. */
+static void test_small_islands_skipped(void **state) {
+  (void)state;
+  const double sig[9] = {1000, 0, 0, 0, 0, 0, 0, 0, 0};
+  fixture f;
+  make_fixture(&f, 3, sig, 1); /* islands of 162 and 48 tets */
+  const int32_t first_extra = 64;
+  for (int m = 0; m <= 1; ++m) {
+    void *c = bind(&f, 1e-9, 0, m ? 47 : 48);
+    cl_event_list ev = {0};
+    assert_int_equal(criterion()->evaluate(c, &f.u, &f.st, 0.01, &ev), CL_OK);
+    int on_extra = 0, on_main = 0;
+    for (int32_t k = 0; k < ev.count; ++k) {
+      on_extra += ev.items[k].node >= first_extra;
+      on_main += ev.items[k].node < first_extra;
+    }
+    assert_true(on_main > 0);
+    if (m) assert_true(on_extra > 0);
+    else assert_int_equal(on_extra, 0);
+    criterion()->destroy(c);
+    cl_event_list_free(&ev);
+  }
+  free_fixture(&f);
+}
+
+static void test_bad_input(void **state) {
+  (void)state;
+  const double sig[9] = {1, 0, 0, 0, 0, 0, 0, 0, 0};
+  fixture f;
+  make_fixture(&f, 1, sig, 0);
+  const cl_criterion_ops *ops = criterion();
+  void *c = NULL;
+  assert_int_equal(ops->create(&c), CL_OK);
+  double params[3] = {1.0, 1, 3};
+  cl_material_def mat = {1000, 1e5, 0.3, -1, 0, 0, 0};
+  f.st.cell_size = 2; /* a particle solver's bonds */
+  cl_criterion_bind_input in = {params, &mat, "shape_matching", &f.st, "fixture"};
+  assert_int_equal(ops->bind(c, &in), CL_ERR_INVALID_ARGUMENT);
+  assert_non_null(strstr(cl_last_error(), "tetrahedral"));
+  f.st.cell_size = 4;
+  assert_int_equal(ops->bind(c, &in), CL_OK);
+  /* units that are not the tets */
+  f.u.count = f.st.ncells - 1;
+  cl_event_list ev = {0};
+  assert_int_equal(ops->evaluate(c, &f.u, &f.st, 0.01, &ev), CL_ERR_STATE);
+  ops->destroy(c);
+  /* a non-tet world body: the world refuses the pairing with the criterion's message */
+  free_fixture(&f);
+  cl_event_list_free(&ev);
+}
+
+/* A bar pulled apart at both ends breaks across its length, in pieces, conserving mass. */
+static void test_bar_pulled_apart(void **state) {
+  (void)state;
+  const double lo[3] = {0, 0, 0}, hi[3] = {0.4, 0.05, 0.05};
+  cl_mesh *m;
+  assert_int_equal(cl_tet_grid(16, 2, 2, lo, hi, &m), CL_OK);
+  cl_world_def wd;
+  cl_world_def_default(&wd);
+  wd.dt = 1e-3;
+  wd.gravity[1] = 0.0;
+  wd.threads = 1;
+  cl_world *w;
+  assert_int_equal(cl_world_create(&wd, &w), CL_OK);
+  cl_body_def bd;
+  cl_body_def_default(&bd);
+  bd.name = "brittle";
+  bd.solver = "corotational";
+  bd.material.young = 1e5;
+  bd.criterion = "separation_tensor";
+  cl_param cp[] = {{"toughness", 0.5}, {"largest_only", 0}};
+  bd.criterion_params = cp;
+  bd.criterion_param_count = 2;
+  cl_id b, cl, cr;
+  assert_int_equal(cl_world_add_body(w, &bd, m, &b), CL_OK);
+  cl_region_def r;
+  cl_region_def_default(&r, CL_REGION_SLAB);
+  r.axis = 0;
+  r.lo[0] = -1;
+  r.hi[0] = 0.0;
+  cl_motion_def mv;
+  cl_motion_def_default(&mv, CL_MOTION_TRANSLATE);
+  mv.velocity[0] = -0.5;
+  assert_int_equal(cl_world_constrain(w, b, &r, &mv, &cl), CL_OK);
+  r.lo[0] = 0.4;
+  r.hi[0] = 1.0;
+  mv.velocity[0] = 0.5;
+  assert_int_equal(cl_world_constrain(w, b, &r, &mv, &cr), CL_OK);
+  cl_body_info before, after;
+  assert_int_equal(cl_body_get_info(w, b, &before), CL_OK);
+  int32_t events = 0;
+  for (int i = 0; i < 100 && events == 0; ++i) {
+    assert_int_equal(cl_world_step(w, 1), CL_OK);
+    cl_world_stats stats;
+    cl_world_get_stats(w, &stats);
+    events += stats.fracture_events;
+  }
+  assert_true(events > 0);
+  assert_int_equal(cl_world_step(w, 100), CL_OK);
+  assert_int_equal(cl_body_get_info(w, b, &after), CL_OK);
+  print_message("pulled bar: %d -> %d nodes, %d pieces, mass %.12g -> %.12g kg\n", before.nodes, after.nodes,
+                after.pieces, before.mass, after.mass);
+  assert_true(after.nodes > before.nodes);
+  assert_true(after.pieces >= 2);
+  assert_true(fabs(after.mass - before.mass) <= 1e-12 * before.mass);
+  /* the ends are apart: no path of elements from one end to the other carries the pull any more */
+  cl_body_state *st = cl_world_body_state(w, b);
+  for (int32_t i = 0; i < 3 * st->n; ++i) assert_true(isfinite(st->x[i]));
+  cl_world_destroy(w);
+  cl_mesh_destroy(m);
+}
+
+int main(void) {
+  const struct CMUnitTest tests[] = {
+      cmocka_unit_test(test_uniform_tension_direction),
+      cmocka_unit_test(test_threshold_and_largest_only),
+      cmocka_unit_test(test_small_islands_skipped),
+      cmocka_unit_test(test_bad_input),
+      cmocka_unit_test(test_bar_pulled_apart),
+  };
+  return cmocka_run_group_tests(tests, NULL, NULL);
+}

@@ -1,0 +1,105 @@
+-- Quick checks of the shape_matching solver from Lua (the `make test` subset of
+-- validation/shape_matching.lua and the scene scripts): momentum in free flight, exact rigid motion,
+-- thread-count independence, every paper scene builds and steps, and bad input raises clear errors.
+local here = debug.getinfo(1, "S").source:match("^@(.*)/[^/]*$") or "."
+package.path = here .. "/lib/?.lua;" .. package.path
+local T = require "expect"
+local cl = require "cleave"
+local S = dofile(here .. "/../../experiments/shape_matching/scenes.lua")
+
+local function momentum(body)
+  local info = body:info()
+  local m = info.mass / info.nodes -- equal particle masses before any fracture
+  local x, n3 = body:positions("cdata")
+  local v = body:velocities("cdata")
+  local P, L = { 0, 0, 0 }, { 0, 0, 0 }
+  for i = 0, n3 - 1, 3 do
+    for k = 0, 2 do P[k + 1] = P[k + 1] + m * v[i + k] end
+    L[1] = L[1] + m * (x[i + 1] * v[i + 2] - x[i + 2] * v[i + 1])
+    L[2] = L[2] + m * (x[i + 2] * v[i] - x[i] * v[i + 2])
+    L[3] = L[3] + m * (x[i] * v[i + 1] - x[i + 1] * v[i])
+  end
+  return P, L
+end
+
+local function rel(a, b)
+  local d = math.sqrt((a[1] - b[1]) ^ 2 + (a[2] - b[2]) ^ 2 + (a[3] - b[3]) ^ 2)
+  return d / math.sqrt(b[1] ^ 2 + b[2] ^ 2 + b[3] ^ 2)
+end
+
+T.test("shape_matching is registered with the cluster_stretch criterion", function()
+  local found, crit = false, false
+  for _, n in ipairs(cl.solvers()) do found = found or n == "shape_matching" end
+  for _, n in ipairs(cl.criteria()) do crit = crit or n == "cluster_stretch" end
+  T.truthy(found, "shape_matching in cl.solvers()")
+  T.truthy(crit, "cluster_stretch in cl.criteria()")
+  local p = cl.params("shape_matching")
+  T.truthy(#p >= 10, "parameter table")
+end)
+
+T.test("momentum is conserved in free flight", function()
+  local w = cl.world { dt = 1 / 60, gravity = { 0, 0, 0 }, seed = 2 }
+  local bar = w:body { shape = cl.shape.box { size = { 0.6, 0.2, 0.2 } }, solver = "shape_matching",
+                       params = { particles = 600, cluster_count = 8, alpha = 0.8, gamma = 0.1 } }
+  w:drive(bar, cl.region.slab { axis = "x", below = -0.2 }, cl.motion.twist { axis = "x", rate = 4, release = 0.2 })
+  w:drive(bar, cl.region.slab { axis = "x", above = 0.2 },
+    cl.motion.translate { velocity = { 0.2, 0.8, 0 }, release = 0.2 })
+  w:step(13)
+  local P0, L0 = momentum(bar)
+  w:step(60)
+  local P1, L1 = momentum(bar)
+  T.truthy(rel(P1, P0) < 1e-12, "linear momentum drift " .. rel(P1, P0))
+  T.truthy(rel(L1, L0) < 1e-12, "angular momentum drift " .. rel(L1, L0))
+end)
+
+T.test("a rigidly driven body measures F = R in every cluster", function()
+  local w = cl.world { dt = 1 / 60, gravity = { 0, 0, 0 } }
+  local b = w:body { shape = cl.shape.box { size = { 0.2, 0.1, 0.1 } }, solver = "shape_matching",
+                     params = { particles = 300, cluster_count = 4 } }
+  w:drive(b, cl.region.all {}, cl.motion.rotate { axis = "z", rate = 1.0 })
+  w:step(30)
+  local R = cl.rotation_matrix({ 0, 0, 1 }, w:time())
+  local F = b:unit_field("deformation_gradient", "flat")
+  for u = 0, #F / 9 - 1 do
+    for k = 1, 9 do T.near(F[9 * u + k], R[k], 1e-12, "F of cluster " .. u) end
+  end
+end)
+
+T.test("one and two threads give the same positions", function()
+  local res = {}
+  for _, th in ipairs({ 1, 2 }) do
+    local sc = S.build("twisted_bar_fracture", { threads = th, particles = 4300 })
+    sc.world:step(8)
+    local x, n3 = sc.body:positions("cdata")
+    local parts = {}
+    for i = 0, n3 - 1 do parts[#parts + 1] = string.format("%a", x[i]) end
+    res[th] = table.concat(parts, ",")
+  end
+  T.truthy(res[1] == res[2], "positions differ between 1 and 2 threads")
+end)
+
+T.test("every paper scene builds and steps", function()
+  for _, name in ipairs(S.names) do
+    if not name:match("20k$") then
+      local sc = S.build(name, { particles = 1500 })
+      sc.world:step(2)
+      local info = sc.body:info()
+      T.truthy(info.nodes >= 1400 and info.units > 0, name .. ": " .. info.nodes .. " particles")
+    end
+  end
+end)
+
+T.test("bad input is a clear error at the caller's line", function()
+  local w = cl.world {}
+  local box = cl.shape.box { size = { 0.2, 0.2, 0.2 } }
+  T.error(function() w:body { shape = box, solver = "shape_matching", params = { spacing = -1 } } end, "spacing")
+  T.error(function() w:body { shape = box, solver = "shape_matching", params = { alpha = 2 } } end, "alpha")
+  T.error(function()
+    w:body { shape = box, solver = "shape_matching", params = { particles = 100, cluster_count = 500 } }
+  end, "cluster_count")
+  T.error(function()
+    w:body { shape = box, solver = "shape_matching", fracture = { criterion = "cluster_stretch", toughness = -1 } }
+  end, "toughness")
+end)
+
+T.done()
