@@ -1,0 +1,19 @@
+#!/usr/bin/env bash
+# Install the build into a scratch prefix and use it the way a user would: the executable, a bench
+# suite lookup, and `require "cleave"` from plain luajit with the installed module tree.
+set -euo pipefail
+build=$1
+prefix=$2
+rm -rf "$prefix"
+cmake --install "$build" --prefix "$prefix" >/dev/null
+"$prefix/bin/cleave" --version | grep -q '^cleave [0-9]'
+[ -x "$prefix/libexec/cleave/cleave-bench-core" ]
+[ -f "$prefix/share/cleave/plots/style.gp" ]
+[ -f "$prefix/include/cleave/cleave.h" ]
+cd "$(mktemp -d)"
+LUA_PATH="$prefix/share/lua/5.1/?.lua;$prefix/share/lua/5.1/?/init.lua;;" luajit -e '
+  local cl = require "cleave"
+  local m = cl.shape.box { size = { 1, 2, 3 } }
+  assert(math.abs(m:info().measure - 6) < 1e-12, "box volume")
+  assert(cl.version:match("^%d+%.%d+%.%d+$"), "version")'
+echo "install ok: $prefix"
