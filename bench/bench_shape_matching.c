@@ -207,7 +207,7 @@ static cl_id build(const scene *sc, int threads, cl_world **out) {
   else if (strncmp(sc->name, "plate", 5) == 0) m = shape(CL_SHAPE_PLATE, 1.0, 1.0, 0.05);
   else if (strcmp(sc->name, "broken_heart") == 0) m = shape(CL_SHAPE_HEART, 1.0, 0.9, 0.45);
   else if (ball) {
-    m = shape(CL_SHAPE_HOLLOW_SPHERE, 0.5, 0.35, 0);
+    m = shape(CL_SHAPE_HOLLOW_SPHERE, 0.5, 0.4, 0);
     double I[9] = {1, 0, 0, 0, 1, 0, 0, 0, 1}, t[3] = {0, 0.4, 0};
     TRY(cl_mesh_transform(m, I, t), "transform");
   } else if (cheese_scene) {

@@ -84,11 +84,11 @@ local function hollow(ductile)
     local mesh = cl.shape.hollow_sphere { radius = 0.15, inner_radius = 0.11, subdivisions = 3,
                                           center = { 0, 0.4, 0 } }:tetrahedralize { quality = 1.8, max_volume = 4e-6 }
     local material = ductile and { density = 1000, young = 2e5, poisson = 0.3,
-                                   plastic = { yield = 0.005, flow = 60, hardening = 0, max = 0 } } or
+                                   plastic = { yield = 0.03, flow = 60, hardening = 0.5, max = 0 } } or
                      { density = 1000, young = 2e5, poisson = 0.3 }
     local body = w:body { name = "ball", mesh = mesh, solver = "corotational", material = material,
                           params = { damping = 0.5, linear_solver = o.linear_solver },
-                          fracture = not ductile and { criterion = "separation_tensor", toughness = 0.4, largest_only = 0 }
+                          fracture = not ductile and { criterion = "separation_tensor", toughness = 2.5, largest_only = 0 }
                                      or false }
     w:collider { kind = "plane", center = { 0, 0, 0 }, normal = "y", friction = 0.3, restitution = 0 }
     return w, body

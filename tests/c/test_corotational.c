@@ -593,6 +593,54 @@ static void test_two_islands(void **state) {
   free(cells);
 }
 
+/* A cube dropped on the ground: contact enters the implicit solve as constraints (step.c), so it
+ * comes to rest on the plane with no node below it and its shape kept, instead of a layer of nodes
+ * being flattened after each step. */
+static void test_contact_with_ground(void **state) {
+  (void)state;
+  const double lo[3] = {-0.05, 0.02, -0.05}, hi[3] = {0.05, 0.12, 0.05};
+  cl_mesh *m = NULL;
+  assert_int_equal(cl_tet_grid(3, 3, 3, lo, hi, &m), CL_OK);
+  cl_world *w = make_world(1.0 / 60.0, -9.81);
+  cl_body_def bd;
+  cl_body_def_default(&bd);
+  cl_material_def mat = bd.material;
+  mat.young = 1e5;
+  const cl_param p[] = {{"damping", 5.0}};
+  cl_id b, c;
+  assert_int_equal(add_body(w, m, "dropped", &mat, p, 1, &b), CL_OK);
+  cl_collider_def cd;
+  cl_collider_def_default(&cd, CL_COLLIDER_PLANE);
+  cd.friction = 0.5;
+  assert_int_equal(cl_world_add_collider(w, &cd, &c), CL_OK);
+  cl_probe_def pd;
+  cl_probe_def_default(&pd, CL_PROBE_VOLUME);
+  pd.body = b;
+  cl_id vol;
+  assert_int_equal(cl_world_add_probe(w, &pd, &vol), CL_OK);
+  double v0;
+  assert_int_equal(cl_probe_read(w, vol, &v0, 1), CL_OK);
+  assert_int_equal(cl_world_step(w, 120), CL_OK);
+  cl_body_state *st = cl_world_body_state(w, b);
+  double ymin = 1.0, ymax = -1.0, vmax = 0.0;
+  for (int32_t i = 0; i < st->n; ++i) {
+    ymin = fmin(ymin, st->x[3 * i + 1]);
+    ymax = fmax(ymax, st->x[3 * i + 1]);
+    for (int k = 0; k < 3; ++k) vmax = fmax(vmax, fabs(st->v[3 * i + k]));
+  }
+  double v1;
+  assert_int_equal(cl_probe_read(w, vol, &v1, 1), CL_OK);
+  print_message("dropped cube: y in [%.3g, %.4g] m, max speed %.2g m/s, volume %.4g -> %.4g m^3\n", ymin, ymax, vmax,
+                v0, v1);
+  assert_true(ymin >= -1e-12);          /* nothing below the ground */
+  assert_true(ymin < 1e-6);             /* and it reached it */
+  assert_true(ymax > 0.09);             /* standing, not flattened (0.1 m tall, sagging a little) */
+  assert_true(fabs(v1 - v0) < 0.05 * v0);
+  assert_true(vmax < 5e-3);             /* at rest, to the jitter of nodes entering and leaving contact */
+  cl_world_destroy(w);
+  cl_mesh_destroy(m);
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_patch_uniform_stretch),
@@ -608,6 +656,7 @@ int main(void) {
       cmocka_unit_test(test_cg_not_converged_warns),
       cmocka_unit_test(test_cholmod_matches_pcg),
       cmocka_unit_test(test_two_islands),
+      cmocka_unit_test(test_contact_with_ground),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }

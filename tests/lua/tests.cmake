@@ -30,7 +30,8 @@ if(LUAJIT_EXECUTABLE)
     if(EXISTS ${CMAKE_CURRENT_SOURCE_DIR}/lua/${name}.lua)
       add_test(NAME lua_plain_${name} COMMAND ${LUAJIT_EXECUTABLE} ${CMAKE_CURRENT_SOURCE_DIR}/lua/${name}.lua)
       set_tests_properties(lua_plain_${name} PROPERTIES LABELS lua TIMEOUT 300
-        ENVIRONMENT "${_lua_env};LUA_PATH=${_lua_path}")
+        # its own scratch folder: the same test runs through `cleave` at the same time under ctest -j
+        ENVIRONMENT "${_lua_env};LUA_PATH=${_lua_path};CLEAVE_TEST_TMP=${_lua_tmp}-plain")
     endif()
   endforeach()
 endif()
