@@ -97,6 +97,10 @@ typedef struct cl_collider_shape {
   double omega[3];         /* rad/s, about the centre */
   double friction;         /* Coulomb coefficient >= 0 */
   double restitution;      /* [0, 1] */
+  /* Dynamic (two-way) colliders: where cl_collider_project_mass adds the impulse the nodes give
+   * back to the collider, 6 doubles: linear (N s) and angular about `center` (N m s). NULL for a
+   * kinematic collider (docs/RIGID_BODIES.md). */
+  double *impulse;
 } cl_collider_shape;
 
 typedef struct cl_collider_view {
@@ -112,6 +116,11 @@ typedef struct cl_collider_view {
  * Solvers call this for every free node or particle after their position update; the world
  * implements it (world/colliders.c) so all solvers collide alike. */
 int cl_collider_project(const cl_collider_view *view, double *x, double *v);
+/* The same for a node of mass m (kg): every dynamic collider touched (shape->impulse != NULL) also
+ * receives the opposite of the node's momentum change, -m (v_after - v_before), and its moment
+ * about the collider's centre taken at the contact point, so the pair conserves momentum. Safe to
+ * call from several OpenMP threads at once (atomic adds). Solvers call this one. */
+int cl_collider_project_mass(const cl_collider_view *view, double *x, double *v, double m);
 
 /* Everything one solver step sees besides the body state. */
 typedef struct cl_step_input {

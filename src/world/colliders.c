@@ -92,6 +92,7 @@ void cl_collider_pose(const cl_collider *c, double t, cl_collider_shape *s) {
   s->radius = d->radius;
   s->friction = d->friction;
   s->restitution = d->restitution;
+  s->impulse = NULL; /* step.c points dynamic colliders at their accumulator */
   for (int k = 0; k < 3; ++k) {
     s->center[k] = d->center[k] + d->velocity[k] * dt;
     s->velocity[k] = d->velocity[k];
@@ -158,6 +159,24 @@ static int penetration(const cl_collider_shape *s, const double *x, double *p, d
 }
 
 int cl_collider_project(const cl_collider_view *view, double *x, double *v) {
+  return cl_collider_project_mass(view, x, v, 0.0);
+}
+
+/* Add the reaction of a node's momentum change dp (N s) at contact point p to a dynamic collider:
+ * -dp and -(p - c) x dp. Atomic: shape matching projects its particles in an OpenMP loop. */
+static void give_back(const cl_collider_shape *s, const double *p, const double *dp) {
+  double r[3] = {p[0] - s->center[0], p[1] - s->center[1], p[2] - s->center[2]};
+  double J[6] = {-dp[0], -dp[1], -dp[2], -(r[1] * dp[2] - r[2] * dp[1]), -(r[2] * dp[0] - r[0] * dp[2]),
+                 -(r[0] * dp[1] - r[1] * dp[0])};
+  for (int k = 0; k < 6; ++k) {
+#ifdef _OPENMP
+#pragma omp atomic
+#endif
+    s->impulse[k] += J[k];
+  }
+}
+
+int cl_collider_project_mass(const cl_collider_view *view, double *x, double *v, double mass) {
   int touched = 0;
   if (!view) return 0;
   for (int32_t c = 0; c < view->count; ++c) {
@@ -180,7 +199,12 @@ int cl_collider_project(const cl_collider_view *view, double *x, double *v) {
     double vt[3] = {vr[0] - vn * n[0], vr[1] - vn * n[1], vr[2] - vn * n[2]};
     double vtn = sqrt(vt[0] * vt[0] + vt[1] * vt[1] + vt[2] * vt[2]);
     double keep = vtn > 0.0 ? fmax(0.0, 1.0 - s->friction * dvn / vtn) : 0.0;
+    double v0[3] = {v[0], v[1], v[2]};
     for (int k = 0; k < 3; ++k) v[k] = vs[k] + keep * vt[k] - s->restitution * vn * n[k];
+    if (s->impulse && mass > 0.0) {
+      double dp[3] = {mass * (v[0] - v0[0]), mass * (v[1] - v0[1]), mass * (v[2] - v0[2])};
+      give_back(s, p, dp);
+    }
   }
   return touched;
 }

@@ -157,13 +157,26 @@ cl_status cl_condition_follow_origins(cl_condition *c, const cl_body_state *stat
 typedef struct cl_collider {
   cl_id id;
   cl_collider_def def;         /* normal normalised */
-  double t_add;                /* world time when added, s */
+  double t_add;                /* world time when added, s; a dynamic collider's def holds its
+                                * current state and t_add the time of that state (rigid.c) */
+  double impulse[6];           /* dynamic: impulse the nodes gave it over the current substep,
+                                * linear (N s) and angular about the centre (N m s) */
 } cl_collider;
 
 cl_status cl_collider_check(const cl_collider_def *def);
 /* The collider's pose at world time t (kinematic: centre moves with velocity, orientation turns with
  * the angular velocity about the centre, both from t_add). */
 void cl_collider_pose(const cl_collider *c, double t, cl_collider_shape *shape);
+
+/* ---- dynamic rigid colliders (rigid.c, docs/RIGID_BODIES.md) ------------------------------- */
+
+/* Check the dynamic part of a def (called by cl_collider_check). */
+cl_status cl_rigid_check(const cl_collider_def *def);
+/* Move every dynamic collider's state from t0 to t1 = t0 + h under gravity alone (before the solvers
+ * see the poses at t1), and zero its impulse accumulator. */
+void cl_rigid_predict(cl_world *world, double h, double t1);
+/* Apply the impulses the solvers accumulated over the substep to the velocities. */
+void cl_rigid_apply_impulses(cl_world *world);
 
 /* ---- probes (probes.c) --------------------------------------------------------------------- */
 

@@ -185,12 +185,27 @@ typedef struct cl_collider_def {
   double angular_velocity[3]; /* kinematic angular velocity about center, rad/s */
   double friction;         /* Coulomb coefficient, >= 0 */
   double restitution;      /* in [0, 1] */
+  /* Two-way rigid bodies (docs/RIGID_BODIES.md). With dynamic = 1 the collider (sphere or box) is a
+   * rigid body: center, rotation, velocity and angular_velocity are its initial state, the world
+   * moves it under gravity, and it takes the opposite of every impulse it gives to nodes. */
+  int32_t dynamic;         /* 0 = kinematic (scripted), 1 = dynamic rigid body */
+  double mass;             /* kg, > 0 when dynamic */
+  double inertia[3];       /* principal moments about the centre along the box axes (body frame),
+                            * kg m^2; all 0 = uniform solid of the shape */
+  int32_t hinged;          /* 1 = pendulum: turns only about the fixed line (hinge_point, hinge_axis) */
+  double hinge_point[3];   /* m, a point of the hinge line (fixed in the world) */
+  double hinge_axis[3];    /* hinge direction, non-zero (normalised internally) */
 } cl_collider_def;
 void cl_collider_def_default(cl_collider_def *def, cl_collider_kind kind);
 cl_status cl_world_add_collider(cl_world *world, const cl_collider_def *def, cl_id *collider);
 cl_status cl_world_remove_collider(cl_world *world, cl_id collider);
 /* Current centre (3 doubles) of a collider. */
 cl_status cl_collider_get_center(const cl_world *world, cl_id collider, double *center);
+/* Current linear velocity of the centre (m/s), angular velocity (rad/s, world frame) and orientation
+ * (9 doubles, row-major, columns = body axes) of a collider, kinematic or dynamic. */
+cl_status cl_collider_get_velocity(const cl_world *world, cl_id collider, double *velocity);
+cl_status cl_collider_get_angular_velocity(const cl_world *world, cl_id collider, double *omega);
+cl_status cl_collider_get_rotation(const cl_world *world, cl_id collider, double *rotation);
 
 /* ---- probes --------------------------------------------------------------------------------- */
 
