@@ -30,7 +30,7 @@
 #include "base/error.h"
 #include "base/mat3.h"
 #include "fracture/criterion.h"
-#include "geom/components.h"
+#include "fracture/islands.h"
 
 typedef struct pex {
   double toughness;
@@ -41,9 +41,7 @@ typedef struct pex {
   double *mag;              /* per node: accumulated sum of |f_excess| (eq 5.10), N */
   double *vec;              /* 3 per node: accumulated sum of f_excess (eq 5.11), N */
   int32_t *elem;            /* per node: an element touching it */
-  int32_t *label, *island_elems;
-  int32_t labels_cap, labels_n;
-  int64_t labels_version;
+  cl_islands islands; /* piece sizes, for min_island_elements */
 } pex;
 
 static const cl_param_info k_params[] = {
@@ -58,7 +56,7 @@ static const cl_param_info k_params[] = {
 static cl_status pex_create(void **out) {
   pex *s = cl_calloc(1, sizeof *s, "plastic excess criterion");
   if (!s) return CL_ERR_OUT_OF_MEMORY;
-  s->labels_version = -1;
+  cl_islands_init(&s->islands);
   *out = s;
   return CL_OK;
 }
@@ -69,8 +67,7 @@ static void pex_destroy(void *p) {
   free(s->mag);
   free(s->vec);
   free(s->elem);
-  free(s->label);
-  free(s->island_elems);
+  cl_islands_free(&s->islands);
   free(s);
 }
 
@@ -108,29 +105,10 @@ static cl_status grow(pex *s, int32_t n) {
   if (b) s->vec = b;
   int32_t *e = realloc(s->elem, sizeof(int32_t) * (size_t)cap);
   if (e) s->elem = e;
-  int32_t *l = realloc(s->label, sizeof(int32_t) * (size_t)cap);
-  if (l) s->label = l;
-  if (!a || !b || !e || !l) return cl_fail(CL_ERR_OUT_OF_MEMORY, "plastic_excess: out of memory for %d nodes", cap);
+  if (!a || !b || !e) return cl_fail(CL_ERR_OUT_OF_MEMORY, "plastic_excess: out of memory for %d nodes", cap);
   memset(s->mag + s->cap, 0, sizeof(double) * (size_t)(cap - s->cap));
   memset(s->vec + 3 * (size_t)s->cap, 0, sizeof(double) * 3 * (size_t)(cap - s->cap));
   s->cap = cap;
-  return CL_OK;
-}
-
-static cl_status islands(pex *s, const cl_body_state *st) {
-  if (s->labels_version == st->topology_version && s->labels_n == st->n) return CL_OK;
-  int32_t count = 0;
-  CL_TRY(cl_components(st->n, st->cells, st->ncells, 4, s->label, &count));
-  if (count > s->labels_cap) {
-    int32_t *c = realloc(s->island_elems, sizeof(int32_t) * (size_t)count);
-    if (!c) return cl_fail(CL_ERR_OUT_OF_MEMORY, "plastic_excess: out of memory for %d islands", count);
-    s->island_elems = c;
-    s->labels_cap = count;
-  }
-  memset(s->island_elems, 0, sizeof(int32_t) * (size_t)count);
-  for (int32_t e = 0; e < st->ncells; ++e) s->island_elems[s->label[st->cells[4 * e]]]++;
-  s->labels_version = st->topology_version;
-  s->labels_n = st->n;
   return CL_OK;
 }
 
@@ -177,7 +155,7 @@ static cl_status pex_evaluate(void *p, const cl_unit_fields *u, const cl_body_st
                    u->count, st->ncells);
   const int32_t n = st->n, ne = st->ncells;
   CL_TRY(grow(s, n));
-  CL_TRY(islands(s, st));
+  CL_TRY(cl_islands_update(&s->islands, st, "plastic_excess"));
   for (int32_t i = 0; i < n; ++i) s->elem[i] = -1;
   for (int32_t e = 0; e < ne; ++e) {
     const int32_t *t = st->cells + 4 * e;
@@ -210,7 +188,7 @@ static cl_status pex_evaluate(void *p, const cl_unit_fields *u, const cl_body_st
   cl_fracture_event best = {-1, -1, 0.0, {0, 0, 0}, 0.0};
   for (int32_t i = 0; i < n; ++i) {
     if (!(s->mag[i] > s->toughness) || s->elem[i] < 0) continue;
-    if (s->island_elems[s->label[i]] <= s->min_island) continue;
+    if (cl_islands_elements_of(&s->islands, i) <= s->min_island) continue;
     cl_vec3 nrm = cl_vec3_normalize(cl_vec3_load(s->vec, i)); /* eq 5.11 */
     if (cl_vec3_norm2(nrm) == 0.0) continue;                 /* balanced: no plane */
     cl_fracture_event e = {s->elem[i], i, s->mag[i] / (s->toughness > 0.0 ? s->toughness : 1.0),

@@ -32,7 +32,7 @@
 #include "base/error.h"
 #include "base/mat3.h"
 #include "fracture/criterion.h"
-#include "geom/components.h"
+#include "fracture/islands.h"
 
 typedef struct sep {
   double toughness;
@@ -42,11 +42,7 @@ typedef struct sep {
   double *fp, *fm;          /* 3 per node: sums of tensile and compressive forces, N */
   double *mp, *mm;          /* 6 per node: sums of m(f+) and m(f-) (xx yy zz xy yz zx), N */
   int32_t *elem;            /* per node: an element that touches it (the event's unit) */
-  int32_t *label;           /* per node: island label */
-  int32_t *island_elems;    /* per label: element count */
-  int32_t labels_cap;
-  int64_t labels_version;   /* topology version the labels are for, -1 = none */
-  int32_t labels_n;         /* node count they were computed for */
+  cl_islands islands;       /* piece sizes, for min_island_elements */
   int32_t ecap;
   double *ef;               /* 24 per element: f+ (12) then f- (12) of its corners */
 } sep;
@@ -63,7 +59,7 @@ static const cl_param_info k_params[] = {
 static cl_status sep_create(void **out) {
   sep *s = cl_calloc(1, sizeof *s, "separation tensor criterion");
   if (!s) return CL_ERR_OUT_OF_MEMORY;
-  s->labels_version = -1;
+  cl_islands_init(&s->islands);
   *out = s;
   return CL_OK;
 }
@@ -76,8 +72,7 @@ static void sep_destroy(void *p) {
   free(s->mp);
   free(s->mm);
   free(s->elem);
-  free(s->label);
-  free(s->island_elems);
+  cl_islands_free(&s->islands);
   free(s->ef);
   free(s);
 }
@@ -107,9 +102,7 @@ static cl_status grow(sep *s, int32_t n, int32_t ne) {
     if (d) s->mm = d;
     int32_t *e = realloc(s->elem, sizeof(int32_t) * (size_t)cap);
     if (e) s->elem = e;
-    int32_t *l = realloc(s->label, sizeof(int32_t) * (size_t)cap);
-    if (l) s->label = l;
-    if (!a || !b || !c || !d || !e || !l)
+    if (!a || !b || !c || !d || !e)
       return cl_fail(CL_ERR_OUT_OF_MEMORY, "separation_tensor: out of memory for %d nodes", cap);
     s->cap = cap;
   }
@@ -119,24 +112,6 @@ static cl_status grow(sep *s, int32_t n, int32_t ne) {
     s->ef = f;
     s->ecap = ne;
   }
-  return CL_OK;
-}
-
-/* Island labels and element counts, recomputed when the topology changed. */
-static cl_status islands(sep *s, const cl_body_state *st) {
-  if (s->labels_version == st->topology_version && s->labels_n == st->n) return CL_OK;
-  int32_t count = 0;
-  CL_TRY(cl_components(st->n, st->cells, st->ncells, 4, s->label, &count));
-  if (count > s->labels_cap) {
-    int32_t *c = realloc(s->island_elems, sizeof(int32_t) * (size_t)count);
-    if (!c) return cl_fail(CL_ERR_OUT_OF_MEMORY, "separation_tensor: out of memory for %d islands", count);
-    s->island_elems = c;
-    s->labels_cap = count;
-  }
-  memset(s->island_elems, 0, sizeof(int32_t) * (size_t)count);
-  for (int32_t e = 0; e < st->ncells; ++e) s->island_elems[s->label[st->cells[4 * e]]]++;
-  s->labels_version = st->topology_version;
-  s->labels_n = st->n;
   return CL_OK;
 }
 
@@ -195,7 +170,7 @@ static cl_status sep_evaluate(void *p, const cl_unit_fields *u, const cl_body_st
                    u->count, st->ncells);
   const int32_t n = st->n, ne = st->ncells;
   CL_TRY(grow(s, n, ne));
-  CL_TRY(islands(s, st));
+  CL_TRY(cl_islands_update(&s->islands, st, "separation_tensor"));
 #pragma omp parallel for schedule(static) if (ne > 4096)
   for (int32_t e = 0; e < ne; ++e) element_forces(u, st, e, s->ef + 24 * (size_t)e);
   memset(s->fp, 0, sizeof(double) * 3 * (size_t)n);
@@ -219,7 +194,7 @@ static cl_status sep_evaluate(void *p, const cl_unit_fields *u, const cl_body_st
   }
   cl_fracture_event best = {-1, -1, 0.0, {0, 0, 0}, 0.0};
   for (int32_t i = 0; i < n; ++i) {
-    if (s->elem[i] < 0 || s->island_elems[s->label[i]] <= s->min_island) continue;
+    if (s->elem[i] < 0 || cl_islands_elements_of(&s->islands, i) <= s->min_island) continue;
     double z[6] = {0, 0, 0, 0, 0, 0};
     add_m(z, s->fp + 3 * (size_t)i, -1.0);
     add_m(z, s->fm + 3 * (size_t)i, 1.0);
