@@ -40,7 +40,10 @@ static void set_threads(int n) {
 
 static int g_quick = 0;
 static int g_steps = 15;
+static int g_criteria = 1;
 static int g_threads = 0; /* 0: 1 and 2 */
+static double g_warm = 1.0; /* solver parameter warm_start */
+static int g_solver = -1;  /* -1: both; 0 PCG; 1 CHOLMOD */
 
 static void die(const char *what) {
   fprintf(stderr, "cleave bench corotational: %s: %s\n", what, cl_last_error());
@@ -147,9 +150,9 @@ static cl_world *make_scene(const cl_mesh *mesh, int threads, int solver, int ax
     bd.material.plastic_flow = 10.0;
     bd.material.plastic_max = 0.1;
   }
-  cl_param p[] = {{"linear_solver", solver}, {"tolerance", 1e-6}};
+  cl_param p[] = {{"linear_solver", solver}, {"tolerance", 1e-6}, {"warm_start", g_warm}};
   bd.params = p;
-  bd.param_count = 2;
+  bd.param_count = 3;
   cl_param cp[] = {{"toughness", toughness}};
   if (criterion) {
     bd.criterion = criterion;
@@ -234,6 +237,7 @@ static void bench_mesh(const cl_mesh *mesh, int axis, double frac, int both, int
   int maxt = cl_bench_max_threads() >= 2 ? 2 : 1, mint = 1;
   if (g_threads > 0) mint = maxt = g_threads;
   for (int solver = 0; solver <= 1; ++solver)
+    if (g_solver < 0 || g_solver == solver)
     for (int threads = mint; threads <= maxt; ++threads) {
       set_threads(threads);
       cl_id body;
@@ -298,8 +302,12 @@ int main(int argc, char **argv) {
     else if (strcmp(argv[i], "--no-armadillo") == 0) armadillo = 0;
     else if (strcmp(argv[i], "--steps") == 0 && i + 1 < argc) g_steps = atoi(argv[++i]);
     else if (strcmp(argv[i], "--threads") == 0 && i + 1 < argc) g_threads = atoi(argv[++i]);
+    else if (strcmp(argv[i], "--warm-start") == 0 && i + 1 < argc) g_warm = atof(argv[++i]);
+    else if (strcmp(argv[i], "--solver") == 0 && i + 1 < argc) g_solver = atoi(argv[++i]);
+    else if (strcmp(argv[i], "--no-criteria") == 0) g_criteria = 0;
     else {
-      fprintf(stderr, "usage: cleave bench corotational [--quick] [--steps N] [--threads N] [--no-armadillo]\n");
+      fprintf(stderr, "usage: cleave bench corotational [--quick] [--steps N] [--threads N] [--no-armadillo] "
+                      "[--no-criteria] [--solver 0|1] [--warm-start 0|1]\n");
       return 2;
     }
   }
@@ -319,8 +327,10 @@ int main(int argc, char **argv) {
   printf("  (stiffness = rotations, strains, plasticity and element forces; assembly = gather of "
          "A = M(1 + dt alpha) + (dt^2 + dt beta) K and b; update = positions, colliders, reactions)\n");
 
-  printf("\n2. ");
-  bench_criteria(charpy, g_steps);
+  if (g_criteria) {
+    printf("\n2. ");
+    bench_criteria(charpy, g_steps);
+  }
   cl_mesh_destroy(charpy);
 
   if (armadillo) {

@@ -1409,6 +1409,17 @@ local collider_common = {
   { name = "friction", type = "number", unit = "1", default = 0, range = { 0, math.huge, "[)" }, help = "Coulomb coefficient" },
   { name = "restitution", type = "number", unit = "1", default = 0, range = { 0, 1 }, help = "coefficient of restitution" },
 }
+-- Two-way rigid bodies (docs/RIGID_BODIES.md): spheres and boxes only.
+local hinge_spec = {
+  { name = "point", type = "vec3", unit = "m", required = true, help = "a point of the fixed hinge line" },
+  { name = "axis", type = "axis", required = true, help = "hinge direction (\"x\", \"-z\", ... or a non-zero vector)" },
+}
+local collider_dynamic = {
+  { name = "dynamic", type = "boolean", default = false, help = "a rigid body moved by gravity and pushed back by the nodes it pushes" },
+  { name = "mass", type = "number", unit = "kg", range = POSITIVE, help = "mass (required when dynamic)" },
+  { name = "inertia", type = "vec3", unit = "kg m^2", range = POSITIVE, help = "principal moments along the body axes (default: uniform solid)" },
+  { name = "hinge", type = "table", schema = hinge_spec, help = "pendulum: {point =, axis =}, turns about this fixed line only" },
+}
 local collider_own = {
   plane = { { name = "normal", type = "axis", default = { 0, 1, 0 }, help = "outward normal; the solid is the half-space below" } },
   sphere = { { name = "radius", type = "number", unit = "m", range = POSITIVE, required = true, help = "radius" } },
@@ -1421,7 +1432,16 @@ for kind, own in pairs(collider_own) do
   local spec = { { name = "kind", type = "enum", values = { "plane", "sphere", "box" }, required = true, help = "collider shape" } }
   for _, e in ipairs(own) do spec[#spec + 1] = e end
   for _, e in ipairs(collider_common) do spec[#spec + 1] = e end
-  spec.help = "a kinematic " .. kind .. " collider"
+  if kind ~= "plane" then
+    for _, e in ipairs(collider_dynamic) do spec[#spec + 1] = e end
+    spec.check = function(o)
+      if not o.dynamic and (o.mass ~= nil or o.inertia ~= nil or o.hinge ~= nil) then
+        return "mass, inertia and hinge need dynamic = true"
+      end
+      if o.dynamic and o.mass == nil then return "a dynamic collider needs mass (kg, > 0)" end
+    end
+  end
+  spec.help = (kind == "plane" and "a kinematic " or "a kinematic or dynamic (dynamic = true) ") .. kind .. " collider"
   specs["collider." .. kind] = spec
 end
 
@@ -1433,6 +1453,9 @@ function World:collider(opts)
   local kind = opts.kind
   if not collider_kinds[kind] then
     raise(where .. ": " .. schema.unknown_name("collider kind", kind, { "box", "plane", "sphere" }))
+  end
+  if kind == "plane" and (opts.dynamic ~= nil or opts.mass ~= nil or opts.hinge ~= nil or opts.inertia ~= nil) then
+    raise(where .. ": a plane cannot be dynamic (it has no finite mass); use a sphere or a box")
   end
   local o = schema.check(specs["collider." .. kind], opts, where)
   local def = ffi.new("cl_collider_def")
@@ -1469,6 +1492,16 @@ function World:collider(opts)
       for i = 1, 9 do def.rotation[i - 1] = R[i] end
     end
   end
+  if o.dynamic then
+    def.dynamic = 1
+    def.mass = o.mass
+    if o.inertia then vec3_into(def.inertia, o.inertia) end
+    if o.hinge then
+      def.hinged = 1
+      vec3_into(def.hinge_point, o.hinge.point)
+      vec3_into(def.hinge_axis, o.hinge.axis)
+    end
+  end
   local id = ffi.new("cl_id[1]")
   check(C.cl_world_add_collider(p, def, id), self)
   return setmetatable({ world = self, id = id[0], kind = kind, opts = o }, Collider)
@@ -1480,6 +1513,31 @@ function Collider:center()
   local c = ffi.new("double[3]")
   check(C.cl_collider_get_center(p, self.id, c), self.world)
   return vec3_from(c)
+end
+
+-- Current linear velocity (m/s) of the centre, angular velocity (rad/s) and orientation (9 numbers,
+-- row-major) of a collider; for a dynamic one, its simulated state.
+function Collider:velocity()
+  local p = owned_ptr(self, Collider, "collider:velocity")
+  local c = ffi.new("double[3]")
+  check(C.cl_collider_get_velocity(p, self.id, c), self.world)
+  return vec3_from(c)
+end
+
+function Collider:angular_velocity()
+  local p = owned_ptr(self, Collider, "collider:angular_velocity")
+  local c = ffi.new("double[3]")
+  check(C.cl_collider_get_angular_velocity(p, self.id, c), self.world)
+  return vec3_from(c)
+end
+
+function Collider:rotation()
+  local p = owned_ptr(self, Collider, "collider:rotation")
+  local c = ffi.new("double[9]")
+  check(C.cl_collider_get_rotation(p, self.id, c), self.world)
+  local R = {}
+  for i = 1, 9 do R[i] = c[i - 1] end
+  return R
 end
 
 function Collider:remove()

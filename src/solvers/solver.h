@@ -83,8 +83,9 @@ typedef struct cl_constraint_set {
   double *reaction;        /* 3 count, output: constraint force on each node, N */
 } cl_constraint_set;
 
-/* A collider's pose at the end of the current (sub)step, in world coordinates. Kinematic only:
- * its motion is scripted, nodes do not push it. Plane: the half-space (x - center) . normal < 0 is
+/* A collider's pose at the end of the current (sub)step, in world coordinates. A kinematic
+ * collider's motion is scripted; a dynamic one (impulse != NULL) is moved by the world, which reads
+ * back what the nodes gave it through cl_collider_project_mass. Plane: the half-space (x - center) . normal < 0 is
  * solid. Box: local coordinates R^T (x - center) within +-half are solid. */
 typedef struct cl_collider_shape {
   cl_collider_kind kind;

@@ -22,6 +22,7 @@ cl_status cl_collider_check(const cl_collider_def *d) {
     return cl_fail(CL_ERR_INVALID_ARGUMENT, "collider: friction = %g must be finite and >= 0", d->friction);
   if (!(d->restitution >= 0.0 && d->restitution <= 1.0))
     return cl_fail(CL_ERR_INVALID_ARGUMENT, "collider: restitution = %g is outside [0, 1]", d->restitution);
+  CL_TRY(cl_rigid_check(d));
   switch (d->kind) {
     case CL_COLLIDER_PLANE: {
       double n2 = 0.0;

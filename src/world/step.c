@@ -123,9 +123,13 @@ static cl_status one_step(cl_world *w, cl_status *warning) {
 
     t_mark = cl_time_ms();
     view.count = 0;
+    cl_rigid_predict(w, h, t1); /* dynamic colliders: free motion to t1 (rigid.c) */
     for (int32_t i = 0; i < w->colliders.slots; ++i) {
       cl_collider *c = cl_pool_at(&w->colliders, i);
-      if (c) cl_collider_pose(c, t1, &w->shapes[view.count++]);
+      if (!c) continue;
+      cl_collider_pose(c, t1, &w->shapes[view.count]);
+      if (c->def.dynamic) w->shapes[view.count].impulse = c->impulse;
+      view.count++;
     }
     for (int32_t i = 0; i < w->bodies.slots; ++i) {
       cl_body *b = cl_pool_at(&w->bodies, i);
@@ -161,6 +165,7 @@ static cl_status one_step(cl_world *w, cl_status *warning) {
       if (rep.residual > residual) residual = rep.residual;
       accumulate_reactions(w, b, t0);
     }
+    cl_rigid_apply_impulses(w); /* the nodes push the dynamic colliders back */
     phase[CL_PHASE_SOLVE] += cl_time_ms() - t_mark;
   }
 

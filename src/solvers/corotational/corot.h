@@ -48,6 +48,7 @@ typedef enum cl_corot_param {
   CL_COROT_CONSERVE_MOMENTUM,    /* remove the net force of the linear-solve residual */
   CL_COROT_WARP_PRECONDITIONER,  /* turn a reused CHOLMOD factor by the nodes' rotations since */
   CL_COROT_TOLERANCE_REFERENCE,  /* 0: relative to ||b|| of eq 3.8, 1: to ||b - A v|| */
+  CL_COROT_WARM_START,           /* 0: previous step's dv, 1: linear extrapolation of the last two */
   CL_COROT_PARAM_COUNT
 } cl_corot_param;
 
@@ -77,6 +78,8 @@ typedef struct cl_corot_island {
   double *b;                 /* 3 nnodes, right-hand side of eq 3.8 */
   double *r0;                /* 3 nnodes, b - A v: right-hand side of the correction solve */
   double *dv;                /* 3 nnodes, v' - v; kept between steps as the warm start */
+  double *dv_prev;           /* 3 nnodes, the dv of the step before (warm_start = 1) */
+  int has_prev;              /* solved steps behind dv (capped at 2): extrapolate from 2 */
   double *Rn;                /* 9 nnodes, node rotations this step (CHOLMOD only) */
   double *Rf;                /* 9 nnodes, node rotations when the factor was made */
   double *Q;                 /* 9 nnodes, Rn Rf^T: the preconditioner's per-node rotation */

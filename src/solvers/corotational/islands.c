@@ -67,6 +67,7 @@ static void free_island(cl_corot_island *isl) {
   free(isl->b);
   free(isl->r0);
   free(isl->dv);
+  free(isl->dv_prev);
   free(isl->Rn);
   free(isl->Rf);
   free(isl->Q);
@@ -109,6 +110,7 @@ static cl_status make_island(cl_corot *s, const cl_body_state *st, cl_corot_isla
   isl->b = cl_calloc(n3, sizeof(double), "island vectors");
   isl->r0 = cl_calloc(n3, sizeof(double), "island vectors");
   isl->dv = cl_calloc(n3, sizeof(double), "island vectors");
+  isl->dv_prev = cl_calloc(n3, sizeof(double), "island vectors");
   isl->tmp = cl_calloc(n3, sizeof(double), "island vectors");
   isl->Rn = cl_calloc(3 * n3, sizeof(double), "island rotations");
   isl->Rf = cl_calloc(3 * n3, sizeof(double), "island rotations");
@@ -117,7 +119,8 @@ static cl_status make_island(cl_corot *s, const cl_body_state *st, cl_corot_isla
   isl->cx = cl_calloc(n3, sizeof(double), "island contacts");
   isl->cv = cl_calloc(n3, sizeof(double), "island contacts");
   if (!isl->nodes || !isl->elems || !lc || !isl->fixed || !isl->fixed_factor || !isl->v || !isl->b || !isl->r0 ||
-      !isl->dv || !isl->tmp || !isl->Rn || !isl->Rf || !isl->Q || !isl->contact || !isl->cx || !isl->cv) {
+      !isl->dv || !isl->dv_prev || !isl->tmp ||
+      !isl->Rn || !isl->Rf || !isl->Q || !isl->contact || !isl->cx || !isl->cv) {
     free(lc);
     return CL_ERR_OUT_OF_MEMORY;
   }

@@ -40,6 +40,9 @@ static const cl_param_info k_params[CL_COROT_PARAM_COUNT] = {
     {"tolerance_reference", "1",
      "0 = tolerance relative to ||b|| of the system A v' = b (thesis eq 3.8); 1 = relative to ||b - A v||, the "
      "force imbalance of the step (stricter for moving bodies)", 0.0, 0.0, 1.0, 1},
+    {"warm_start", "1",
+     "CG initial guess for the velocity change: 0 = the previous step's, 1 = extrapolated linearly from the "
+     "last two steps'", 1.0, 0.0, 1.0, 1},
 };
 
 static cl_status corot_create(void **out) {

@@ -133,7 +133,7 @@ cl_status cl_corot_step(void *solver, cl_body_state *st, const cl_step_input *in
           vp[c] = isl->v[3 * l + c] + isl->dv[3 * l + c];
           xp[c] = st->x[3 * (size_t)i + c] + dt * vp[c];
         }
-        if (!cl_collider_project(in->colliders, xp, vp)) continue;
+        if (!cl_collider_project_mass(in->colliders, xp, vp, st->m[i])) continue;
         isl->contact[l] = 1;
         ++ncontact;
         for (int c = 0; c < 3; ++c) {
@@ -169,7 +169,7 @@ cl_status cl_corot_step(void *solver, cl_body_state *st, const cl_step_input *in
         v[c] = isl->v[3 * l + c] + isl->dv[3 * l + c];
         x[c] += dt * v[c];
       }
-      if (in->colliders->count) cl_collider_project(in->colliders, x, v);
+      if (in->colliders->count) cl_collider_project_mass(in->colliders, x, v, st->m[i]);
     }
     tm->update_ms += cl_time_ms() - t;
   }
@@ -185,7 +185,7 @@ cl_status cl_corot_step(void *solver, cl_body_state *st, const cl_step_input *in
       v[c] += dt * a;
       x[c] += dt * v[c];
     }
-    if (in->colliders->count) cl_collider_project(in->colliders, x, v);
+    if (in->colliders->count) cl_collider_project_mass(in->colliders, x, v, st->m[i]);
   }
   /* held nodes: exactly on target, reaction from their rows */
   for (int32_t j = 0; j < cs->count; ++j) {

@@ -81,8 +81,15 @@ static int push_out(cl_sm *s, cl_body_state *st, int32_t i, int32_t d, double dt
 }
 
 static void push_members(cl_sm *s, cl_body_state *st, int32_t c, int32_t d, double dt) {
+  /* most members of an overlapping pair lie outside d's world sphere: reject them on the squared
+   * distance with a margin well above rounding, so push_out's exact test decides the rest as before */
+  const double *cd = s->wcom + 3 * (size_t)d;
+  const double far2 = s->wrad[d] * s->wrad[d] * (1.0 + 1e-9);
   for (int64_t k = s->moff[c]; k < (int64_t)s->moff[c] + s->mcnt[c]; ++k) {
     int32_t i = s->mp[k];
+    const double *x = st->x + 3 * (size_t)i;
+    double dx = x[0] - cd[0], dy = x[1] - cd[1], dz = x[2] - cd[2];
+    if (dx * dx + dy * dy + dz * dz >= far2) continue;
     if (s->held[i]) continue;
     push_out(s, st, i, d, dt);
   }

@@ -85,6 +85,9 @@ typedef struct cl_sm_params {
   double boundary_planes;  /* boundary planes of the proxies, fraction of the radius (0 = none) */
 } cl_sm_params;
 
+/* Doubles per cluster in msum: xref 3, sx 3, A 9, C 9, U 9, sigma 3, V 9 */
+#define SM_MSUM 45
+
 /* Read the resolved parameter values (one per table entry) into p. */
 void cl_sm_params_read(const double *values, cl_sm_params *p);
 
@@ -113,6 +116,9 @@ typedef struct cl_sm {
   double *acc;        /* 3n per-particle gather results (scratch) */
   double *dsum;       /* 3n strain-limiting corrections of held particles over the step (reactions) */
   double *dvsh;       /* 3n shape-matching velocity change of held particles (reactions) */
+  double *xmeas;      /* 3n positions at the last measure (validates msum) */
+  int32_t xmeas_n;    /* particle count at the last measure */
+  int msum_ok;        /* msum holds every live cluster's sums at positions xmeas (no topology change since) */
 
   /* clusters: slots 0..ncl-1, capacity ccap */
   int32_t ncl, ccap, nlive;
@@ -137,6 +143,8 @@ typedef struct cl_sm {
   double *sig, *Vp;   /* 3 and 9: singular values and right singular vectors of F^e (plasticity) */
   double *F;          /* 9: F of the step start; the current F for the collision proxies */
   double *Finv;       /* 9: its inverse (proxies), or zero when singular */
+  double *msum;       /* SM_MSUM: member sums (xref, sx, A, C) and the SVD of F^e (U, sigma, V) at the
+                       * positions of the last measure */
   uint8_t *active;    /* strain limiting: the cluster clamped something this iteration */
   uint8_t *clampc;    /* the cluster has held and free members (10x toughness, as the authors') */
 
@@ -227,6 +235,12 @@ cl_status cl_sm_boundary_planes(cl_sm *s, const cl_body_state *st);
 cl_status cl_sm_step(cl_sm *s, cl_body_state *st, const cl_step_input *in, cl_step_report *rep);
 /* World centre of mass and F = A_xr A_rr^+ of cluster c at the current positions (eqs 3, 7). */
 void cl_sm_cluster_F(const cl_sm *s, const cl_body_state *st, int32_t c, double *com, cl_mat3 *F);
+/* The same, also keeping the cluster's member sums (with the second moments) in msum so that the
+ * next step's goal pass can reuse them when the positions have not changed since (one sweep over
+ * the memberships less per step; bitwise the same result). */
+void cl_sm_cluster_F_keep(cl_sm *s, const cl_body_state *st, int32_t c, double *com, cl_mat3 *F);
+/* Keep the SVD of F^e that the measure computed from that F (U, sigma, V), for the same reuse. */
+void cl_sm_keep_svd(cl_sm *s, int32_t c, const cl_mat3 *U, cl_vec3 sig, const cl_mat3 *V);
 
 /* ---- sm_plastic.c ------------------------------------------------------------------------- */
 /* Update F^p and the hardening variable of cluster c from the SVD of F^e (eqs 10-14). */

@@ -19,14 +19,19 @@
 #include "base/error.h"
 #include "solvers/shape_matching/sm_internal.h"
 
-/* F, F^e and the SVD of F^e of live cluster c at the current positions. */
-static int decompose(const cl_sm *s, const cl_body_state *st, int32_t c, double *com, cl_mat3 *F, cl_mat3 *U,
+/* F, F^e and the SVD of F^e of live cluster c at the current positions (keep: also keep the
+ * member sums for the next step). */
+static int decompose(cl_sm *s, const cl_body_state *st, int32_t c, int keep, double *com, cl_mat3 *F, cl_mat3 *U,
                      cl_vec3 *sig, cl_mat3 *V) {
-  cl_sm_cluster_F(s, st, c, com, F);
+  if (keep)
+    cl_sm_cluster_F_keep(s, st, c, com, F);
+  else
+    cl_sm_cluster_F(s, st, c, com, F);
   cl_mat3 Fpi;
   memcpy(Fpi.m, s->Fp_inv + 9 * (size_t)c, sizeof Fpi.m);
   cl_mat3 Fe = cl_mat3_mul(F, &Fpi);
   if (cl_svd3(&Fe, U, sig, V) < 0) return -1;
+  if (keep) cl_sm_keep_svd(s, c, U, *sig, V);
   return 0;
 }
 
@@ -50,7 +55,7 @@ cl_status cl_sm_measure(cl_sm *s, const cl_body_state *st, cl_unit_fields *out) 
     cl_mat3 Fm, U, V;
     cl_vec3 sg;
     double com[3];
-    if (decompose(s, st, c, com, &Fm, &U, &sg, &V) < 0) {
+    if (decompose(s, st, c, 1, com, &Fm, &U, &sg, &V) < 0) {
       bad = 1;
       continue;
     }
@@ -69,6 +74,12 @@ cl_status cl_sm_measure(cl_sm *s, const cl_body_state *st, cl_unit_fields *out) 
     out->volume[c] = s->mass[c] / s->density;
   }
   out->count = ncl;
+  s->msum_ok = 0;
+  if (!bad && ncl == s->ncl && st->n <= s->pcap) {
+    memcpy(s->xmeas, st->x, sizeof(double) * 3 * (size_t)st->n);
+    s->xmeas_n = st->n;
+    s->msum_ok = 1;
+  }
   if (bad) return cl_fail(CL_ERR_NUMERICAL, "solver 'shape_matching': non-finite cluster deformation in measure");
   return CL_OK;
 }
@@ -80,7 +91,7 @@ cl_status cl_sm_energy(cl_sm *s, const cl_body_state *st, double *e) {
     cl_mat3 F, U, V;
     cl_vec3 sg;
     double com[3];
-    if (decompose(s, st, c, com, &F, &U, &sg, &V) < 0)
+    if (decompose(s, st, c, 0, com, &F, &U, &sg, &V) < 0)
       return cl_fail(CL_ERR_NUMERICAL, "solver 'shape_matching': cluster %d has a non-finite deformation", c);
     double a = sg.x - 1.0, b = sg.y - 1.0, d = sg.z - 1.0, tr = a + b + d;
     sum += s->mass[c] / s->density * (s->mu * (a * a + b * b + d * d) + 0.5 * s->lambda * tr * tr);

@@ -44,6 +44,7 @@ cl_status cl_sm_grow_particles(cl_sm *s, int32_t n) {
   CL_TRY(regrow((void **)&s->acc, 3 * old, 3 * cap, sizeof(double), "particle scratch"));
   CL_TRY(regrow((void **)&s->dsum, 3 * old, 3 * cap, sizeof(double), "particle scratch"));
   CL_TRY(regrow((void **)&s->dvsh, 3 * old, 3 * cap, sizeof(double), "particle scratch"));
+  CL_TRY(regrow((void **)&s->xmeas, 3 * old, 3 * cap, sizeof(double), "particle scratch"));
   CL_TRY(regrow((void **)&s->pofs, old + 1, cap + 1, sizeof(int32_t), "reverse index"));
   CL_TRY(regrow((void **)&s->phead, old, cap, sizeof(int64_t), "membership lists"));
   CL_TRY(regrow((void **)&s->pnm, old, cap, sizeof(int32_t), "membership lists"));
@@ -80,6 +81,7 @@ cl_status cl_sm_grow_clusters(cl_sm *s, int32_t ncl) {
   CL_TRY(regrow((void **)&s->Vp, 9 * o, 9 * c, sizeof(double), "clusters"));
   CL_TRY(regrow((void **)&s->F, 9 * o, 9 * c, sizeof(double), "clusters"));
   CL_TRY(regrow((void **)&s->Finv, 9 * o, 9 * c, sizeof(double), "clusters"));
+  CL_TRY(regrow((void **)&s->msum, SM_MSUM * o, SM_MSUM * c, sizeof(double), "clusters"));
   CL_TRY(regrow((void **)&s->active, o, c, sizeof(uint8_t), "clusters"));
   CL_TRY(regrow((void **)&s->clampc, o, c, sizeof(uint8_t), "clusters"));
   CL_TRY(regrow((void **)&s->cadj_ofs, o + 1, c + 1, sizeof(int32_t), "clusters"));

@@ -24,7 +24,7 @@ static void sm_destroy(void *p) {
                     s->gw,    s->sig,   s->Vp,     s->F,       s->active, s->mp,   s->mc,     s->mw,    s->mwt,
                     s->mwm,   s->mr,    s->pofs,    s->plist, s->pc,
                     s->pwt,   s->planes, s->phead, s->mnext, s->pnm,
-                    s->cadj_ofs, s->cadj, s->sib, s->stamp, s->wcom, s->wrad, s->touched, s->Finv, s->spans, s->cpiece, s->plabel, s->moved, s->clampc, s->scom, s->mark, s->sl_list};
+                    s->cadj_ofs, s->cadj, s->sib, s->stamp, s->wcom, s->wrad, s->touched, s->Finv, s->spans, s->cpiece, s->plabel, s->moved, s->clampc, s->scom, s->mark, s->sl_list, s->msum, s->xmeas};
   for (size_t i = 0; i < sizeof arrays / sizeof arrays[0]; ++i) free(arrays[i]);
   free(s);
 }
@@ -114,6 +114,7 @@ static void compact_pool(cl_sm *s) {
 
 static cl_status sm_topology_changed(void *p, cl_body_state *st) {
   cl_sm *s = p;
+  s->msum_ok = 0;
   CL_TRY(cl_sm_grow_particles(s, st->n));
   s->n = st->n;
   compact_pool(s);
@@ -126,7 +127,10 @@ static cl_status sm_topology_changed(void *p, cl_body_state *st) {
 
 static cl_status sm_fracture(void *p, cl_body_state *st, const cl_fracture_event *ev, int32_t count,
                              int32_t *applied) {
-  return cl_sm_fracture(p, st, ev, count, applied);
+  cl_sm *s = p;
+  cl_status r = cl_sm_fracture(s, st, ev, count, applied);
+  if (r < 0 || *applied > 0) s->msum_ok = 0; /* memberships, masses or positions changed */
+  return r;
 }
 
 static int32_t sm_unit_count(const void *p) { return ((const cl_sm *)p)->ncl; }

@@ -67,24 +67,51 @@ typedef struct sums {
   cl_mat3 A, C;
 } sums;
 
+/* Two specialised loops with the sums in scalars (the generic one spilled its accumulators to the
+ * stack): su = w~m d is formed once and reused, as cl_mat3_add_outer does, so sx and A are bitwise
+ * those of the outer-product form. The second moments are symmetric: six sums, mirrored. */
 static void member_sums(const cl_sm *s, const double *x, const double *X, int32_t c, int moments, sums *out) {
   const int64_t k0 = s->moff[c], k1 = k0 + s->mcnt[c];
-  const cl_vec3 r = cl_vec3_load(x, s->mp[k0]), rc = cl_vec3_load(s->rcom, c);
-  cl_vec3 sum = cl_vec3_zero();
-  cl_mat3 a = cl_mat3_zero(), cc = cl_mat3_zero();
-  for (int64_t k = k0; k < k1; ++k) {
-    const int32_t i = s->mp[k];
-    const double wm = s->mwm[k];
-    cl_vec3 d = cl_vec3_sub(cl_vec3_load(x, i), r);
-    cl_vec3 p = cl_vec3_sub(cl_vec3_load(X, i), rc);
-    sum = cl_vec3_madd(sum, wm, d);
-    cl_mat3_add_outer(&a, wm, d, p);
-    if (moments) cl_mat3_add_outer(&cc, wm, d, d);
+  const int32_t *mp = s->mp;
+  const double *mwm = s->mwm;
+  const cl_vec3 r = cl_vec3_load(x, mp[k0]), rc = cl_vec3_load(s->rcom, c);
+  const double r0 = r.x, r1 = r.y, r2 = r.z, c0 = rc.x, c1 = rc.y, c2 = rc.z;
+  double s0 = 0.0, s1 = 0.0, s2 = 0.0;
+  double a00 = 0.0, a01 = 0.0, a02 = 0.0, a10 = 0.0, a11 = 0.0, a12 = 0.0, a20 = 0.0, a21 = 0.0, a22 = 0.0;
+  double m00 = 0.0, m01 = 0.0, m02 = 0.0, m11 = 0.0, m12 = 0.0, m22 = 0.0;
+  if (moments) {
+    for (int64_t k = k0; k < k1; ++k) {
+      const double *xi = x + 3 * (size_t)mp[k], *Xi = X + 3 * (size_t)mp[k];
+      const double wm = mwm[k];
+      const double d0 = xi[0] - r0, d1 = xi[1] - r1, d2 = xi[2] - r2;
+      const double p0 = Xi[0] - c0, p1 = Xi[1] - c1, p2 = Xi[2] - c2;
+      const double u0 = wm * d0, u1 = wm * d1, u2 = wm * d2;
+      s0 += u0, s1 += u1, s2 += u2;
+      a00 += u0 * p0, a01 += u0 * p1, a02 += u0 * p2;
+      a10 += u1 * p0, a11 += u1 * p1, a12 += u1 * p2;
+      a20 += u2 * p0, a21 += u2 * p1, a22 += u2 * p2;
+      m00 += u0 * d0, m01 += u0 * d1, m02 += u0 * d2;
+      m11 += u1 * d1, m12 += u1 * d2, m22 += u2 * d2;
+    }
+  } else {
+    for (int64_t k = k0; k < k1; ++k) {
+      const double *xi = x + 3 * (size_t)mp[k], *Xi = X + 3 * (size_t)mp[k];
+      const double wm = mwm[k];
+      const double d0 = xi[0] - r0, d1 = xi[1] - r1, d2 = xi[2] - r2;
+      const double p0 = Xi[0] - c0, p1 = Xi[1] - c1, p2 = Xi[2] - c2;
+      const double u0 = wm * d0, u1 = wm * d1, u2 = wm * d2;
+      s0 += u0, s1 += u1, s2 += u2;
+      a00 += u0 * p0, a01 += u0 * p1, a02 += u0 * p2;
+      a10 += u1 * p0, a11 += u1 * p1, a12 += u1 * p2;
+      a20 += u2 * p0, a21 += u2 * p1, a22 += u2 * p2;
+    }
   }
   out->xref = r;
-  out->sx = sum;
-  out->A = a;
-  out->C = cc;
+  out->sx = cl_vec3_make(s0, s1, s2);
+  const double A[9] = {a00, a01, a02, a10, a11, a12, a20, a21, a22};
+  const double C[9] = {m00, m01, m02, m01, m11, m12, m02, m12, m22};
+  memcpy(out->A.m, A, sizeof A);
+  memcpy(out->C.m, C, sizeof C);
 }
 
 void cl_sm_cluster_F(const cl_sm *s, const cl_body_state *st, int32_t c, double *com, cl_mat3 *F) {
@@ -96,6 +123,41 @@ void cl_sm_cluster_F(const cl_sm *s, const cl_body_state *st, int32_t c, double 
   com[2] = cm.z;
   cl_mat3 Ai = load9(s->Arr_inv, c);
   *F = cl_mat3_mul(&m.A, &Ai);
+}
+
+static void sums_pack(const sums *m, double *o) {
+  o[0] = m->xref.x, o[1] = m->xref.y, o[2] = m->xref.z;
+  o[3] = m->sx.x, o[4] = m->sx.y, o[5] = m->sx.z;
+  memcpy(o + 6, m->A.m, sizeof m->A.m);
+  memcpy(o + 15, m->C.m, sizeof m->C.m);
+}
+
+static void sums_unpack(const double *o, sums *m) {
+  m->xref = cl_vec3_make(o[0], o[1], o[2]);
+  m->sx = cl_vec3_make(o[3], o[4], o[5]);
+  memcpy(m->A.m, o + 6, sizeof m->A.m);
+  memcpy(m->C.m, o + 15, sizeof m->C.m);
+}
+
+/* As cl_sm_cluster_F (the moments do not change sx and A, so F and the centre are bitwise the
+ * same), keeping the sums for the next step's goal pass. */
+void cl_sm_cluster_F_keep(cl_sm *s, const cl_body_state *st, int32_t c, double *com, cl_mat3 *F) {
+  sums m;
+  member_sums(s, st->x, st->X, c, 1, &m);
+  sums_pack(&m, s->msum + SM_MSUM * (size_t)c);
+  cl_vec3 cm = cl_vec3_madd(m.xref, 1.0 / s->mass[c], m.sx);
+  com[0] = cm.x;
+  com[1] = cm.y;
+  com[2] = cm.z;
+  cl_mat3 Ai = load9(s->Arr_inv, c);
+  *F = cl_mat3_mul(&m.A, &Ai);
+}
+
+void cl_sm_keep_svd(cl_sm *s, int32_t c, const cl_mat3 *U, cl_vec3 sig, const cl_mat3 *V) {
+  double *o = s->msum + SM_MSUM * (size_t)c;
+  memcpy(o + 24, U->m, sizeof U->m);
+  o[33] = sig.x, o[34] = sig.y, o[35] = sig.z;
+  memcpy(o + 36, V->m, sizeof V->m);
 }
 
 /* The raw velocity correction of a member (eqs 6 and 8 before averaging):
@@ -125,7 +187,10 @@ static int goal_pass(cl_sm *s, const cl_body_state *st, int32_t c, double ka, do
   const int64_t k0 = s->moff[c], k1 = k0 + s->mcnt[c];
   const double M = s->mass[c];
   sums m;
-  member_sums(s, st->x, st->X, c, 1, &m);
+  if (s->msum_ok) /* the last measure saw these very positions and memberships */
+    sums_unpack(s->msum + SM_MSUM * (size_t)c, &m);
+  else
+    member_sums(s, st->x, st->X, c, 1, &m);
   cl_vec3 d = cl_vec3_scale(m.sx, 1.0 / M);
   cl_vec3 com = cl_vec3_add(m.xref, d);
   cl_vec3_store(s->com, c, com);
@@ -148,7 +213,12 @@ static int goal_pass(cl_sm *s, const cl_body_state *st, int32_t c, double ka, do
   cl_mat3 U, V;
   cl_vec3 sig;
   int bad = 0;
-  if (cl_svd3(&Fe, &U, &sig, &V) < 0) { /* non-finite F: keep the rest shape as goal */
+  if (s->msum_ok) { /* the measure decomposed this very F^e (same sums, same F^p) */
+    const double *o = s->msum + SM_MSUM * (size_t)c;
+    memcpy(U.m, o + 24, sizeof U.m);
+    sig = cl_vec3_make(o[33], o[34], o[35]);
+    memcpy(V.m, o + 36, sizeof V.m);
+  } else if (cl_svd3(&Fe, &U, &sig, &V) < 0) { /* non-finite F: keep the rest shape as goal */
     U = V = cl_mat3_identity();
     sig = cl_vec3_make(1.0, 1.0, 1.0);
     bad = -1;
@@ -163,9 +233,11 @@ static int goal_pass(cl_sm *s, const cl_body_state *st, int32_t c, double ka, do
    * drift by 1e-11 over a few hundred steps) */
   cl_vec3 se = cl_vec3_zero(), tau = cl_vec3_zero();
   const double *Tm = s->Rt + 9 * (size_t)c, *rc = s->rcom + 3 * (size_t)c, *y = s->com + 3 * (size_t)c;
+  int32_t nheld = 0;
   for (int64_t k = k0; k < k1; ++k) {
     const int32_t i = s->mp[k];
     const double wm = s->mwm[k];
+    nheld += s->held[i] != 0;
     cl_vec3 q, el;
     cl_vec3 e = goal_e(Tm, rc, y, st->X + 3 * (size_t)i, st->x + 3 * (size_t)i, st->v + 3 * (size_t)i, ka, kd, &q, &el);
     se = cl_vec3_madd(se, wm, e);
@@ -174,8 +246,6 @@ static int goal_pass(cl_sm *s, const cl_body_state *st, int32_t c, double ka, do
   }
   cl_vec3_store(s->ga, c, cl_vec3_scale(se, 1.0 / M));
   cl_vec3_store(s->gw, c, cl_mat3_mul_vec(&Iinv, tau));
-  int32_t nheld = 0;
-  for (int64_t k = k0; k < k1; ++k) nheld += s->held[s->mp[k]] != 0;
   s->clampc[c] = (uint8_t)(nheld > 0 && nheld < s->mcnt[c]);
   return bad;
 }
@@ -298,6 +368,10 @@ cl_status cl_sm_step(cl_sm *s, cl_body_state *st, const cl_step_input *in, cl_st
   int bad = 0;
   double t_plastic = 0.0, t_collide = 0.0;
 
+  /* the member sums of the last measure are reused when nothing moved since (the world measures
+   * right after a step; the check costs one compare of the positions) */
+  s->msum_ok = s->msum_ok && s->xmeas_n == n && memcmp(s->xmeas, st->x, sizeof(double) * 3 * (size_t)n) == 0;
+
   /* 1. goals (eqs 3-8) */
 #pragma omp parallel for num_threads(nt) schedule(dynamic, 4) reduction(min : bad) if (par_c)
   for (int32_t c = 0; c < ncl; ++c) {
@@ -305,6 +379,7 @@ cl_status cl_sm_step(cl_sm *s, cl_body_state *st, const cl_step_input *in, cl_st
     int b = goal_pass(s, st, c, ka, kd, spin, tf);
     if (b < bad) bad = b;
   }
+  s->msum_ok = 0;
   if (bad < 0) {
     for (int32_t j = 0; j < cs->count; ++j) s->held[cs->nodes[j]] = 0;
     return cl_fail(CL_ERR_NUMERICAL, "solver 'shape_matching': a cluster's deformation gradient is not finite "
@@ -404,7 +479,7 @@ cl_status cl_sm_step(cl_sm *s, cl_body_state *st, const cl_step_input *in, cl_st
     if (s->held[i]) continue;
     double *x = st->x + 3 * i, *v = st->v + 3 * i;
     for (int k = 0; k < 3; ++k) v[k] = (x[k] - s->xold[3 * i + k]) * ih;
-    if (view && view->count) cl_collider_project(view, x, v);
+    if (view && view->count) cl_collider_project_mass(view, x, v, st->m[i]);
   }
   if (s->p.self_collisions && s->npieces > 1) cl_sm_self_collide(s, st, h);
   t_collide = cl_time_ms() - t_c0;

@@ -189,7 +189,7 @@ static cl_status dbl_step(void *p, cl_body_state *s, const cl_step_input *in, cl
       v[k] = (v[k] + h * a) / (1.0 + h * c);
       x[k] += h * v[k];
     }
-    if (in->colliders->count) cl_collider_project(in->colliders, x, v);
+    if (in->colliders->count) cl_collider_project_mass(in->colliders, x, v, s->m[i]);
   }
   for (int32_t j = 0; j < cs->count; ++j) d->held[cs->nodes[j]] = 0;
   rep->iterations = 0;
