@@ -7,8 +7,9 @@
 --   local S = dofile(here .. "/scenes.lua")
 --   S.main("twisted_bar")          -- options: frames, every, out, threads, snapshot, linear_solver
 --
--- The projectile is a kinematic sphere collider (its motion is prescribed, it does not slow down):
--- two-way rigid bodies are not in cleave yet (see docs/solvers/corotational.md).
+-- The projectile is a kinematic sphere collider (its motion is prescribed, it does not slow down).
+-- Dynamic, two-way rigid bodies exist (docs/RIGID_BODIES.md, experiments/corotational/pendulum_bar.lua);
+-- moving the projectile scenes onto them is still to do.
 local cl = require "cleave"
 
 local S = {}
