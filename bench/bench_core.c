@@ -158,26 +158,10 @@ static double spmv_cold_ms(spmv_ctx *s, copy_ctx *evict, int runs) {
   return t[runs / 2];
 }
 
-static cl_mesh *mesh_armadillo(void) {
-  cl_mesh *surf, *tets;
-  const char *path = cl_bench_data_path(g_quick ? "meshes/armadillo_2500.off" : "meshes/armadillo_6k.off");
-  if (cl_mesh_read(path, &surf) < 0) die("reading the armadillo");
-  const double centre[3] = {0, 0, 0};
-  if (cl_mesh_fit(surf, 1.0, centre) < 0) die("fitting the armadillo");
-  cl_tetgen_def def;
-  cl_tetgen_def_default(&def);
-  def.max_radius_edge = 2.0;
-  double t0 = cl_time_ms();
-  if (cl_mesh_tetrahedralize(surf, &def, &tets) < 0) die("tetrahedralizing the armadillo");
-  printf("  mesh: %s fitted to 1 m, TetGen -pq2.0: %d nodes, %d tets (%.0f ms)\n", path,
-         tets->npoints, tets->ncells, cl_time_ms() - t0);
-  cl_mesh_destroy(surf);
-  return tets;
-}
-
 static void bench_spmv(int threads_max) {
   printf("block SpMV y = A x, 3x3 blocks (median of 7):\n");
-  cl_mesh *mesh = mesh_armadillo();
+  cl_mesh *mesh = cl_bench_armadillo_tets(g_quick);
+  if (!mesh) die("meshing the armadillo");
   cl_bsr *A;
   int64_t *slots;
   if (cl_test_elastic_system(mesh, 1e5, 0.45, 1.0, &A, &slots) < 0) die("assembling");
@@ -240,22 +224,10 @@ static void run_solve(void *p) {
 }
 
 static void bench_cholmod(void) {
-  cl_shape_def sd;
-  cl_shape_def_default(&sd, CL_SHAPE_CHARPY);
-  sd.scale = 10.0; /* the 0.55 m bar of the corotational benchmark */
-  cl_mesh *surf, *mesh;
-  if (cl_shape_build(&sd, &surf) < 0) die("building the Charpy specimen");
-  cl_mesh_info info;
-  cl_mesh_get_info(surf, &info);
-  cl_tetgen_def td;
-  cl_tetgen_def_default(&td);
-  td.max_radius_edge = 2.0;
-  /* With -pq2.0, volume/10400 lands at ~28k tets (TetGen's -a bound is approximate). */
-  td.max_volume = info.measure / (g_quick ? 3000.0 : 10400.0);
-  if (cl_mesh_tetrahedralize(surf, &td, &mesh) < 0) die("tetrahedralizing the Charpy specimen");
   printf("CHOLMOD on the Charpy specimen (scale 10: 0.55 m; E = 1e5 Pa, nu = 0.45, K + M/dt^2 with "
-         "dt = 1/60, density 1000):\n  mesh: %d nodes, %d tets (TetGen -pq2.0a%.3g)\n",
-         mesh->npoints, mesh->ncells, td.max_volume);
+         "dt = 1/60, density 1000):\n");
+  cl_mesh *mesh = cl_bench_charpy_tets(g_quick ? 3000.0 : 10400.0);
+  if (!mesh) die("meshing the Charpy specimen");
   cl_bsr *A;
   int64_t *slots;
   if (cl_test_elastic_system(mesh, 1e5, 0.45, 1000.0 * 3600.0, &A, &slots) < 0) die("assembling");
@@ -275,7 +247,6 @@ static void bench_cholmod(void) {
   free(slots);
   cl_bsr_destroy(A);
   cl_mesh_destroy(mesh);
-  cl_mesh_destroy(surf);
 }
 
 int main(int argc, char **argv) {

@@ -68,55 +68,6 @@ static const char *load_line(void) {
   return line;
 }
 
-static int cmp_double(const void *a, const void *b) {
-  double x = *(const double *)a, y = *(const double *)b;
-  return (x > y) - (x < y);
-}
-
-static double median(double *v, int n) {
-  qsort(v, (size_t)n, sizeof *v, cmp_double);
-  return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
-}
-
-static cl_mesh *mesh_charpy(double divisor) {
-  cl_shape_def sd;
-  cl_shape_def_default(&sd, CL_SHAPE_CHARPY);
-  sd.scale = 10.0;
-  cl_mesh *surf, *mesh;
-  if (cl_shape_build(&sd, &surf) < 0) die("building the Charpy specimen");
-  cl_mesh_info info;
-  cl_mesh_get_info(surf, &info);
-  cl_tetgen_def td;
-  cl_tetgen_def_default(&td);
-  td.max_radius_edge = 2.0;
-  td.max_volume = info.measure / divisor;
-  if (cl_mesh_tetrahedralize(surf, &td, &mesh) < 0) die("tetrahedralizing the Charpy specimen");
-  cl_mesh_destroy(surf);
-  printf("  mesh: Charpy specimen at scale 10 (%.3g m long, volume %.4g m^3), TetGen -pq2.0a%.3g "
-         "(volume / %.0f): %d nodes, %d tets, mean edge %.3g m\n",
-         info.hi[0] - info.lo[0], info.measure, td.max_volume, divisor, mesh->npoints, mesh->ncells,
-         cbrt(6.0 * sqrt(2.0) * info.measure / mesh->ncells));
-  return mesh;
-}
-
-static cl_mesh *mesh_armadillo(void) {
-  cl_mesh *surf, *tets;
-  const char *path = cl_bench_data_path(g_quick ? "meshes/armadillo_2500.off" : "meshes/armadillo_6k.off");
-  if (cl_mesh_read(path, &surf) < 0) die("reading the armadillo");
-  const double centre[3] = {0, 0, 0};
-  if (cl_mesh_fit(surf, 1.0, centre) < 0) die("fitting the armadillo");
-  cl_tetgen_def def;
-  cl_tetgen_def_default(&def);
-  def.max_radius_edge = 2.0;
-  if (cl_mesh_tetrahedralize(surf, &def, &tets) < 0) die("tetrahedralizing the armadillo");
-  cl_mesh_info info;
-  cl_mesh_get_info(tets, &info);
-  printf("  mesh: %s fitted to 1 m, TetGen -pq2.0: %d nodes, %d tets, mean edge %.3g m\n", path, tets->npoints,
-         tets->ncells, cbrt(6.0 * sqrt(2.0) * info.measure / tets->ncells));
-  cl_mesh_destroy(surf);
-  return tets;
-}
-
 typedef struct run_result {
   double cpu_ms;            /* process CPU time per step */
   double step_ms, element_ms, assembly_ms, solve_ms, update_ms;
@@ -210,12 +161,12 @@ static run_result time_steps(cl_world *w, cl_id body, int warmup, int steps) {
       cl_cholmod_get_stats(s->islands[k].chol, &r.chol);
       r.has_chol = 1;
     }
-  r.step_ms = median(t, steps);
-  r.element_ms = median(t + steps, steps);
-  r.assembly_ms = median(t + 2 * steps, steps);
-  r.solve_ms = median(t + 3 * steps, steps);
-  r.update_ms = median(t + 4 * steps, steps);
-  r.cpu_ms = median(t + 5 * steps, steps);
+  r.step_ms = cl_bench_median(t, steps);
+  r.element_ms = cl_bench_median(t + steps, steps);
+  r.assembly_ms = cl_bench_median(t + 2 * steps, steps);
+  r.solve_ms = cl_bench_median(t + 3 * steps, steps);
+  r.update_ms = cl_bench_median(t + 4 * steps, steps);
+  r.cpu_ms = cl_bench_median(t + 5 * steps, steps);
   free(t);
   return r;
 }
@@ -282,7 +233,7 @@ static void bench_criteria(const cl_mesh *mesh, int steps) {
       tm[i] = st.phase_ms[CL_PHASE_MEASURE];
       tm[steps + i] = st.phase_ms[CL_PHASE_CRITERIA];
     }
-    double me = median(tm, steps), ev = median(tm + steps, steps);
+    double me = cl_bench_median(tm, steps), ev = cl_bench_median(tm + steps, steps);
     cl_body_info info;
     cl_body_get_info(w, body, &info);
     /* the criterion's loops run over elements, then nodes: its time divided by each count (the
@@ -322,7 +273,8 @@ int main(int argc, char **argv) {
   printf("load: %s", load_line());
 
   printf("\n1. Charpy specimen, both ends fixed (5%% of the length each), sagging under gravity:\n");
-  cl_mesh *charpy = mesh_charpy(g_quick ? 2000.0 : 10400.0);
+  cl_mesh *charpy = cl_bench_charpy_tets(g_quick ? 2000.0 : 10400.0);
+  if (!charpy) die("meshing the Charpy specimen");
   bench_mesh(charpy, 0, 0.05, 1, 3, g_steps);
   printf("  (stiffness = rotations, strains, plasticity and element forces; assembly = gather of "
          "A = M(1 + dt alpha) + (dt^2 + dt beta) K and b; update = positions, colliders, reactions)\n");
@@ -335,7 +287,8 @@ int main(int argc, char **argv) {
 
   if (armadillo) {
     printf("\n3. Armadillo standing on its fixed feet (lowest 3%% of the height) under gravity:\n");
-    cl_mesh *arm = mesh_armadillo();
+    cl_mesh *arm = cl_bench_armadillo_tets(g_quick);
+    if (!arm) die("meshing the armadillo");
     bench_mesh(arm, 1, 0.03, 0, 2, g_quick ? 3 : 7);
     cl_mesh_destroy(arm);
   }

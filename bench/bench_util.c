@@ -8,10 +8,18 @@
 #endif
 
 #include "base/timer.h"
+#include "cleave/mesh.h"
+#include "geom/mesh.h"
+#include <math.h>
 
 static int cmp_double(const void *a, const void *b) {
   double x = *(const double *)a, y = *(const double *)b;
   return (x > y) - (x < y);
+}
+
+double cl_bench_median(double *v, int n) {
+  qsort(v, (size_t)n, sizeof v[0], cmp_double);
+  return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
 }
 
 double cl_bench_median_ms(int runs, void (*fn)(void *), void *ctx) {
@@ -23,8 +31,52 @@ double cl_bench_median_ms(int runs, void (*fn)(void *), void *ctx) {
     fn(ctx);
     t[r] = cl_time_ms() - t0;
   }
-  qsort(t, (size_t)runs, sizeof t[0], cmp_double);
-  return runs % 2 ? t[runs / 2] : 0.5 * (t[runs / 2 - 1] + t[runs / 2]);
+  return cl_bench_median(t, runs);
+}
+
+/* Mean edge length of a mesh of near-regular tets of total volume V: V / n = a^3 / (6 sqrt 2). */
+static double mean_edge(double volume, int32_t ntets) { return cbrt(6.0 * sqrt(2.0) * volume / ntets); }
+
+cl_mesh *cl_bench_charpy_tets(double divisor) {
+  cl_shape_def sd;
+  cl_shape_def_default(&sd, CL_SHAPE_CHARPY);
+  sd.scale = 10.0;
+  cl_mesh *surf = NULL, *mesh = NULL;
+  if (cl_shape_build(&sd, &surf) < 0) return NULL;
+  cl_mesh_info info;
+  cl_mesh_get_info(surf, &info);
+  cl_tetgen_def td;
+  cl_tetgen_def_default(&td);
+  td.max_radius_edge = 2.0;
+  td.max_volume = info.measure / divisor; /* TetGen's -a bound is approximate: 10400 lands near 28k */
+  cl_status s = cl_mesh_tetrahedralize(surf, &td, &mesh);
+  cl_mesh_destroy(surf);
+  if (s < 0) return NULL;
+  printf("  mesh: Charpy specimen at scale 10 (%.3g m long), TetGen -pq2.0a%.3g (volume / %.0f): "
+         "%d nodes, %d tets, mean edge %.3g m\n",
+         info.hi[0] - info.lo[0], td.max_volume, divisor, mesh->npoints, mesh->ncells,
+         mean_edge(info.measure, mesh->ncells));
+  return mesh;
+}
+
+cl_mesh *cl_bench_armadillo_tets(int quick) {
+  const char *path = cl_bench_data_path(quick ? "meshes/armadillo_2500.off" : "meshes/armadillo_6k.off");
+  cl_mesh *surf = NULL, *tets = NULL;
+  if (cl_mesh_read(path, &surf) < 0) return NULL;
+  const double centre[3] = {0, 0, 0};
+  cl_tetgen_def def;
+  cl_tetgen_def_default(&def);
+  def.max_radius_edge = 2.0;
+  double t0 = cl_time_ms();
+  cl_status s = cl_mesh_fit(surf, 1.0, centre);
+  if (s >= 0) s = cl_mesh_tetrahedralize(surf, &def, &tets);
+  cl_mesh_destroy(surf);
+  if (s < 0) return NULL;
+  cl_mesh_info info;
+  cl_mesh_get_info(tets, &info);
+  printf("  mesh: %s fitted to 1 m, TetGen -pq2.0: %d nodes, %d tets, mean edge %.3g m (%.0f ms)\n", path,
+         tets->npoints, tets->ncells, mean_edge(info.measure, tets->ncells), cl_time_ms() - t0);
+  return tets;
 }
 
 void cl_bench_print_machine(void) {

@@ -11,6 +11,16 @@ void cl_bench_print_machine(void);
 /* Number of OpenMP threads available (1 without OpenMP), and setting it. */
 int cl_bench_max_threads(void);
 void cl_bench_set_threads(int n);
+/* Median of v[0..n) (sorts v in place). */
+double cl_bench_median(double *v, int n);
+/* The benchmark meshes every suite shares, so their figures are about the same mesh. Both print a
+ * "  mesh: ..." line and return NULL with cl_last_error() set on failure.
+ *  - the Charpy specimen at scale 10 (0.55 m), TetGen -pq2.0 with max volume = volume / divisor
+ *    (divisor 10400 gives ~28k tets);
+ *  - the armadillo fitted to 1 m, TetGen -pq2.0 (armadillo_6k: ~148k tets; quick: armadillo_2500). */
+struct cl_mesh;
+struct cl_mesh *cl_bench_charpy_tets(double divisor);
+struct cl_mesh *cl_bench_armadillo_tets(int quick);
 /* Path of a file under the source tree's data/ folder (env CLEAVE_DATA overrides). */
 const char *cl_bench_data_path(const char *relative);
 
