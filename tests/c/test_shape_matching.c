@@ -12,6 +12,8 @@
 
 #include <cmocka.h>
 
+#include "support/test_meshes.h"
+
 #include "cleave/world.h"
 #include "geom/mesh.h"
 #include "solvers/shape_matching/shape_matching.h"
@@ -32,16 +34,6 @@ static cl_world *world(double gy, double dt, int threads) {
   return w;
 }
 
-static cl_mesh *box(double sx, double sy, double sz) {
-  cl_shape_def sd;
-  cl_shape_def_default(&sd, CL_SHAPE_BOX);
-  sd.size[0] = sx;
-  sd.size[1] = sy;
-  sd.size[2] = sz;
-  cl_mesh *m = NULL;
-  assert_int_equal(cl_shape_build(&sd, &m), CL_OK);
-  return m;
-}
 
 static cl_status add(cl_world *w, const cl_mesh *m, const cl_param *p, int32_t np, const cl_material_def *mat,
                      cl_id *id) {
@@ -79,7 +71,7 @@ static double norm3(const double *v) { return sqrt(v[0] * v[0] + v[1] * v[1] + v
 static void test_sampling_mass_and_clusters(void **state) {
   (void)state;
   cl_world *w = world(0.0, 1.0 / 60, 1);
-  cl_mesh *m = box(0.4, 0.2, 0.2);
+  cl_mesh *m = cl_test_box(0.4, 0.2, 0.2);
   cl_param p[2] = {{"particles", 1500}, {"cluster_count", 12}};
   cl_material_def mat;
   cl_body_def bd;
@@ -141,7 +133,7 @@ static void test_sampling_mass_and_clusters(void **state) {
 static void test_grid_sampling_and_point_sets(void **state) {
   (void)state;
   cl_world *w = world(0.0, 1.0 / 60, 1);
-  cl_mesh *m = box(0.2, 0.2, 0.2);
+  cl_mesh *m = cl_test_box(0.2, 0.2, 0.2);
   cl_param p[3] = {{"sampling", 0}, {"spacing", 0.02}, {"cluster_count", 8}};
   cl_id b;
   assert_int_equal(add(w, m, p, 3, NULL, &b), CL_OK);
@@ -172,7 +164,7 @@ static void test_momentum_in_free_flight(void **state) {
   (void)state;
   /* a strongly deformed, spinning, flying body: strain limiting is active and must conserve too */
   cl_world *w = world(0.0, 1.0 / 60, 1);
-  cl_mesh *m = box(0.4, 0.2, 0.2);
+  cl_mesh *m = cl_test_box(0.4, 0.2, 0.2);
   cl_param p[4] = {{"particles", 800}, {"cluster_count", 10}, {"alpha", 0.8}, {"gamma", 0.05}};
   cl_id b;
   assert_int_equal(add(w, m, p, 4, NULL, &b), CL_OK);
@@ -228,7 +220,7 @@ static void test_momentum_in_free_flight(void **state) {
 static void test_rigid_motion_keeps_shape(void **state) {
   (void)state;
   cl_world *w = world(0.0, 1.0 / 60, 1);
-  cl_mesh *m = box(0.3, 0.2, 0.1);
+  cl_mesh *m = cl_test_box(0.3, 0.2, 0.1);
   cl_param p[2] = {{"particles", 600}, {"cluster_count", 8}};
   cl_id b;
   assert_int_equal(add(w, m, p, 2, NULL, &b), CL_OK);
@@ -294,7 +286,7 @@ static double twist_after_release(double yield, double hardening) {
   cl_world *w = world(0.0, 1.0 / 60, 1);
   /* clusters must be smaller than the cross-section: a cluster spanning the axis sees torsion
    * as a rotation (its best linear fit has no net shear), so it could not hold the twist */
-  cl_mesh *m = box(0.8, 0.3, 0.3);
+  cl_mesh *m = cl_test_box(0.8, 0.3, 0.3);
   cl_param p[6] = {{"particles", 3000}, {"cluster_count", 60}, {"alpha", 1.0}, {"iterations", 4}, {"gamma", 0.5},
                    {"damping", 20.0}};
   cl_body_def bd;
@@ -348,7 +340,7 @@ static void test_plastic_bar_keeps_twist(void **state) {
 
 static void run_steps(int threads, double *out, int32_t *n) {
   cl_world *w = world(-9.81, 1.0 / 60, threads);
-  cl_mesh *m = box(0.4, 0.2, 0.2);
+  cl_mesh *m = cl_test_box(0.4, 0.2, 0.2);
   /* big enough for the threaded loops (4096 particles, 8000 memberships) */
   cl_param p[4] = {{"particles", 5000}, {"cluster_count", 40}, {"gamma", 0.1}, {"damping", 5}};
   cl_body_def bd;
@@ -388,7 +380,7 @@ static void test_thread_count_independence(void **state) {
 static void test_energy_and_volume(void **state) {
   (void)state;
   cl_world *w = world(0.0, 1.0 / 60, 1);
-  cl_mesh *m = box(0.2, 0.2, 0.2);
+  cl_mesh *m = cl_test_box(0.2, 0.2, 0.2);
   cl_param p[2] = {{"particles", 500}, {"cluster_count", 6}};
   cl_id b;
   assert_int_equal(add(w, m, p, 2, NULL, &b), CL_OK);
@@ -437,7 +429,7 @@ static void expect_fail(const cl_mesh *m, const cl_param *p, int32_t np, const c
 
 static void test_bad_input(void **state) {
   (void)state;
-  cl_mesh *m = box(0.2, 0.2, 0.2);
+  cl_mesh *m = cl_test_box(0.2, 0.2, 0.2);
   cl_param neg[1] = {{"spacing", -0.01}};
   expect_fail(m, neg, 1, NULL, "spacing");
   cl_param many[2] = {{"particles", 200}, {"cluster_count", 1000}};

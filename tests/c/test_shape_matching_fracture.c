@@ -13,6 +13,8 @@
 
 #include <cmocka.h>
 
+#include "support/test_meshes.h"
+
 #include "cleave/world.h"
 #include "geom/mesh.h"
 #include "solvers/shape_matching/shape_matching.h"
@@ -31,16 +33,6 @@ static cl_world *world(int threads) {
   return w;
 }
 
-static cl_mesh *box(double sx, double sy, double sz) {
-  cl_shape_def sd;
-  cl_shape_def_default(&sd, CL_SHAPE_BOX);
-  sd.size[0] = sx;
-  sd.size[1] = sy;
-  sd.size[2] = sz;
-  cl_mesh *m = NULL;
-  assert_int_equal(cl_shape_build(&sd, &m), CL_OK);
-  return m;
-}
 
 static cl_sm *solver_of(cl_world *w, cl_id b) {
   cl_body *body = NULL;
@@ -50,7 +42,7 @@ static cl_sm *solver_of(cl_world *w, cl_id b) {
 
 /* A bar along x pulled apart at its ends at `speed` each (m/s). */
 static cl_id pulled_bar(cl_world *w, const cl_param *cp, int32_t ncp, double speed, int particles) {
-  cl_mesh *m = box(0.6, 0.15, 0.15);
+  cl_mesh *m = cl_test_box(0.6, 0.15, 0.15);
   cl_body_def bd;
   cl_body_def_default(&bd);
   bd.solver = "shape_matching";
@@ -164,7 +156,7 @@ static void test_tough_bar_does_not_break(void **state) {
 static void test_split_and_propagation(void **state) {
   (void)state;
   cl_world *w = world(1);
-  cl_mesh *m = box(0.3, 0.3, 0.3);
+  cl_mesh *m = cl_test_box(0.3, 0.3, 0.3);
   cl_body_def bd;
   cl_body_def_default(&bd);
   bd.solver = "shape_matching";
@@ -362,7 +354,7 @@ static void test_thread_count_independence(void **state) {
 
 static void test_bad_criterion_input(void **state) {
   (void)state;
-  cl_mesh *m = box(0.2, 0.2, 0.2);
+  cl_mesh *m = cl_test_box(0.2, 0.2, 0.2);
   const char *names[4] = {"toughness", "toughness", "boost", "falloff"};
   const double values[4] = {NAN, -0.1, -1.0, NAN};
   for (int t = 0; t < 4; ++t) {

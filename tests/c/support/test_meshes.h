@@ -1,0 +1,10 @@
+/* Small meshes the C tests share. Failures are cmocka failures (the test stops). */
+#ifndef CL_TEST_MESHES_H
+#define CL_TEST_MESHES_H
+
+#include "cleave/mesh.h"
+
+/* Closed box surface of the given extents (m), centred at the origin. */
+cl_mesh *cl_test_box(double sx, double sy, double sz);
+
+#endif
