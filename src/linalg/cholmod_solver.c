@@ -11,6 +11,7 @@
 
 #include "base/alloc.h"
 #include "base/error.h"
+#include "linalg/supernodal_solve.h"
 
 struct cl_cholmod {
   cholmod_common cc;
@@ -23,6 +24,10 @@ struct cl_cholmod {
   int32_t nb;           /* nodes of the BSR matrix */
   int64_t nnzb;         /* its block count, to catch a matrix with another pattern */
   int factor_ok;        /* last factorisation succeeded */
+  cl_supernodal *sn;    /* our own triangular solves on L (supernodal_solve.h); NULL if unused */
+  int sn_ok;            /* sn matches the current numeric factor */
+  int solve_mode;       /* cl_cholmod_solve_mode */
+  int threads;          /* for the own sweeps */
   cl_cholmod_stats st;
 };
 
@@ -59,6 +64,7 @@ void cl_cholmod_destroy(cl_cholmod *c) {
     cholmod_l_free_sparse(&c->A, &c->cc);
     cholmod_l_finish(&c->cc);
   }
+  cl_supernodal_destroy(c->sn);
   free(c->map);
   free(c->fixed);
   free(c);
@@ -90,6 +96,7 @@ cl_status cl_cholmod_create(const cl_bsr *A, const uint8_t *fixed, cl_cholmod **
   }
   cl_cholmod *c = cl_calloc(1, sizeof *c, "CHOLMOD solver");
   if (!c) return CL_ERR_OUT_OF_MEMORY;
+  c->threads = 1;
   c->nb = nb;
   c->nnzb = A->nnzb;
   g_cholmod_msg[0] = '\0';
@@ -235,6 +242,13 @@ cl_status cl_cholmod_factorize(cl_cholmod *c, const cl_bsr *A) {
   }
   if (!ok || c->cc.status < CHOLMOD_OK) return cholmod_failure(c, "factorize");
   c->factor_ok = 1;
+  c->sn_ok = 0;
+  if (c->solve_mode != CL_CHOLMOD_SOLVE_CHOLMOD && c->L->is_super && c->L->is_ll) {
+    cl_status r = cl_supernodal_update(&c->sn, c->L, c->solve_mode == CL_CHOLMOD_SOLVE_SINGLE
+                                                         ? CL_SUPERNODAL_SINGLE : CL_SUPERNODAL_DOUBLE);
+    if (r < 0) return cl_fail_context(r, "cl_cholmod_factorize: ");
+    c->sn_ok = 1;
+  }
   return CL_OK;
 }
 
@@ -243,6 +257,17 @@ cl_status cl_cholmod_solve(cl_cholmod *c, const double *b, double *x) {
   if (!c->factor_ok)
     return cl_fail(CL_ERR_STATE, "cl_cholmod_solve: no valid factorisation (factorize first, or the last one failed)");
   const int64_t n = 3 * (int64_t)c->nb;
+  if (c->sn_ok) {
+    double t0 = now_ms();
+    cl_supernodal_solve(c->sn, b, x, c->threads);
+    int finite = 1;
+    for (int64_t i = 0; i < n; ++i) finite = finite && isfinite(x[i]);
+    if (!finite)
+      return cl_fail(CL_ERR_NUMERICAL, "cl_cholmod_solve: the solution has NaN or Inf (right-hand side or factor)");
+    c->st.solve_ms = now_ms() - t0;
+    c->st.solves++;
+    return CL_OK;
+  }
   /* B wraps the caller's buffer: solve2 only reads it. X is CHOLMOD's own (solve2 may reallocate a
    * wrong-sized X, which must not be the caller's memory), then copied out. */
   cholmod_dense B;
@@ -279,4 +304,17 @@ void cl_cholmod_get_stats(const cl_cholmod *c, cl_cholmod_stats *stats) {
     return;
   }
   *stats = c->st;
+}
+
+cl_status cl_cholmod_set_solve_mode(cl_cholmod *c, cl_cholmod_solve_mode mode, int threads) {
+  if (!c) return cl_fail(CL_ERR_INVALID_ARGUMENT, "cl_cholmod_set_solve_mode: NULL solver");
+  if (threads < 1 || threads > 1024)
+    return cl_fail(CL_ERR_INVALID_ARGUMENT, "cl_cholmod_set_solve_mode: threads = %d is outside [1, 1024]", threads);
+  c->threads = threads;
+  if ((int)mode < CL_CHOLMOD_SOLVE_CHOLMOD || (int)mode > CL_CHOLMOD_SOLVE_SINGLE)
+    return cl_fail(CL_ERR_INVALID_ARGUMENT, "cl_cholmod_set_solve_mode: mode %d is outside [0, 2]", (int)mode);
+  if ((int)mode == c->solve_mode) return CL_OK;
+  c->solve_mode = (int)mode;
+  c->sn_ok = 0; /* takes effect at the next factorisation */
+  return CL_OK;
 }

@@ -72,6 +72,17 @@ cl_status cl_cholmod_solve(cl_cholmod *c, const double *b, double *x);
 /* cl_precond_fn adapter (cg.h): z = A_old^-1 r with the last factor; ctx is the cl_cholmod. */
 cl_status cl_cholmod_precond(void *ctx, const double *r, double *z);
 
+/* How cl_cholmod_solve applies the factor (linalg/supernodal_solve.h): CHOLMOD's own supernodal
+ * solve (cholmod_l_solve2), or cleave's sweeps over the same factor in double or with the values
+ * rounded to single precision (a preconditioner; half the memory traffic). Takes effect at the next
+ * factorisation; the own sweeps need a supernodal factor and fall back to CHOLMOD otherwise.
+ * `threads` (>= 1) is how many threads the own sweeps use (the result does not depend on it). */
+typedef enum cl_cholmod_solve_mode {
+  CL_CHOLMOD_SOLVE_CHOLMOD = 0,
+  CL_CHOLMOD_SOLVE_DOUBLE = 1,
+  CL_CHOLMOD_SOLVE_SINGLE = 2
+} cl_cholmod_solve_mode;
+cl_status cl_cholmod_set_solve_mode(cl_cholmod *c, cl_cholmod_solve_mode mode, int threads);
 void cl_cholmod_get_stats(const cl_cholmod *c, cl_cholmod_stats *stats);
 
 #endif

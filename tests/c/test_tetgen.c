@@ -135,6 +135,43 @@ static void test_cube(void **state) {
   cl_mesh_destroy(s);
 }
 
+/* The output is numbered along a Morton curve (geom/tetrahedralize.c): the input points keep their
+ * indices, and consecutive tets are neighbours in space, so the mean distance between the centroids
+ * of consecutive tets is a small multiple of the tet size (in TetGen's own order it is a sizeable
+ * fraction of the cube: 0.53 on this mesh without the renumbering, 0.049 with it). */
+static void test_spatial_order(void **state) {
+  (void)state;
+  cl_mesh *s = cube_mesh(), *m = NULL;
+  cl_tetgen_def d;
+  cl_tetgen_def_default(&d);
+  d.max_volume = 1e-4;
+  assert_ok(cl_mesh_tetrahedralize(s, &d, &m));
+  for (int32_t i = 0; i < s->npoints; ++i)
+    for (int k = 0; k < 3; ++k) assert_true(m->x[3 * i + k] == s->x[3 * i + k]);
+  double sum = 0.0, prev[3] = {0, 0, 0};
+  for (int32_t c = 0; c < m->ncells; ++c) {
+    double cen[3] = {0, 0, 0};
+    for (int a = 0; a < 4; ++a)
+      for (int k = 0; k < 3; ++k) cen[k] += 0.25 * m->x[3 * m->cells[4 * c + a] + k];
+    if (c > 0)
+      sum += sqrt((cen[0] - prev[0]) * (cen[0] - prev[0]) + (cen[1] - prev[1]) * (cen[1] - prev[1]) +
+                  (cen[2] - prev[2]) * (cen[2] - prev[2]));
+    memcpy(prev, cen, sizeof prev);
+  }
+  const double mean = sum / (m->ncells - 1), h = cbrt(1e-4);
+  print_message("  %d tets: mean distance between consecutive centroids %.3g (tet size %.3g)\n", m->ncells, mean, h);
+  assert_true(mean < 2.0 * h);
+  /* and Steiner points: consecutive points close too */
+  double psum = 0.0;
+  for (int32_t i = s->npoints + 1; i < m->npoints; ++i) {
+    const double *a = m->x + 3 * (i - 1), *b = m->x + 3 * i;
+    psum += sqrt((a[0] - b[0]) * (a[0] - b[0]) + (a[1] - b[1]) * (a[1] - b[1]) + (a[2] - b[2]) * (a[2] - b[2]));
+  }
+  assert_true(psum / (m->npoints - s->npoints - 1) < 3.0 * h);
+  cl_mesh_destroy(m);
+  cl_mesh_destroy(s);
+}
+
 static void test_bad_options(void **state) {
   (void)state;
   cl_mesh *s = cube_mesh(), *m = (cl_mesh *)1;
@@ -373,6 +410,7 @@ int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_defaults),
       cmocka_unit_test(test_cube),
+      cmocka_unit_test(test_spatial_order),
       cmocka_unit_test(test_bad_options),
       cmocka_unit_test(test_strict_quality_terminates),
       cmocka_unit_test(test_open_and_nonmanifold),

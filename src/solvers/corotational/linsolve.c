@@ -78,9 +78,11 @@ static cl_status factorize(cl_corot *s, cl_corot_island *isl, int32_t index) {
   if (!isl->chol) {
     cl_status r = cl_cholmod_create(isl->A, mask, &isl->chol);
     if (r < 0) return cl_fail_context(r, "island %d: ", index);
-  } else {
+      } else {
     CL_TRY(cl_cholmod_set_fixed(isl->chol, mask));
   }
+  /* the thread count may change between steps: set it with the mode before every factorisation */
+  CL_TRY(cl_cholmod_set_solve_mode(isl->chol, (cl_cholmod_solve_mode)(int)s->p[CL_COROT_FACTOR_SOLVE], s->threads));
   cl_status r = cl_cholmod_factorize(isl->chol, isl->A);
   cl_cholmod_stats cs;
   cl_cholmod_get_stats(isl->chol, &cs);

@@ -1,0 +1,426 @@
+/* Supernodal triangular solves for one right-hand side (see supernodal_solve.h for why). */
+#include "linalg/supernodal_solve.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "base/alloc.h"
+#include "base/error.h"
+
+/* A thread's share of the elimination tree: subtrees, each a contiguous range of supernodes in
+ * CHOLMOD's postorder (a subtree's columns are [first column, last column], and every row of its
+ * supernodes is either in that range or belongs to an ancestor outside the subtree: the "top"). */
+typedef struct sn_range {
+  int64_t first, last;   /* supernodes */
+  int64_t last_col;      /* the subtree's last column: rows above it are top rows */
+} sn_range;
+
+struct cl_supernodal {
+  int64_t n, nsuper;
+  /* CHOLMOD's arrays, owned by the factor (valid until it is re-analysed or freed; the owner calls
+   * cl_supernodal_update after every factorisation) */
+  const SuiteSparse_long *super, *pi, *px, *rows, *perm;
+  const double *xd;  /* values in double: the factor's own */
+  float *xf;         /* values in single precision: a copy */
+  size_t xf_cap;
+  int precision;
+  double *y;         /* n: the permuted right-hand side, solved in place */
+  double *w;         /* largest supernode height: the rectangle below a diagonal block */
+  int64_t w_cap, y_cap;
+  /* tree parallelism (threads > 1): per thread a list of subtrees; the rest ("top") in order */
+  int threads;
+  int64_t *range_ofs;    /* threads + 1: thread t owns ranges[range_ofs[t] .. range_ofs[t+1]) */
+  sn_range *ranges;
+  int64_t *top;          /* supernodes outside every subtree, ascending */
+  int64_t ntop;
+  double *ytop;          /* threads x n: each thread's updates of top rows in the forward sweep */
+  double *wt;            /* threads x w_cap: per-thread scratch */
+  int64_t *parent, *first_desc, *col_super; /* nsuper, nsuper, n */
+  double *work;          /* nsuper: entries of L in the subtree */
+  int64_t part_cap_super, part_cap_n;
+};
+
+void cl_supernodal_destroy(cl_supernodal *s) {
+  if (!s) return;
+  free(s->xf);
+  free(s->y);
+  free(s->w);
+  free(s->range_ofs);
+  free(s->ranges);
+  free(s->top);
+  free(s->ytop);
+  free(s->wt);
+  free(s->parent);
+  free(s->first_desc);
+  free(s->col_super);
+  free(s->work);
+  free(s);
+}
+
+/* The tree is always cut into this many parts, whatever the thread count, so that the result is
+ * bitwise the same with 1 or 2 threads (the parts then run one after the other). */
+enum { CL_SUPERNODAL_PARTS = 2 };
+
+static cl_status partition_tree(cl_supernodal *s, int threads);
+
+cl_status cl_supernodal_update(cl_supernodal **out, const cholmod_factor *L, cl_supernodal_precision precision) {
+  if (!out || !L) return cl_fail(CL_ERR_INVALID_ARGUMENT, "cl_supernodal_update: NULL argument");
+  if (!L->is_super || !L->is_ll || L->xtype != CHOLMOD_REAL || !L->x || L->itype != CHOLMOD_LONG)
+    return cl_fail(CL_ERR_INVALID_ARGUMENT,
+                   "cl_supernodal_update: the factor is not a numeric supernodal LL' factor of a real matrix "
+                   "with 64-bit indices (is_super %d, is_ll %d, xtype %d)", L->is_super, L->is_ll, L->xtype);
+  cl_supernodal *s = *out;
+  if (!s) {
+    s = cl_calloc(1, sizeof *s, "supernodal solve");
+    if (!s) return cl_fail(CL_ERR_OUT_OF_MEMORY, "cl_supernodal_update: out of memory");
+    *out = s;
+  }
+  s->n = (int64_t)L->n;
+  s->nsuper = (int64_t)L->nsuper;
+  s->super = L->super;
+  s->pi = L->pi;
+  s->px = L->px;
+  s->rows = L->s;
+  s->perm = L->Perm;
+  s->xd = L->x;
+  s->precision = (int)precision;
+  int64_t hmax = 0;
+  for (int64_t k = 0; k < s->nsuper; ++k) {
+    const int64_t h = (int64_t)(s->pi[k + 1] - s->pi[k]);
+    if (h > hmax) hmax = h;
+  }
+  if (hmax > s->w_cap) {
+    free(s->w);
+    s->w = cl_malloc((size_t)hmax * sizeof(double), "supernodal solve scratch");
+    s->w_cap = s->w ? hmax : 0;
+  }
+  if (s->n > s->y_cap) {
+    free(s->y);
+    s->y = cl_malloc((size_t)s->n * sizeof(double), "supernodal solve scratch");
+    s->y_cap = s->y ? s->n : 0;
+  }
+  if (!s->w || !s->y) return cl_fail(CL_ERR_OUT_OF_MEMORY, "cl_supernodal_update: out of memory");
+  if (precision == CL_SUPERNODAL_SINGLE) {
+    const size_t nx = (size_t)L->xsize;
+    if (nx > s->xf_cap) {
+      free(s->xf);
+      s->xf = cl_malloc(nx * sizeof(float), "single-precision factor");
+      s->xf_cap = s->xf ? nx : 0;
+      if (!s->xf) return cl_fail(CL_ERR_OUT_OF_MEMORY, "cl_supernodal_update: out of memory (%zu values)", nx);
+    }
+    const double *x = L->x;
+    for (size_t k = 0; k < nx; ++k) s->xf[k] = (float)x[k];
+  }
+  return partition_tree(s, CL_SUPERNODAL_PARTS);
+}
+
+/* ---- tree partition ---------------------------------------------------------------------------- */
+
+/* LPT assignment of the candidate subtrees to `threads` bins; returns the largest bin's work. */
+static double assign_bins(const double *work, const int64_t *cand, int64_t ncand, int threads, int *bin_of) {
+  double load[64] = {0};
+  double maxload = 0.0;
+  for (int64_t q = 0; q < ncand; ++q) { /* cand is sorted by decreasing work */
+    int best = 0;
+    for (int t = 1; t < threads; ++t)
+      if (load[t] < load[best]) best = t;
+    load[best] += work[cand[q]];
+    bin_of[q] = best;
+    if (load[best] > maxload) maxload = load[best];
+  }
+  return maxload;
+}
+
+/* Insertion into cand (sorted by decreasing work, ties by index) */
+static void cand_insert(int64_t *cand, int64_t *ncand, const double *work, int64_t k) {
+  int64_t q = *ncand;
+  while (q > 0 && (work[cand[q - 1]] < work[k] || (work[cand[q - 1]] == work[k] && cand[q - 1] > k))) {
+    cand[q] = cand[q - 1];
+    --q;
+  }
+  cand[q] = k;
+  (*ncand)++;
+}
+
+/* Split the supernodal elimination tree into per-thread subtrees and a serial top (a simple form
+ * of the subtree-to-thread mapping of parallel sparse triangular solves): starting from the roots,
+ * the heaviest candidate subtree is opened (its root joins the top, its children become candidates)
+ * while that lowers the estimated time, top work + the largest thread's share. Deterministic. */
+static cl_status partition_tree(cl_supernodal *s, int threads) {
+  const int64_t ns = s->nsuper, n = s->n;
+  s->threads = 1;
+  if (threads < 2 || ns < 2) return CL_OK;
+  if (threads > 64) threads = 64;
+  if (ns > s->part_cap_super || n > s->part_cap_n) {
+    free(s->parent), free(s->first_desc), free(s->col_super), free(s->work), free(s->top), free(s->ranges);
+    s->parent = cl_malloc(sizeof(int64_t) * (size_t)ns, "supernodal tree");
+    s->first_desc = cl_malloc(sizeof(int64_t) * (size_t)ns, "supernodal tree");
+    s->work = cl_malloc(sizeof(double) * (size_t)ns, "supernodal tree");
+    s->top = cl_malloc(sizeof(int64_t) * (size_t)ns, "supernodal tree");
+    s->ranges = cl_malloc(sizeof(sn_range) * (size_t)ns, "supernodal tree");
+    s->col_super = cl_malloc(sizeof(int64_t) * (size_t)n, "supernodal tree");
+    if (!s->parent || !s->first_desc || !s->work || !s->top || !s->ranges || !s->col_super) {
+      s->part_cap_super = s->part_cap_n = 0;
+      return cl_fail(CL_ERR_OUT_OF_MEMORY, "supernodal solve: out of memory for the tree partition");
+    }
+    s->part_cap_super = ns;
+    s->part_cap_n = n;
+  }
+  int64_t *parent = s->parent, *first = s->first_desc, *cs = s->col_super;
+  double *work = s->work;
+  for (int64_t k = 0; k < ns; ++k)
+    for (int64_t c = (int64_t)s->super[k]; c < (int64_t)s->super[k + 1]; ++c) cs[c] = k;
+  for (int64_t k = 0; k < ns; ++k) {
+    const int64_t nc = (int64_t)(s->super[k + 1] - s->super[k]), nr = (int64_t)(s->pi[k + 1] - s->pi[k]);
+    parent[k] = nr > nc ? cs[s->rows[s->pi[k] + nc]] : -1;
+    first[k] = k;
+    work[k] = (double)nc * (double)nr;
+  }
+  /* CHOLMOD postorders the tree (parent after child, subtrees contiguous); check it, since the
+   * ranges below rely on it, and stay serial if it does not hold */
+  int64_t *count = s->top; /* scratch: subtree sizes */
+  for (int64_t k = 0; k < ns; ++k) count[k] = 1;
+  for (int64_t k = 0; k < ns; ++k) {
+    const int64_t p = parent[k];
+    if (p < 0) continue;
+    if (p <= k) return CL_OK;
+    if (first[k] < first[p]) first[p] = first[k];
+    work[p] += work[k];
+    count[p] += count[k];
+  }
+  for (int64_t k = 0; k < ns; ++k)
+    if (k - first[k] + 1 != count[k]) return CL_OK;
+
+  /* children lists in CSR (reusing ranges as scratch would alias; small separate arrays) */
+  int64_t *child_ofs = cl_calloc((size_t)ns + 1, sizeof(int64_t), "supernodal tree");
+  int64_t *child = cl_malloc(sizeof(int64_t) * (size_t)ns, "supernodal tree");
+  int64_t *cand = cl_malloc(sizeof(int64_t) * (size_t)ns, "supernodal tree");
+  int *bin_of = cl_malloc(sizeof(int) * (size_t)ns, "supernodal tree");
+  uint8_t *in_top = cl_calloc((size_t)ns, 1, "supernodal tree");
+  if (!child_ofs || !child || !cand || !bin_of || !in_top) {
+    free(child_ofs), free(child), free(cand), free(bin_of), free(in_top);
+    return cl_fail(CL_ERR_OUT_OF_MEMORY, "supernodal solve: out of memory for the tree partition");
+  }
+  for (int64_t k = 0; k < ns; ++k)
+    if (parent[k] >= 0) child_ofs[parent[k] + 1]++;
+  for (int64_t k = 0; k < ns; ++k) child_ofs[k + 1] += child_ofs[k];
+  {
+    int64_t *fill = cand; /* scratch */
+    for (int64_t k = 0; k < ns; ++k) fill[k] = child_ofs[k];
+    for (int64_t k = 0; k < ns; ++k)
+      if (parent[k] >= 0) child[fill[parent[k]]++] = k;
+  }
+  /* candidates: the roots; open the heaviest while it pays */
+  int64_t ncand = 0;
+  for (int64_t k = 0; k < ns; ++k)
+    if (parent[k] < 0) cand_insert(cand, &ncand, work, k);
+  double topwork = 0.0;
+  double best = assign_bins(work, cand, ncand, threads, bin_of);
+  int64_t best_opened = 0, opened = 0;
+  /* replay: remember the order in which subtrees were opened */
+  int64_t *opened_list = s->top; /* scratch again (count no longer needed) */
+  while (ncand > 0 && opened < ns) {
+    const int64_t c = cand[0];
+    if (child_ofs[c + 1] == child_ofs[c]) break; /* a leaf cannot be opened */
+    memmove(cand, cand + 1, sizeof(int64_t) * (size_t)(ncand - 1));
+    --ncand;
+    const int64_t nc = (int64_t)(s->super[c + 1] - s->super[c]), nr = (int64_t)(s->pi[c + 1] - s->pi[c]);
+    topwork += (double)nc * (double)nr;
+    for (int64_t q = child_ofs[c]; q < child_ofs[c + 1]; ++q) cand_insert(cand, &ncand, work, child[q]);
+    opened_list[opened++] = c;
+    const double est = topwork + assign_bins(work, cand, ncand, threads, bin_of);
+    if (est < best) {
+      best = est;
+      best_opened = opened;
+    }
+    if (topwork > best) break; /* opening more can only make the top heavier */
+  }
+  /* rebuild the best state */
+  for (int64_t q = 0; q < best_opened; ++q) in_top[opened_list[q]] = 1;
+  ncand = 0;
+  for (int64_t k = 0; k < ns; ++k) {
+    const int64_t p = parent[k];
+    const int top_k = in_top[k];
+    if (!top_k && (p < 0 || in_top[p])) cand_insert(cand, &ncand, work, k);
+  }
+  assign_bins(work, cand, ncand, threads, bin_of);
+  /* ranges per thread, in candidate order within a thread */
+  int64_t *ofs = cl_calloc((size_t)threads + 1, sizeof(int64_t), "supernodal tree");
+  if (!ofs) {
+    free(child_ofs), free(child), free(cand), free(bin_of), free(in_top);
+    return cl_fail(CL_ERR_OUT_OF_MEMORY, "supernodal solve: out of memory for the tree partition");
+  }
+  for (int64_t q = 0; q < ncand; ++q) ofs[bin_of[q] + 1]++;
+  for (int t = 0; t < threads; ++t) ofs[t + 1] += ofs[t];
+  int64_t fillpos[64];
+  for (int t = 0; t < threads; ++t) fillpos[t] = ofs[t];
+  for (int64_t q = 0; q < ncand; ++q) {
+    const int64_t k = cand[q];
+    sn_range r = {first[k], k, (int64_t)s->super[k + 1] - 1};
+    s->ranges[fillpos[bin_of[q]]++] = r;
+  }
+  /* the top: every supernode in no candidate subtree, ascending */
+  uint8_t *covered = in_top; /* reuse: 1 = top so far; now mark subtree members 2 */
+  for (int64_t q = 0; q < ncand; ++q)
+    for (int64_t k = first[cand[q]]; k <= cand[q]; ++k) covered[k] = 2;
+  s->ntop = 0;
+  for (int64_t k = 0; k < ns; ++k)
+    if (covered[k] != 2) s->top[s->ntop++] = k;
+  free(s->range_ofs);
+  s->range_ofs = ofs;
+  free(child_ofs), free(child), free(cand), free(bin_of), free(in_top);
+  /* per-thread scratch */
+  free(s->ytop);
+  free(s->wt);
+  s->ytop = cl_calloc((size_t)threads * (size_t)n, sizeof(double), "supernodal solve scratch");
+  s->wt = cl_malloc(sizeof(double) * (size_t)threads * (size_t)(s->w_cap > 0 ? s->w_cap : 1), "supernodal solve scratch");
+  if (!s->ytop || !s->wt) return cl_fail(CL_ERR_OUT_OF_MEMORY, "supernodal solve: out of memory for per-thread scratch");
+  s->threads = threads;
+  return CL_OK;
+}
+
+/* ---- the sweeps -------------------------------------------------------------------------------- */
+
+/* Per supernode, written once for each value type T. Forward: solve with the diagonal block (lower
+ * triangular, column-major), then y[rows below] -= (rectangle) * y[cols], accumulated densely in w
+ * and scattered once (rows above `last_col`, the top of the tree, go to ytop instead when a thread
+ * works on a subtree). Backward: gather the solved entries of the rows below into w, then each
+ * column of the block is one dot product with w and one with the block's columns solved so far.
+ * The rectangle is walked four columns at a time, so that w is loaded and stored once per four
+ * columns (the loops are bound by memory traffic). Built for AVX2 and for the baseline x86-64 (GCC
+ * target_clones picks at load time). */
+#if defined(__GNUC__) && !defined(__clang__) && defined(__x86_64__)
+#define CL_SN_CLONES __attribute__((target_clones("avx2", "default")))
+#else
+#define CL_SN_CLONES
+#endif
+#define CL_SUPERNODAL_KERNELS(T, FWD, BWD)                                                                 \
+  CL_SN_CLONES static void FWD(const cl_supernodal *s, const T *vals, int64_t k, double *y, double *ytop,  \
+                               int64_t last_col, double *w) {                                             \
+    const int64_t k1 = (int64_t)s->super[k], nc = (int64_t)s->super[k + 1] - k1;                           \
+    const int64_t p0 = (int64_t)s->pi[k], nr = (int64_t)s->pi[k + 1] - p0, m = nr - nc;                     \
+    const T *V = vals + s->px[k];                                                                         \
+    double *yk = y + k1;                                                                                  \
+    for (int64_t j = 0; j < nc; ++j) {                                                                    \
+      const T *col = V + j * nr;                                                                          \
+      const double yj = yk[j] / (double)col[j];                                                           \
+      yk[j] = yj;                                                                                         \
+      for (int64_t i = j + 1; i < nc; ++i) yk[i] -= (double)col[i] * yj;                                  \
+    }                                                                                                     \
+    if (m == 0) return;                                                                                   \
+    for (int64_t i = 0; i < m; ++i) w[i] = 0.0;                                                           \
+    int64_t j = 0;                                                                                        \
+    for (; j + 4 <= nc; j += 4) {                                                                         \
+      const T *c0 = V + j * nr + nc, *c1 = c0 + nr, *c2 = c1 + nr, *c3 = c2 + nr;                         \
+      const double y0 = yk[j], y1 = yk[j + 1], y2 = yk[j + 2], y3 = yk[j + 3];                            \
+      for (int64_t i = 0; i < m; ++i)                                                                     \
+        w[i] += (double)c0[i] * y0 + (double)c1[i] * y1 + (double)c2[i] * y2 + (double)c3[i] * y3;        \
+    }                                                                                                     \
+    for (; j < nc; ++j) {                                                                                 \
+      const T *col = V + j * nr + nc;                                                                     \
+      const double yj = yk[j];                                                                            \
+      for (int64_t i = 0; i < m; ++i) w[i] += (double)col[i] * yj;                                        \
+    }                                                                                                     \
+    const SuiteSparse_long *r = s->rows + p0 + nc;                                                        \
+    for (int64_t i = 0; i < m; ++i) {                                                                     \
+      const int64_t row = (int64_t)r[i];                                                                  \
+      if (row <= last_col) y[row] -= w[i];                                                                \
+      else ytop[row] -= w[i];                                                                             \
+    }                                                                                                     \
+  }                                                                                                       \
+  CL_SN_CLONES static void BWD(const cl_supernodal *s, const T *vals, int64_t k, double *y, double *w) {   \
+    const int64_t k1 = (int64_t)s->super[k], nc = (int64_t)s->super[k + 1] - k1;                           \
+    const int64_t p0 = (int64_t)s->pi[k], nr = (int64_t)s->pi[k + 1] - p0, m = nr - nc;                     \
+    const T *V = vals + s->px[k];                                                                         \
+    double *yk = y + k1;                                                                                  \
+    const SuiteSparse_long *r = s->rows + p0 + nc;                                                        \
+    for (int64_t i = 0; i < m; ++i) w[i] = y[r[i]];                                                       \
+    int64_t j = 0;                                                                                        \
+    for (; j + 4 <= nc; j += 4) {                                                                         \
+      const T *c0 = V + j * nr + nc, *c1 = c0 + nr, *c2 = c1 + nr, *c3 = c2 + nr;                         \
+      double d0 = 0.0, d1 = 0.0, d2 = 0.0, d3 = 0.0;                                                      \
+      _Pragma("omp simd reduction(+ : d0, d1, d2, d3)")                                                   \
+      for (int64_t i = 0; i < m; ++i) {                                                                   \
+        d0 += (double)c0[i] * w[i];                                                                       \
+        d1 += (double)c1[i] * w[i];                                                                       \
+        d2 += (double)c2[i] * w[i];                                                                       \
+        d3 += (double)c3[i] * w[i];                                                                       \
+      }                                                                                                   \
+      yk[j] -= d0;                                                                                        \
+      yk[j + 1] -= d1;                                                                                    \
+      yk[j + 2] -= d2;                                                                                    \
+      yk[j + 3] -= d3;                                                                                    \
+    }                                                                                                     \
+    for (; j < nc; ++j) {                                                                                 \
+      const T *col = V + j * nr + nc;                                                                     \
+      double dot = 0.0;                                                                                   \
+      _Pragma("omp simd reduction(+ : dot)")                                                              \
+      for (int64_t i = 0; i < m; ++i) dot += (double)col[i] * w[i];                                       \
+      yk[j] -= dot;                                                                                       \
+    }                                                                                                     \
+    for (j = nc - 1; j >= 0; --j) {                                                                       \
+      const T *col = V + j * nr;                                                                          \
+      double t = yk[j];                                                                                   \
+      for (int64_t i = j + 1; i < nc; ++i) t -= (double)col[i] * yk[i];                                   \
+      yk[j] = t / (double)col[j];                                                                         \
+    }                                                                                                     \
+  }
+
+CL_SUPERNODAL_KERNELS(double, forward_double, backward_double)
+CL_SUPERNODAL_KERNELS(float, forward_single, backward_single)
+
+static void forward(const cl_supernodal *s, int64_t k, double *y, double *ytop, int64_t last_col, double *w) {
+  if (s->precision == CL_SUPERNODAL_SINGLE) forward_single(s, s->xf, k, y, ytop, last_col, w);
+  else forward_double(s, s->xd, k, y, ytop, last_col, w);
+}
+
+static void backward(const cl_supernodal *s, int64_t k, double *y, double *w) {
+  if (s->precision == CL_SUPERNODAL_SINGLE) backward_single(s, s->xf, k, y, w);
+  else backward_double(s, s->xd, k, y, w);
+}
+
+void cl_supernodal_solve(cl_supernodal *s, const double *b, double *x, int threads) {
+  const int64_t n = s->n;
+  double *y = s->y;
+  const SuiteSparse_long *perm = s->perm;
+  if (perm)
+    for (int64_t k = 0; k < n; ++k) y[k] = b[perm[k]];
+  else
+    memcpy(y, b, sizeof(double) * (size_t)n);
+  if (s->threads <= 1) {
+    for (int64_t k = 0; k < s->nsuper; ++k) forward(s, k, y, y, n, s->w);
+    for (int64_t k = s->nsuper - 1; k >= 0; --k) backward(s, k, y, s->w);
+  } else {
+    const int T = s->threads, run = threads < 1 ? 1 : (threads < T ? threads : T);
+    /* forward: subtrees in parallel, each thread's updates of top rows kept apart and summed */
+#pragma omp parallel for schedule(static, 1) num_threads(run)
+    for (int t = 0; t < T; ++t) {
+      double *yt = s->ytop + (size_t)t * (size_t)n, *wt = s->wt + (size_t)t * (size_t)s->w_cap;
+      for (int64_t q = s->range_ofs[t]; q < s->range_ofs[t + 1]; ++q)
+        for (int64_t k = s->ranges[q].first; k <= s->ranges[q].last; ++k)
+          forward(s, k, y, yt, s->ranges[q].last_col, wt);
+    }
+    for (int64_t q = 0; q < s->ntop; ++q) {
+      const int64_t k = s->top[q];
+      for (int64_t c = (int64_t)s->super[k]; c < (int64_t)s->super[k + 1]; ++c)
+        for (int t = 0; t < T; ++t) {
+          double *yt = s->ytop + (size_t)t * (size_t)n;
+          y[c] += yt[c];
+          yt[c] = 0.0;
+        }
+    }
+    for (int64_t q = 0; q < s->ntop; ++q) forward(s, s->top[q], y, y, n, s->w);
+    /* backward: the top first (it only reads top rows), then the subtrees in parallel */
+    for (int64_t q = s->ntop - 1; q >= 0; --q) backward(s, s->top[q], y, s->w);
+#pragma omp parallel for schedule(static, 1) num_threads(run)
+    for (int t = 0; t < T; ++t) {
+      double *wt = s->wt + (size_t)t * (size_t)s->w_cap;
+      for (int64_t q = s->range_ofs[t]; q < s->range_ofs[t + 1]; ++q)
+        for (int64_t k = s->ranges[q].last; k >= s->ranges[q].first; --k) backward(s, k, y, wt);
+    }
+  }
+  if (perm)
+    for (int64_t k = 0; k < n; ++k) x[perm[k]] = y[k];
+  else
+    memcpy(x, y, sizeof(double) * (size_t)n);
+}
