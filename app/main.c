@@ -9,7 +9,10 @@
  * The script sees `arg` as the standalone interpreter sets it (arg[0] the script, arg[1..] the
  * arguments after `--`, arg[-1] this executable) plus arg.set: the --set values, with numbers and
  * true/false converted. `require "cleave"` finds the module tree beside the executable (build tree)
- * or under share/lua/5.1 (installed), located from /proc/self/exe. */
+ * or under share/lua/5.1 (installed), located from /proc/self/exe.
+ *
+ * OpenMP waiting: unless the user set OMP_WAIT_POLICY, `cleave` runs with OMP_WAIT_POLICY=passive
+ * (see passive_openmp_wait below); `cleave bench` leaves the environment to the benchmark program. */
 #define _POSIX_C_SOURCE 200809L
 
 #include <dirent.h>
@@ -443,7 +446,26 @@ static int cmd_bench(int argc, char **argv) {
   return EXIT_USAGE;
 }
 
+/* With OMP_WAIT_POLICY unset, libgomp's threads spin at every barrier and at the end of every
+ * parallel region (GOMP_SPINCOUNT 300000) before they sleep. On a machine whose cores are busy with
+ * other work, a spinning thread holds the core the thread still working needs: on the 2-core build
+ * machine at load 5.5 a 2-thread shape-matching step took 40-80 ms against 1.3-2.8 ms passive
+ * (docs/LUA_API.md, "The `cleave` executable"). Passive threads sleep at once; the cost is a futex
+ * wake-up per region, which a quiet machine barely notices.
+ *
+ * libgomp reads its environment in a constructor that runs when the library is loaded: before main,
+ * since libcleave links it (`OMP_DISPLAY_ENV=verbose cleave --version` prints the settings before
+ * anything else). A setenv here is too late for this process, so the program re-executes itself
+ * with the variable set; the second run finds it set and goes on. If exec fails (no /proc), it goes
+ * on with libgomp's defaults; the variable still reaches the processes it starts. */
+static void passive_openmp_wait(char **argv) {
+  if (getenv("OMP_WAIT_POLICY")) return; /* the user's choice, "active" included */
+  if (setenv("OMP_WAIT_POLICY", "passive", 1) != 0) return;
+  execv("/proc/self/exe", argv); /* returns only on failure */
+}
+
 int main(int argc, char **argv) {
+  if (argc < 2 || strcmp(argv[1], "bench") != 0) passive_openmp_wait(argv);
   if (argc < 2) {
     usage(stderr);
     return EXIT_USAGE;

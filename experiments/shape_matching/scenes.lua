@@ -244,10 +244,12 @@ function S.main(name)
   }
   local scene = S.build(name, { seed = p.seed, threads = p.threads })
   local body, world = scene.body, scene.world
-  local info0 = body:info()
+  local info0, st0 = body:info(), body:stats()
   print(string.format("%s: %s", name, sc.what))
-  print(string.format("  %d particles (paper: %d), %d clusters, %d frames of 1/60 s", info0.nodes, sc.particles,
-    info0.units, p.frames))
+  -- the cluster count and radius the clustering actually used (issue 4; automatic unless given)
+  print(string.format("  %d particles (paper: %d), %d clusters of radius %.4g m (%.2f per particle), " ..
+    "%d frames of 1/60 s", info0.nodes, sc.particles, st0.clusters, st0.cluster_radius, st0.clusters_per_particle,
+    p.frames))
   local run = world:run { frames = p.frames, every = p.every, output = p.out,
                           probes = { pieces = cl.probe.pieces(body), volume = cl.probe.volume(body),
                                      kinetic = cl.probe.kinetic(body), phases = cl.probe.phase_time() } }

@@ -185,6 +185,52 @@ cl_status cl_body_get_info(const cl_world *world, cl_id body, cl_body_info *info
   return cl_body_fill_info(b, info);
 }
 
+/* Solver statistics: the solver's optional `stats` op (solver.h) behind a checked boundary. */
+cl_status cl_body_copy_stats(const cl_world *world, cl_id body, cl_body_stat *out, int32_t capacity,
+                             int32_t *count) {
+  CHECK_NULL(world, "cl_body_copy_stats");
+  CHECK_NULL(count, "cl_body_copy_stats");
+  *count = 0;
+  if (capacity < 0)
+    return cl_fail(CL_ERR_INVALID_ARGUMENT, "cl_body_copy_stats: capacity = %d must be >= 0", (int)capacity);
+  if (capacity > 0 && !out)
+    return cl_fail(CL_ERR_INVALID_ARGUMENT, "cl_body_copy_stats: out is NULL but capacity = %d", (int)capacity);
+  cl_body *b;
+  CL_TRY(cl_world_body(world, body, &b));
+  if (!b->ops->stats) return CL_OK;
+  return b->ops->stats(b->solver, &b->state, capacity > 0 ? out : NULL, capacity, count);
+}
+
+cl_status cl_body_get_stat(const cl_world *world, cl_id body, const char *name, double *value) {
+  CHECK_NULL(world, "cl_body_get_stat");
+  CHECK_NULL(name, "cl_body_get_stat");
+  CHECK_NULL(value, "cl_body_get_stat");
+  cl_body *b;
+  CL_TRY(cl_world_body(world, body, &b));
+  /* A solver reports a handful of figures; a fixed buffer keeps this free of allocation. */
+  enum { MAX_STATS = 64 };
+  cl_body_stat list[MAX_STATS];
+  int32_t n = 0;
+  if (b->ops->stats) CL_TRY(b->ops->stats(b->solver, &b->state, list, MAX_STATS, &n));
+  if (n > MAX_STATS) n = MAX_STATS;
+  for (int32_t i = 0; i < n; ++i) {
+    if (strcmp(list[i].name, name) == 0) {
+      *value = list[i].value;
+      return CL_OK;
+    }
+  }
+  char names[1024];
+  size_t used = 0;
+  names[0] = '\0';
+  for (int32_t i = 0; i < n && used < sizeof names; ++i) {
+    int w = snprintf(names + used, sizeof names - used, "%s%s", i ? ", " : "", list[i].name);
+    if (w < 0) break;
+    used += (size_t)w;
+  }
+  return cl_fail(CL_ERR_NOT_FOUND, "cl_body_get_stat: %s (solver '%s') has no statistic '%s'; it has: %s", b->label,
+                 b->ops->name, name, n ? names : "none");
+}
+
 /* which: 0 positions, 1 velocities, 2 rest positions */
 static cl_status copy_nodes(const char *fn, const cl_world *world, cl_id body, double *out, int64_t capacity,
                             int which) {
@@ -207,6 +253,57 @@ cl_status cl_body_copy_velocities(const cl_world *world, cl_id body, double *v, 
 }
 cl_status cl_body_copy_rest_positions(const cl_world *world, cl_id body, double *xyz, int64_t capacity) {
   return copy_nodes("cl_body_copy_rest_positions", world, body, xyz, capacity, 2);
+}
+
+cl_status cl_body_set_velocities(cl_world *world, cl_id body, const double *v, int64_t count) {
+  CHECK_NULL(world, "cl_body_set_velocities");
+  CHECK_NULL(v, "cl_body_set_velocities");
+  cl_body *b;
+  CL_TRY(cl_world_body(world, body, &b));
+  const int64_t need = 3 * (int64_t)b->state.n;
+  if (count != need)
+    return cl_fail(CL_ERR_INVALID_ARGUMENT,
+                   "cl_body_set_velocities: %s has %d nodes, so %lld values (3 per node) are needed; got %lld",
+                   b->label, b->state.n, (long long)need, (long long)count);
+  for (int64_t k = 0; k < need; ++k)
+    if (!isfinite(v[k]))
+      return cl_fail(CL_ERR_INVALID_ARGUMENT, "cl_body_set_velocities: %s: velocity of node %lld is not finite "
+                     "(component %lld = %g)", b->label, (long long)(k / 3), (long long)(k % 3), v[k]);
+  memcpy(b->state.v, v, sizeof(double) * (size_t)need);
+  return CL_OK;
+}
+
+cl_status cl_body_set_rigid_velocity(cl_world *world, cl_id body, const double *linear, const double *angular) {
+  CHECK_NULL(world, "cl_body_set_rigid_velocity");
+  CHECK_NULL(linear, "cl_body_set_rigid_velocity");
+  cl_body *b;
+  CL_TRY(cl_world_body(world, body, &b));
+  for (int k = 0; k < 3; ++k) {
+    if (!isfinite(linear[k]))
+      return cl_fail(CL_ERR_INVALID_ARGUMENT, "cl_body_set_rigid_velocity: linear velocity component %d = %g is not "
+                     "finite", k, linear[k]);
+    if (angular && !isfinite(angular[k]))
+      return cl_fail(CL_ERR_INVALID_ARGUMENT, "cl_body_set_rigid_velocity: angular velocity component %d = %g is not "
+                     "finite", k, angular[k]);
+  }
+  const cl_body_state *st = &b->state;
+  double c[3] = {0.0, 0.0, 0.0}, mass = 0.0;
+  for (int32_t i = 0; i < st->n; ++i) {
+    mass += st->m[i];
+    for (int k = 0; k < 3; ++k) c[k] += st->m[i] * st->x[3 * (size_t)i + k];
+  }
+  if (mass > 0.0)
+    for (int k = 0; k < 3; ++k) c[k] /= mass;
+  const double w[3] = {angular ? angular[0] : 0.0, angular ? angular[1] : 0.0, angular ? angular[2] : 0.0};
+  for (int32_t i = 0; i < st->n; ++i) {
+    const double *x = st->x + 3 * (size_t)i;
+    const double r[3] = {x[0] - c[0], x[1] - c[1], x[2] - c[2]};
+    double *v = st->v + 3 * (size_t)i;
+    v[0] = linear[0] + w[1] * r[2] - w[2] * r[1];
+    v[1] = linear[1] + w[2] * r[0] - w[0] * r[2];
+    v[2] = linear[2] + w[0] * r[1] - w[1] * r[0];
+  }
+  return CL_OK;
 }
 
 cl_status cl_body_copy_surface(const cl_world *world, cl_id body, int32_t *tris, int64_t capacity) {

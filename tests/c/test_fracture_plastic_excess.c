@@ -16,66 +16,32 @@
 #include "fracture/criterion.h"
 #include "geom/mesh.h"
 #include "geom/tet_grid.h"
+#include "support/unit_fixture.h"
 #include "world/world.h"
 
 static const cl_material_def k_mat = {1000.0, 1e5, 0.3, 0.001, 1e9, 0.0, 0.01};
 
-typedef struct fixture {
-  cl_body_state st;
-  cl_unit_fields u;
-} fixture;
+typedef cl_test_unit_fixture fixture;
 
 /* A 2x2x2 grid of [0,1]^3 stretched by 5 % along x (F = diag(1.05, 1, 1) in every unit), every unit with
  * the deviatoric plastic strain along x of Frobenius norm `plastic` (rest frame). */
 static void make_fixture(fixture *f, double plastic) {
-  memset(f, 0, sizeof *f);
-  const double lo[3] = {0, 0, 0}, hi[3] = {1, 1, 1};
-  cl_mesh *m;
-  assert_int_equal(cl_tet_grid(2, 2, 2, lo, hi, &m), CL_OK);
-  const int32_t np = m->npoints, nc = m->ncells;
-  assert_int_equal(cl_body_state_resize(&f->st, np), CL_OK);
-  assert_int_equal(cl_body_state_reserve_cells(&f->st, 4, nc), CL_OK);
-  memcpy(f->st.X, m->x, sizeof(double) * 3 * (size_t)np);
-  for (int32_t i = 0; i < np; ++i) {
-    f->st.x[3 * i] = 1.05 * m->x[3 * i];
-    f->st.x[3 * i + 1] = m->x[3 * i + 1];
-    f->st.x[3 * i + 2] = m->x[3 * i + 2];
-    f->st.m[i] = 1.0;
-  }
-  memcpy(f->st.cells, m->cells, sizeof(int32_t) * 4 * (size_t)nc);
-  f->st.ncells = nc;
-  f->st.topology_version = 1;
-  f->u.count = nc;
-  f->u.F = calloc(9 * (size_t)nc, sizeof(double));
-  f->u.stress = calloc(9 * (size_t)nc, sizeof(double));
-  f->u.plastic = calloc(9 * (size_t)nc, sizeof(double));
-  f->u.center = calloc(3 * (size_t)nc, sizeof(double));
-  f->u.volume = calloc((size_t)nc, sizeof(double));
+  const cl_test_grid grid = {{2, 2, 2}, {0, 0, 0}, {1, 1, 1}};
+  cl_test_unit_fixture_init(f, &grid, 1);
+  const int32_t np = f->st.n, nc = f->u.count;
+  for (int32_t i = 0; i < np; ++i) f->st.x[3 * i] = 1.05 * f->st.X[3 * i];
   const double d = plastic / sqrt(1.5); /* diag(1, -1/2, -1/2) has norm sqrt(3/2) */
   for (int32_t e = 0; e < nc; ++e) {
     f->u.F[9 * e] = 1.05;
-    f->u.F[9 * e + 4] = f->u.F[9 * e + 8] = 1.0;
     f->u.plastic[9 * e] = d;
     f->u.plastic[9 * e + 4] = f->u.plastic[9 * e + 8] = -0.5 * d;
     f->u.volume[e] = 1.0 / 48.0;
   }
-  cl_mesh_destroy(m);
 }
 
-static void free_fixture(fixture *f) {
-  cl_body_state_free(&f->st);
-  free(f->u.F);
-  free(f->u.stress);
-  free(f->u.plastic);
-  free(f->u.center);
-  free(f->u.volume);
-}
+static void free_fixture(fixture *f) { cl_test_unit_fixture_free(f); }
 
-static const cl_criterion_ops *criterion(void) {
-  const cl_criterion_ops *ops = NULL;
-  assert_int_equal(cl_criterion_find("plastic_excess", &ops), CL_OK);
-  return ops;
-}
+static const cl_criterion_ops *criterion(void) { return cl_test_criterion("plastic_excess"); }
 
 static void *bind(const fixture *f, double toughness, int largest_only) {
   void *c = NULL;

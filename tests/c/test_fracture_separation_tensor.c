@@ -17,62 +17,22 @@
 #include "fracture/criterion.h"
 #include "geom/mesh.h"
 #include "geom/tet_grid.h"
+#include "support/unit_fixture.h"
 #include "world/world.h"
+
+typedef cl_test_unit_fixture fixture;
 
 /* A body state and unit fields for the tet grid of [0,1]^3 cut nx^3 cells, every unit with stress
  * sig (row-major), optionally with a second island: a 2x2x2 grid (48 tets) of [5,6]x[0,1]^2. */
-typedef struct fixture {
-  cl_body_state st;
-  cl_unit_fields u;
-} fixture;
-
 static void make_fixture(fixture *f, int nx, const double *sig, int extra_island) {
-  memset(f, 0, sizeof *f);
-  const double lo[3] = {0, 0, 0}, hi[3] = {1, 1, 1}, lo2[3] = {5, 0, 0}, hi2[3] = {6, 1, 1};
-  cl_mesh *m, *m2 = NULL;
-  assert_int_equal(cl_tet_grid(nx, nx, nx, lo, hi, &m), CL_OK);
-  if (extra_island) assert_int_equal(cl_tet_grid(2, 2, 2, lo2, hi2, &m2), CL_OK);
-  int32_t np = m->npoints + (m2 ? m2->npoints : 0), nc = m->ncells + (m2 ? m2->ncells : 0);
-  assert_int_equal(cl_body_state_resize(&f->st, np), CL_OK);
-  assert_int_equal(cl_body_state_reserve_cells(&f->st, 4, nc), CL_OK);
-  memcpy(f->st.x, m->x, sizeof(double) * 3 * (size_t)m->npoints);
-  memcpy(f->st.cells, m->cells, sizeof(int32_t) * 4 * (size_t)m->ncells);
-  if (m2) {
-    memcpy(f->st.x + 3 * (size_t)m->npoints, m2->x, sizeof(double) * 3 * (size_t)m2->npoints);
-    for (int32_t j = 0; j < 4 * m2->ncells; ++j) f->st.cells[4 * m->ncells + j] = m2->cells[j] + m->npoints;
-  }
-  memcpy(f->st.X, f->st.x, sizeof(double) * 3 * (size_t)np);
-  for (int32_t i = 0; i < np; ++i) f->st.m[i] = 1.0;
-  f->st.ncells = nc;
-  f->st.topology_version = 1;
-  f->u.count = nc;
-  f->u.F = calloc(9 * (size_t)nc, sizeof(double));
-  f->u.stress = calloc(9 * (size_t)nc, sizeof(double));
-  f->u.plastic = calloc(9 * (size_t)nc, sizeof(double));
-  f->u.center = calloc(3 * (size_t)nc, sizeof(double));
-  f->u.volume = calloc((size_t)nc, sizeof(double));
-  for (int32_t e = 0; e < nc; ++e) {
-    memcpy(f->u.stress + 9 * e, sig, sizeof(double) * 9);
-    f->u.F[9 * e] = f->u.F[9 * e + 4] = f->u.F[9 * e + 8] = 1.0;
-  }
-  cl_mesh_destroy(m);
-  cl_mesh_destroy(m2);
+  const cl_test_grid grids[2] = {{{nx, nx, nx}, {0, 0, 0}, {1, 1, 1}}, {{2, 2, 2}, {5, 0, 0}, {6, 1, 1}}};
+  cl_test_unit_fixture_init(f, grids, extra_island ? 2 : 1);
+  for (int32_t e = 0; e < f->u.count; ++e) memcpy(f->u.stress + 9 * e, sig, sizeof(double) * 9);
 }
 
-static void free_fixture(fixture *f) {
-  cl_body_state_free(&f->st);
-  free(f->u.F);
-  free(f->u.stress);
-  free(f->u.plastic);
-  free(f->u.center);
-  free(f->u.volume);
-}
+static void free_fixture(fixture *f) { cl_test_unit_fixture_free(f); }
 
-static const cl_criterion_ops *criterion(void) {
-  const cl_criterion_ops *ops = NULL;
-  assert_int_equal(cl_criterion_find("separation_tensor", &ops), CL_OK);
-  return ops;
-}
+static const cl_criterion_ops *criterion(void) { return cl_test_criterion("separation_tensor"); }
 
 static void *bind(const fixture *f, double toughness, int largest_only, int min_island) {
   const cl_criterion_ops *ops = criterion();

@@ -17,33 +17,18 @@
 #include "base/error.h"
 #include "geom/mesh.h"
 #include "geom/tet_grid.h"
+#include "support/cl_asserts.h"
 #include "support/double_solver.h"
+#include "support/test_worlds.h"
 #include "world/world.h"
 
 #define PI 3.14159265358979323846
 
-/* |a - b| <= tol, printing both values when not. */
-#define assert_near(a, b, tol) near_((a), (b), (tol), #a, __FILE__, __LINE__)
-static void near_(double a, double b, double tol, const char *what, const char *file, int line) {
-  if (!(fabs(a - b) <= tol)) {
-    print_error("%s = %.17g, expected %.17g within %g\n", what, a, b, tol);
-    _fail(file, line);
-  }
-}
-
 static const double g_lo[3] = {0.0, 0.0, 0.0};
 static const double g_hi[3] = {0.1, 0.1, 0.1};
 
-static cl_world *make_world(double dt, double gy) {
-  cl_world_def def;
-  cl_world_def_default(&def);
-  def.dt = dt;
-  def.gravity[0] = def.gravity[2] = 0.0;
-  def.gravity[1] = gy;
-  cl_world *w = NULL;
-  assert_int_equal(cl_world_create(&def, &w), CL_OK);
-  return w;
-}
+/* A world with time step dt, gravity (0, gy, 0) and OpenMP's default thread count. */
+static cl_world *make_world(double dt, double gy) { return cl_test_world(dt, gy, 0); }
 
 static int setup(void **state) {
   (void)state;
@@ -634,7 +619,7 @@ static cl_status nan_energy(void *p, const cl_body_state *s, double *e) {
 }
 static const cl_solver_ops k_nan_ops = {"test_nan", "produces NaN on request", k_nan_params, 2, nan_create,
                                         nan_destroy, nan_bind, nan_step, nan_units, nan_measure, nan_energy,
-                                        NULL, NULL, NULL, NULL};
+                                        NULL, NULL, NULL, NULL, NULL};
 
 static void test_nan_stops_the_world(void **state) {
   (void)state;

@@ -10,10 +10,17 @@ cmake --install "$build" --prefix "$prefix" >/dev/null
 [ -x "$prefix/libexec/cleave/cleave-bench-core" ]
 [ -f "$prefix/share/cleave/plots/style.gp" ]
 [ -f "$prefix/include/cleave/cleave.h" ]
+# every module of the build's tree is installed (init.lua is a facade over one file per subject)
+for f in "$build"/lua/cleave/*.lua; do
+  [ -f "$prefix/share/lua/5.1/cleave/$(basename "$f")" ] || { echo "not installed: $(basename "$f")" >&2; exit 1; }
+done
 cd "$(mktemp -d)"
 LUA_PATH="$prefix/share/lua/5.1/?.lua;$prefix/share/lua/5.1/?/init.lua;;" luajit -e '
   local cl = require "cleave"
   local m = cl.shape.box { size = { 1, 2, 3 } }
   assert(math.abs(m:info().measure - 6) < 1e-12, "box volume")
-  assert(cl.version:match("^%d+%.%d+%.%d+$"), "version")'
+  assert(cl.version:match("^%d+%.%d+%.%d+$"), "version")
+  local w = cl.world { gravity = { 0, 0, 0 } }
+  w:step(2)
+  assert(w:stats().steps == 2, "world steps")'
 echo "install ok: $prefix"

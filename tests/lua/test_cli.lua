@@ -1,6 +1,7 @@
 -- The `cleave` executable: --version, --help, usage errors (exit 2), script errors with file:line
 -- and a traceback (exit 1), C errors at the user's line (a malformed .off file), --set values
--- reaching the script, script arguments, missing scripts, bench suites, `require` failures.
+-- reaching the script, script arguments, missing scripts, bench suites, `require` failures, the
+-- OpenMP wait policy.
 local here = debug.getinfo(1, "S").source:match("^@(.*)/[^/]*$") or "."
 package.path = here .. "/lib/?.lua;" .. package.path
 local T = require "expect"
@@ -214,6 +215,31 @@ T.test("bench runs cleave-bench-SUITE found beside the executable, with its argu
   T.eq(code, 2)
   T.contains(err, "available: echo")
   exe = saved
+end)
+
+T.test("OpenMP threads wait passively unless the user chose a policy", function()
+  -- libgomp reads OMP_WAIT_POLICY before main, so cleave re-executes itself with it set: the script,
+  -- and libgomp (GOMP_SPINCOUNT 0 = no spinning, printed by OMP_DISPLAY_ENV), see the final value.
+  local path = script("policy.lua", "print('policy=' .. tostring(os.getenv('OMP_WAIT_POLICY')) .. ' arg=' .. " ..
+    "tostring(arg[1]) .. ' set=' .. tostring(arg.set.k))\n")
+  local out, err, code = run("run " .. q(path) .. " --set k=3 -- x", "env -u OMP_WAIT_POLICY OMP_DISPLAY_ENV=verbose")
+  T.eq(code, 0, err)
+  T.contains(out, "policy=passive arg=x set=3")
+  T.matches(out .. err, "GOMP_SPINCOUNT = '0'")
+  out, err, code = run("run " .. q(path), "OMP_WAIT_POLICY=active")
+  T.eq(code, 0, err)
+  T.contains(out, "policy=active")
+  -- a benchmark program gets the environment as it is
+  local dir = T.tmpdir("bench-env")
+  os.execute("cp " .. q(exe) .. " " .. q(dir .. "/cleave"))
+  T.write_file(dir .. "/cleave-bench-env", "#!/bin/sh\necho \"policy=${OMP_WAIT_POLICY:-unset}\"\n")
+  os.execute("chmod +x " .. q(dir .. "/cleave-bench-env"))
+  local saved = exe
+  exe = dir .. "/cleave"
+  out, err, code = run("bench env", "env -u OMP_WAIT_POLICY")
+  exe = saved
+  T.eq(code, 0, err)
+  T.eq(out, "policy=unset\n")
 end)
 
 T.test("solvers lists the registry", function()

@@ -94,10 +94,35 @@ typedef struct cl_body_info {
   double mass;         /* kg */
 } cl_body_info;
 cl_status cl_body_get_info(const cl_world *world, cl_id body, cl_body_info *info);
+
+/* One statistic of a body's solver: a figure the solver chose or measured that the body info does
+ * not carry, e.g. shape matching's "clusters" and "cluster_radius" (the values clustering actually
+ * used when the parameters said "automatic") or the corotational solver's "cg_iterations". Names
+ * are identifiers; name, unit and help are static strings owned by the library. */
+typedef struct cl_body_stat {
+  const char *name;    /* e.g. "cluster_radius" */
+  const char *unit;    /* e.g. "m", "m^3", "1"; "" for counts */
+  const char *help;    /* one line */
+  double value;
+} cl_body_stat;
+/* The body's solver statistics: fills out[0 .. min(*count, capacity)) and sets *count to the number
+ * the solver reports (0 for a solver without statistics). out may be NULL when capacity is 0, to
+ * ask for the count. The order of names is fixed per solver. */
+cl_status cl_body_copy_stats(const cl_world *world, cl_id body, cl_body_stat *out, int32_t capacity,
+                             int32_t *count);
+/* One statistic by name; CL_ERR_NOT_FOUND lists the names this body's solver reports. */
+cl_status cl_body_get_stat(const cl_world *world, cl_id body, const char *name, double *value);
 /* Copy current positions / velocities (3 doubles per node), or rest positions. */
 cl_status cl_body_copy_positions(const cl_world *world, cl_id body, double *xyz, int64_t capacity);
 cl_status cl_body_copy_velocities(const cl_world *world, cl_id body, double *v, int64_t capacity);
 cl_status cl_body_copy_rest_positions(const cl_world *world, cl_id body, double *xyz, int64_t capacity);
+/* Set every node's velocity (3 doubles per node, count = 3 * nodes): initial conditions, a throw,
+ * a restart. Takes effect at the next step; nodes held by a condition keep following it. A value
+ * that is not finite is refused naming the node. */
+cl_status cl_body_set_velocities(cl_world *world, cl_id body, const double *v, int64_t count);
+/* Set a rigid velocity field v_i = linear + angular x (x_i - c), c = the body's centre of mass now
+ * (linear in m/s, angular in rad/s, 3 doubles each; angular may be NULL for a translation). */
+cl_status cl_body_set_rigid_velocity(cl_world *world, cl_id body, const double *linear, const double *angular);
 /* Current surface triangles (3 node indices each) for output and snapshots. */
 cl_status cl_body_copy_surface(const cl_world *world, cl_id body, int32_t *tris, int64_t capacity);
 

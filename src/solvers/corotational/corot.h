@@ -49,6 +49,7 @@ typedef enum cl_corot_param {
   CL_COROT_WARP_PRECONDITIONER,  /* turn a reused CHOLMOD factor by the nodes' rotations since */
   CL_COROT_TOLERANCE_REFERENCE,  /* 0: relative to ||b|| of eq 3.8, 1: to ||b - A v|| */
   CL_COROT_WARM_START,           /* 0: previous step's dv, 1: linear extrapolation of the last two */
+  CL_COROT_FACTOR_SOLVE,         /* cl_cholmod_solve_mode of the factor in CG */
   CL_COROT_PARAM_COUNT
 } cl_corot_param;
 

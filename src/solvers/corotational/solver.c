@@ -9,6 +9,7 @@
 #include "base/error.h"
 #include "geom/mesh.h"
 #include "solvers/corotational/corot.h"
+#include "solvers/corotational/stats.h"
 
 /* Order must match cl_corot_param. */
 static const cl_param_info k_params[CL_COROT_PARAM_COUNT] = {
@@ -43,6 +44,10 @@ static const cl_param_info k_params[CL_COROT_PARAM_COUNT] = {
     {"warm_start", "1",
      "CG initial guess for the velocity change: 0 = the previous step's, 1 = extrapolated linearly from the "
      "last two steps'", 1.0, 0.0, 1.0, 1},
+    {"factor_solve", "1",
+     "CHOLMOD: how the factor is applied in CG: 0 = CHOLMOD's solve, 1 = cleave's supernodal sweeps in double, "
+     "2 = the same with the factor rounded to single precision (half the memory traffic; CG keeps the "
+     "tolerance)", 2.0, 0.0, 2.0, 1},
 };
 
 static cl_status corot_create(void **out) {
@@ -209,4 +214,5 @@ const cl_solver_ops cl_corotational_solver_ops = {
     NULL,
     cl_corot_fracture,
     cl_corot_topology_changed,
+    cl_corot_stats_op,
 };

@@ -284,6 +284,7 @@ static const cl_solver_ops g_ops = {
     NULL,
     dbl_fracture,
     dbl_topology_changed,
+    NULL,
 };
 
 const cl_solver_ops *cl_double_solver_ops(void) { return &g_ops; }

@@ -1,0 +1,165 @@
+-- cleave.colliders: rigid obstacles. world:collider{kind = "plane"|"sphere"|"box", ...} adds a
+-- kinematic collider (prescribed velocity and spin) or, for spheres and boxes with dynamic = true,
+-- a two-way rigid body (docs/RIGID_BODIES.md); the handle reads back its centre, velocities and
+-- orientation.
+local ffi = require "ffi"
+local schema = require "cleave.schema"
+local core = require "cleave.ffi"
+local convert = require "cleave.convert"
+local specs = require("cleave.specs").all
+local handles = require "cleave.handles"
+
+local raise = schema.raise
+local kind_of = schema.kind_of
+local C, check = core.C, core.check
+local vec3_into, vec3_from = convert.vec3_into, convert.vec3_from
+local rotation_matrix, det3, check_matrix = convert.rotation_matrix, convert.det3, convert.check_matrix
+local POSITIVE = convert.POSITIVE
+local World, Collider = handles.World, handles.Collider
+local world_ptr, owned_ptr = handles.world_ptr, handles.owned_ptr
+
+local collider_kinds = { plane = 0, sphere = 1, box = 2 }
+local collider_common = {
+  { name = "center", type = "vec3", unit = "m", default = { 0, 0, 0 }, help = "centre (a point on a plane)" },
+  { name = "velocity", type = "vec3", unit = "m/s", default = { 0, 0, 0 }, help = "kinematic linear velocity" },
+  { name = "angular_velocity", type = "vec3", unit = "rad/s", default = { 0, 0, 0 }, help = "kinematic angular velocity about center" },
+  { name = "friction", type = "number", unit = "1", default = 0, range = { 0, math.huge, "[)" }, help = "Coulomb coefficient" },
+  { name = "restitution", type = "number", unit = "1", default = 0, range = { 0, 1 }, help = "coefficient of restitution" },
+}
+-- Two-way rigid bodies (docs/RIGID_BODIES.md): spheres and boxes only.
+local hinge_spec = {
+  { name = "point", type = "vec3", unit = "m", required = true, help = "a point of the fixed hinge line" },
+  { name = "axis", type = "axis", required = true, help = "hinge direction (\"x\", \"-z\", ... or a non-zero vector)" },
+}
+local collider_dynamic = {
+  { name = "dynamic", type = "boolean", default = false, help = "a rigid body moved by gravity and pushed back by the nodes it pushes" },
+  { name = "mass", type = "number", unit = "kg", range = POSITIVE, help = "mass (required when dynamic)" },
+  { name = "inertia", type = "vec3", unit = "kg m^2", range = POSITIVE, help = "principal moments along the body axes (default: uniform solid)" },
+  { name = "hinge", type = "table", schema = hinge_spec, help = "pendulum: {point =, axis =}, turns about this fixed line only" },
+}
+local collider_own = {
+  plane = { { name = "normal", type = "axis", default = { 0, 1, 0 }, help = "outward normal; the solid is the half-space below" } },
+  sphere = { { name = "radius", type = "number", unit = "m", range = POSITIVE, required = true, help = "radius" } },
+  box = {
+    { name = "half_extents", type = "vec3", unit = "m", range = POSITIVE, required = true, help = "half sizes along the box axes" },
+    { name = "rotation", type = "any", help = "orientation: 3x3 rotation matrix (9 numbers row-major) or {axis =, angle =}" },
+  },
+}
+for kind, own in pairs(collider_own) do
+  local spec = { { name = "kind", type = "enum", values = { "plane", "sphere", "box" }, required = true, help = "collider shape" } }
+  for _, e in ipairs(own) do spec[#spec + 1] = e end
+  for _, e in ipairs(collider_common) do spec[#spec + 1] = e end
+  if kind ~= "plane" then
+    for _, e in ipairs(collider_dynamic) do spec[#spec + 1] = e end
+    spec.check = function(o)
+      if not o.dynamic and (o.mass ~= nil or o.inertia ~= nil or o.hinge ~= nil) then
+        return "mass, inertia and hinge need dynamic = true"
+      end
+      if o.dynamic and o.mass == nil then return "a dynamic collider needs mass (kg, > 0)" end
+    end
+  end
+  spec.help = (kind == "plane" and "a kinematic " or "a kinematic or dynamic (dynamic = true) ") .. kind .. " collider"
+  specs["collider." .. kind] = spec
+end
+
+-- Add a kinematic collider: world:collider{ kind = "plane", center = {0, -0.1, 0}, normal = "y" }
+function World:collider(opts)
+  local where = "world:collider"
+  local p = world_ptr(self, where)
+  if type(opts) ~= "table" then raise(where .. ": expected a table {kind = \"plane\"|\"sphere\"|\"box\", ...}, got " .. kind_of(opts)) end
+  local kind = opts.kind
+  if not collider_kinds[kind] then
+    raise(where .. ": " .. schema.unknown_name("collider kind", kind, { "box", "plane", "sphere" }))
+  end
+  if kind == "plane" and (opts.dynamic ~= nil or opts.mass ~= nil or opts.hinge ~= nil or opts.inertia ~= nil) then
+    raise(where .. ": a plane cannot be dynamic (it has no finite mass); use a sphere or a box")
+  end
+  local o = schema.check(specs["collider." .. kind], opts, where)
+  local def = ffi.new("cl_collider_def")
+  C.cl_collider_def_default(def, collider_kinds[kind])
+  vec3_into(def.center, o.center)
+  vec3_into(def.velocity, o.velocity)
+  vec3_into(def.angular_velocity, o.angular_velocity)
+  def.friction = o.friction
+  def.restitution = o.restitution
+  if kind == "plane" then
+    vec3_into(def.normal, o.normal)
+  elseif kind == "sphere" then
+    def.radius = o.radius
+  else
+    vec3_into(def.half_extents, o.half_extents)
+    if o.rotation ~= nil then
+      local R
+      if type(o.rotation) == "table" and o.rotation.axis ~= nil then
+        local r = schema.check({ { name = "axis", type = "axis", required = true }, { name = "angle", type = "number", unit = "rad", required = true } },
+          o.rotation, where .. " rotation")
+        R = rotation_matrix(r.axis, r.angle)
+      else
+        R = check_matrix(o.rotation, where, "rotation")
+        -- a rotation must be orthonormal with det +1: R R^T = I
+        for i = 0, 2 do
+          for j = 0, 2 do
+            local s = 0
+            for k = 1, 3 do s = s + R[i * 3 + k] * R[j * 3 + k] end
+            if math.abs(s - (i == j and 1 or 0)) > 1e-6 then raise(where .. ": rotation is not orthonormal (R R^T ~= I)") end
+          end
+        end
+        if det3(R) < 0 then raise(where .. ": rotation has determinant -1 (a reflection)") end
+      end
+      for i = 1, 9 do def.rotation[i - 1] = R[i] end
+    end
+  end
+  if o.dynamic then
+    def.dynamic = 1
+    def.mass = o.mass
+    if o.inertia then vec3_into(def.inertia, o.inertia) end
+    if o.hinge then
+      def.hinged = 1
+      vec3_into(def.hinge_point, o.hinge.point)
+      vec3_into(def.hinge_axis, o.hinge.axis)
+    end
+  end
+  local id = ffi.new("cl_id[1]")
+  check(C.cl_world_add_collider(p, def, id), self)
+  return setmetatable({ world = self, id = id[0], kind = kind, opts = o }, Collider)
+end
+
+-- Current centre (m) of a (moving) collider.
+function Collider:center()
+  local p = owned_ptr(self, Collider, "collider:center")
+  local c = ffi.new("double[3]")
+  check(C.cl_collider_get_center(p, self.id, c), self.world)
+  return vec3_from(c)
+end
+
+-- Current linear velocity (m/s) of the centre, angular velocity (rad/s) and orientation (9 numbers,
+-- row-major) of a collider; for a dynamic one, its simulated state.
+function Collider:velocity()
+  local p = owned_ptr(self, Collider, "collider:velocity")
+  local c = ffi.new("double[3]")
+  check(C.cl_collider_get_velocity(p, self.id, c), self.world)
+  return vec3_from(c)
+end
+
+function Collider:angular_velocity()
+  local p = owned_ptr(self, Collider, "collider:angular_velocity")
+  local c = ffi.new("double[3]")
+  check(C.cl_collider_get_angular_velocity(p, self.id, c), self.world)
+  return vec3_from(c)
+end
+
+function Collider:rotation()
+  local p = owned_ptr(self, Collider, "collider:rotation")
+  local c = ffi.new("double[9]")
+  check(C.cl_collider_get_rotation(p, self.id, c), self.world)
+  local R = {}
+  for i = 1, 9 do R[i] = c[i - 1] end
+  return R
+end
+
+function Collider:remove()
+  local p = owned_ptr(self, Collider, "collider:remove")
+  check(C.cl_world_remove_collider(p, self.id), self.world)
+end
+
+return {}

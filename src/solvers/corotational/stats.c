@@ -1,0 +1,61 @@
+/* The statistics op of the corotational solver: the size of the mesh it solves (tets, nodes, the
+ * islands of thesis sec 5.1.2 that are solved as independent systems) and what the last linear solve
+ * and the CHOLMOD reuse did, as the solver-agnostic name/value pairs of cl_body_copy_stats. */
+#include "solvers/corotational/stats.h"
+
+#include "base/error.h"
+#include "solvers/corotational/corot.h"
+
+/* Order and names are part of the interface (docs/LUA_API.md, body:stats()). */
+enum {
+  ST_TETS,
+  ST_NODES,
+  ST_ISLANDS,
+  ST_STEPS,
+  ST_CG_ITERATIONS,
+  ST_CG_RESIDUAL,
+  ST_FACTORIZATIONS,
+  ST_FACTORIZATIONS_TOTAL,
+  ST_ANALYSES_TOTAL,
+  ST_COUNT
+};
+
+static const struct {
+  const char *name, *unit, *help;
+} k_names[ST_COUNT] = {
+    [ST_TETS] = {"tets", "", "tetrahedra (elements) now"},
+    [ST_NODES] = {"nodes", "", "nodes now (grows with fracture)"},
+    [ST_ISLANDS] = {"islands", "", "connected components solved as separate systems"},
+    [ST_STEPS] = {"steps", "", "solver steps (substeps) taken"},
+    [ST_CG_ITERATIONS] = {"cg_iterations", "", "CG iterations of the last step, summed over islands"},
+    [ST_CG_RESIDUAL] = {"cg_residual", "1", "largest relative CG residual of the last step"},
+    [ST_FACTORIZATIONS] = {"factorizations", "", "CHOLMOD numeric factorisations in the last step"},
+    [ST_FACTORIZATIONS_TOTAL] = {"factorizations_total", "", "CHOLMOD numeric factorisations so far"},
+    [ST_ANALYSES_TOTAL] = {"analyses_total", "", "CHOLMOD symbolic analyses so far"},
+};
+
+cl_status cl_corot_stats_op(const void *solver, const cl_body_state *state, cl_body_stat *out, int32_t capacity,
+                            int32_t *count) {
+  if (!solver || !state || !count) return cl_fail(CL_ERR_INVALID_ARGUMENT, "corotational stats: NULL argument");
+  if (capacity < 0 || (capacity > 0 && !out))
+    return cl_fail(CL_ERR_INVALID_ARGUMENT, "corotational stats: capacity %d needs an output array", (int)capacity);
+  const cl_corot *s = solver;
+  double v[ST_COUNT];
+  v[ST_TETS] = s->ntets;
+  v[ST_NODES] = state->n;
+  v[ST_ISLANDS] = s->nislands;
+  v[ST_STEPS] = (double)s->timing.steps;
+  v[ST_CG_ITERATIONS] = s->timing.iterations;
+  v[ST_CG_RESIDUAL] = s->timing.residual;
+  v[ST_FACTORIZATIONS] = s->timing.factorizations;
+  v[ST_FACTORIZATIONS_TOTAL] = (double)s->timing.total_factorizations;
+  v[ST_ANALYSES_TOTAL] = (double)s->timing.total_analyses;
+  *count = ST_COUNT;
+  for (int32_t i = 0; i < ST_COUNT && i < capacity; ++i) {
+    out[i].name = k_names[i].name;
+    out[i].unit = k_names[i].unit;
+    out[i].help = k_names[i].help;
+    out[i].value = v[i];
+  }
+  return CL_OK;
+}
