@@ -331,4 +331,40 @@ if wanted("momentum") then
   w:destroy()
 end
 
+-- ---------------------------------------------------------------------------------------------
+-- Momentum exchange with a dynamic rigid body (docs/RIGID_BODIES.md): a 0.5 kg sphere at 2 m/s hits
+-- a free 0.1 m block (1 kg, E = 2e5 Pa) slightly off-centre, no gravity. The sphere is charged the
+-- reaction of the contact rows after the constrained re-solve (src/solvers/corotational/step.c), so
+-- sphere + block momentum (block: lumped masses computed here) stays constant to 1e-12 through the
+-- impact; it drifted 1.2e-2 when the impulse was taken from the projection before the re-solve.
+if wanted("momentum") then
+  local rho = 1000
+  local g = meshes.grid(cl, { 4, 4, 4 }, { 0, 0, 0 }, { 0.1, 0.1, 0.1 })
+  local masses = meshes.lumped_masses(g.points, g.cells, rho)
+  local w = cl.world { dt = 1e-4, gravity = { 0, 0, 0 }, threads = 1 }
+  local body = w:body { name = "block", mesh = g.mesh, solver = "corotational",
+                        material = { density = rho, young = 2e5, poisson = 0.3 }, params = { linear_solver = 0 } }
+  local M = 0.5
+  local ball = w:collider { kind = "sphere", radius = 0.05, center = { -0.06, 0.06, 0.05 }, velocity = { 2, 0, 0 },
+                            dynamic = true, mass = M, friction = 0.5 }
+  local function total()
+    local v, vb = body:velocities("flat"), ball:velocity()
+    local P = { M * vb[1], M * vb[2], M * vb[3] }
+    for i = 1, #masses do
+      for c = 1, 3 do P[c] = P[c] + masses[i] * v[3 * i - 3 + c] end
+    end
+    return P
+  end
+  local P0, dp = total(), 0
+  for _ = 1, quick and 40 or 60 do
+    w:step(10)
+    local P = total()
+    dp = math.max(dp, math.sqrt((P[1] - P0[1]) ^ 2 + (P[2] - P0[2]) ^ 2 + (P[3] - P0[3]) ^ 2) / math.abs(P0[1]))
+  end
+  local vb = ball:velocity()
+  R:info("sphere on a free block", string.format("sphere v_x 2 -> %.4f m/s after %d steps", vb[1], quick and 400 or 600))
+  R:le("momentum exchange with a dynamic sphere: max |P(t) - P(0)| / |P(0)|", dp, 1e-12)
+  w:destroy()
+end
+
 R:finish()

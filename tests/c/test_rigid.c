@@ -162,7 +162,8 @@ static void test_impact_shape_matching(void **state) {
 static void test_impact_corotational(void **state) {
   (void)state;
   double v, drift;
-  run_impact("corotational", 2e5, 600, 0.2, &v, &drift);
+  /* the contact impulse is the held rows' reaction after the re-solve (corotational/step.c) */
+  run_impact("corotational", 2e5, 600, 1e-10, &v, &drift);
 }
 
 static cl_id add_pendulum(cl_world *w, const double *pivot, double L, double theta0, double r, double mass) {
@@ -260,7 +261,9 @@ static void test_pendulum_hits_bar(void **state) {
                 bar_mass);
   assert_near(free_peak, 0.6, 0.01); /* no bar: it comes back up (energy kept by the integrator) */
   assert_true(hit_peak < free_peak - 0.05); /* lost height to the bar */
-  assert_true(hit_peak > 0.15);             /* but bent it and swung on past it */
+  /* but it reached the bar at the bottom of the swing (centre height 0.1 m) and was not thrown back
+   * up: with the exact contact impulse (docs/RIGID_BODIES.md) the bar takes most of the energy */
+  assert_true(hit_peak > 0.09);
 }
 
 static void expect_bad(const cl_collider_def *d, const char *needle) {
