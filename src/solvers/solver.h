@@ -98,9 +98,11 @@ typedef struct cl_collider_shape {
   double omega[3];         /* rad/s, about the centre */
   double friction;         /* Coulomb coefficient >= 0 */
   double restitution;      /* [0, 1] */
-  /* Dynamic (two-way) colliders: where cl_collider_project_mass adds the impulse the nodes give
-   * back to the collider, 6 doubles: linear (N s) and angular about `center` (N m s). NULL for a
-   * kinematic collider (docs/RIGID_BODIES.md). */
+  /* Dynamic (two-way) colliders: where the impulse the nodes give back to the collider is summed,
+   * 6 doubles: linear (N s) and angular about `center` (N m s). NULL for a kinematic collider
+   * (docs/RIGID_BODIES.md). cl_collider_project_mass adds to it when it moves a node; a solver that
+   * holds contact nodes as constraints of an implicit solve may instead add the held rows' actual
+   * reactions itself (the corotational solver does, corotational/step.c). */
   double *impulse;
 } cl_collider_shape;
 
@@ -240,7 +242,49 @@ typedef struct cl_solver_ops {
   /* Called once after a step's events were applied: redo what topology invalidates (refactor,
    * recluster, rebuild a multigrid level, resize scratch arrays). */
   cl_status (*topology_changed)(void *solver, cl_body_state *state);
+  /* Optional (NULL: the solver reports none). Statistics of the bound solver as name/value pairs
+   * (cleave/world.h cl_body_stat, static strings): fill out[0 .. min(*count, capacity)) and set
+   * *count to the number the solver reports, always the same names in the same order; out is NULL
+   * when capacity is 0. Read-only and cheap: no allocation, called between steps. Tables written
+   * positionally must list it (NULL) after topology_changed. */
+  cl_status (*stats)(const void *solver, const cl_body_state *state, cl_body_stat *out, int32_t capacity,
+                     int32_t *count);
 } cl_solver_ops;
+
+/* ---- contact between bodies (optional; solvers/contact.c) --------------------------------- */
+
+/* What one pair op did, for statistics and tests. */
+typedef struct cl_contact_report {
+  int32_t contacts;  /* corrections applied (e.g. particle pushed out of a proxy) */
+  double max_depth;  /* m, deepest penetration found (before any restitution factor) */
+} cl_contact_report;
+
+/* Contact between different bodies of one solver. These ops sit beside cl_solver_ops rather than
+ * in it: adding a member to cl_solver_ops would leave every table written positionally before it
+ * short of an initialiser (-Wmissing-field-initializers, an error under CLEAVE_WERROR). A solver
+ * that has them is listed in solvers/contact.c; cl_solver_contact finds them.
+ *
+ * The world calls them inside each (sub)step after every body's step (docs/ARCHITECTURE.md):
+ * bounds on each body that has them, then pair on every two bodies with the same contact ops whose
+ * boxes overlap, in a fixed order (by body slot), so results do not depend on the thread count. */
+typedef struct cl_solver_contact_ops {
+  const cl_solver_ops *solver; /* the solver these ops belong to */
+  /* An axis-aligned box (lo, hi: 3 each, m) that holds all of the body's collision geometry at
+   * `state` (the positions at the end of its step): the world's broad phase, so keep it cheap; the
+   * solver may mark its geometry stale here and refresh it in pair. lo[0] > hi[0] means the body
+   * has nothing to collide with (proxies switched off). */
+  cl_status (*bounds)(void *solver, const cl_body_state *state, double *lo, double *hi);
+  /* Resolve contact between body a and body b (a != b, both bound to this solver, bounds called on
+   * both since their last step). ca and cb are the bodies' constraint sets of the (sub)step: held
+   * nodes must stay at their targets. Both bodies must be treated alike (swapping a and b may only
+   * change the result by rounding and order). Positions and velocities change in place; dt is the
+   * (sub)step. No allocation. */
+  cl_status (*pair)(void *a, cl_body_state *sa, const cl_constraint_set *ca, void *b, cl_body_state *sb,
+                    const cl_constraint_set *cb, double dt, cl_contact_report *report);
+} cl_solver_contact_ops;
+
+/* The contact ops of a solver, or NULL when its bodies do not collide with other bodies. */
+const cl_solver_contact_ops *cl_solver_contact(const cl_solver_ops *ops);
 
 /* ---- registry (solvers/registry.c) --------------------------------------------------------- */
 

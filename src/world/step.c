@@ -2,6 +2,8 @@
  *
  *   for each substep:  FORCES   collider poses, external forces, constraint targets
  *                      SOLVE    solver step per body, NaN check, reaction accumulation
+ *                      CONTACT  bodies against bodies: broad phase over the solvers' boxes, then
+ *                               the solver's pair op on overlapping pairs (body_contact.c)
  *   MEASURE   per-unit F and stress of bodies that have a criterion
  *   CRITERIA  evaluate -> candidate events
  *   TOPOLOGY  sort events, the solver's fracture op, topology_changed, world bookkeeping
@@ -17,6 +19,7 @@
 
 #include "base/error.h"
 #include "base/timer.h"
+#include "world/body_contact.h"
 #include "world/world.h"
 
 static cl_status stop(cl_world *w, cl_status s) {
@@ -165,6 +168,8 @@ static cl_status one_step(cl_world *w, cl_status *warning) {
       if (rep.residual > residual) residual = rep.residual;
       accumulate_reactions(w, b, t0);
     }
+    cl_status cst = cl_world_body_contacts(w, h, NULL); /* timed with SOLVE */
+    if (cst < 0) return stop(w, cl_fail_context(cst, "step %lld (t = %g s): ", step_no, t0));
     cl_rigid_apply_impulses(w); /* the nodes push the dynamic colliders back */
     phase[CL_PHASE_SOLVE] += cl_time_ms() - t_mark;
   }

@@ -13,16 +13,45 @@
  *
  * Proxies act between different pieces of the body (connected components of the cluster graph), as
  * the issue asks: an intact body keeps the paper's dynamics exactly (and its momentum), and the
- * contact of a piece with itself (a folding sheet) is not handled. Contact between different bodies
- * would need the world to hand one body's proxies to another's solver, which the solver interface
- * does not do.
+ * contact of a piece with itself (a folding sheet) is not handled.
  *
  * Pairs are found with a sweep over the clusters' world bounding spheres and handled in a fixed
- * order, so the result does not depend on the thread count. */
+ * order, so the result does not depend on the thread count.
+ *
+ * Contact between different bodies (cl_shape_matching_contact_ops, called by the world after every
+ * body's step, world/body_contact.c): `bounds` gives the particles' box widened by twice the
+ * largest proxy radius of the last refresh (O(n), no member pass: bodies far apart cost little) and
+ * marks the proxies stale; `pair` first refreshes the stale proxies (world centre, radius, F, F^-1)
+ * at the positions the steps ended with (the ones computed inside the step predate the world's
+ * colliders and the self push-out), then sweeps the
+ * two bodies' sorted sphere lists together and, for every overlapping pair of clusters (c of body
+ * A, d of body B), pushes the members of c out of d and the members of d out of c with the same
+ * exit as above. Unlike the push between pieces, the reaction is applied: the correction is split
+ * by mass, the particle (m_i) moving M_d / (m_i + M_d) of it and cluster d (mass M_d) taking the
+ * opposite impulse J = m_i di as a rigid motion about its step-start centre c_d,
+ *   member l moves by w~_ld (-J / M_d + w x (xold_l - c_d)),  w = -I_d^+ ((xold_i - c_d) x J),
+ * with I_d the cluster's inertia at the step start (the step's own Iinv). Every correction changes
+ * velocities by displacement / dt, so x = xold + dt v still holds for the free particles and the
+ * momenta at the end of the step equal those with step-start lever arms: linear momentum and, when
+ * I_d has full rank, angular momentum of the two bodies are conserved to rounding (tested; the step
+ * itself conserves them without damping). Not conserved: energy (the correction is a projection, a
+ * pushed particle's approach speed is removed or reversed by `restitution`), and momentum given to
+ * held members (a held particle neither moves nor takes a share: its constraint absorbs it). The
+ * proxies are not updated between corrections of one call (Gauss-Seidel over the pairs, fixed
+ * order: the cluster whose sphere starts lower along x first, so swapping the bodies gives the
+ * same corrections). Debris particles and clusters of fewer than 10 members take no part. Each
+ * body's own `restitution` scales the push out of its proxies; `self_collisions = 0` turns a
+ * body's proxies off for other bodies too. Like the push between pieces, a particle can only be
+ * pushed out the side it entered if it moves less than about a proxy's depth per (sub)step: the
+ * closing speed times the substep should stay below the particle spacing (20 cm cubes of 2 cm
+ * spacing closing at 2 m/s: 1.5 cm deepest with two substeps of 1/120 s, 5.7 cm with one step of
+ * 1/60 s). `pair` expects both bodies to have stepped since their last topology change (the world
+ * guarantees it): it reads the step's xold, centres and inertias. */
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "base/error.h"
 #include "solvers/shape_matching/sm_internal.h"
 
 enum { SM_PROXY_MIN_MEMBERS = 10 };
@@ -37,9 +66,9 @@ static int adjacent(const cl_sm *s, int32_t c, int32_t d) {
   return lo < s->cadj_ofs[c + 1] && s->cadj[lo] == d;
 }
 
-/* Push particle i out of the proxy of cluster d; returns 1 when it moved. */
-static int push_out(cl_sm *s, cl_body_state *st, int32_t i, int32_t d, double dt) {
-  double *x = st->x + 3 * (size_t)i;
+/* Where particle position x leaves the proxy of cluster d: returns 1 when x is inside, with *dx =
+ * restitution x (exit point - x) and *depth = |exit point - x|. */
+static int proxy_exit(const cl_sm *s, const double *x, int32_t d, cl_vec3 *dx, double *depth) {
   cl_vec3 xi = cl_vec3_make(x[0], x[1], x[2]);
   cl_vec3 com = cl_vec3_load(s->wcom, d);
   cl_vec3 r = cl_vec3_sub(xi, com);
@@ -69,7 +98,18 @@ static int push_out(cl_sm *s, cl_body_state *st, int32_t i, int32_t d, double dt
   cl_vec3 target = cl_vec3_add(com, cl_mat3_mul_vec(&F, cl_vec3_sub(Y, rc)));
   cl_vec3 radial = cl_vec3_madd(com, s->wrad[d] / dist, r);
   if (cl_vec3_norm2(cl_vec3_sub(radial, xi)) < cl_vec3_norm2(cl_vec3_sub(target, xi))) target = radial;
-  cl_vec3 dx = cl_vec3_scale(cl_vec3_sub(target, xi), s->p.restitution);
+  cl_vec3 full = cl_vec3_sub(target, xi);
+  *depth = cl_vec3_norm(full);
+  *dx = cl_vec3_scale(full, s->p.restitution);
+  return 1;
+}
+
+/* Push particle i out of the proxy of cluster d (same body); returns 1 when it moved. */
+static int push_out(cl_sm *s, cl_body_state *st, int32_t i, int32_t d, double dt) {
+  cl_vec3 dx;
+  double depth;
+  double *x = st->x + 3 * (size_t)i;
+  if (!proxy_exit(s, x, d, &dx, &depth)) return 0;
   double *v = st->v + 3 * (size_t)i;
   x[0] += dx.x;
   x[1] += dx.y;
@@ -106,9 +146,10 @@ static int by_lo(const void *a, const void *b) {
   return (x->c > y->c) - (x->c < y->c);
 }
 
-void cl_sm_self_collide(cl_sm *s, cl_body_state *st, double dt) {
+/* Current centre, F, F^-1 and world radius of every cluster with a proxy (wrad = -1 without one),
+ * at the positions of st. Each cluster writes only its own slots: any thread count gives the same. */
+static void update_proxies(cl_sm *s, const cl_body_state *st) {
   const int32_t ncl = s->ncl;
-  /* current centre, F, F^-1 and world radius of every cluster with a proxy */
 #pragma omp parallel for num_threads(s->threads) schedule(dynamic, 4) if (ncl >= 64)
   for (int32_t c = 0; c < ncl; ++c) {
     s->wrad[c] = -1.0;
@@ -128,27 +169,217 @@ void cl_sm_self_collide(cl_sm *s, cl_body_state *st, double dt) {
     memcpy(s->Finv + 9 * (size_t)c, Fi.m, sizeof Fi.m);
     s->wrad[c] = sqrt(r2);
   }
-  /* sweep along x over the bounding spheres */
+  double rmax = -1.0;
+  for (int32_t c = 0; c < ncl; ++c) rmax = fmax(rmax, s->wrad[c]);
+  s->contact_rmax = rmax;
+}
+
+/* The proxies' bounding spheres as x intervals sorted by their low end (ties by cluster), in
+ * s->spans; returns how many. */
+static int32_t sorted_spans(cl_sm *s) {
   _Static_assert(sizeof(span) <= 2 * sizeof(double), "span fits the per-cluster scratch");
   span *sp = s->spans;
   int32_t m = 0;
-  for (int32_t c = 0; c < ncl; ++c)
+  for (int32_t c = 0; c < s->ncl; ++c)
     if (s->wrad[c] > 0.0) {
       sp[m].lo = s->wcom[3 * (size_t)c] - s->wrad[c];
       sp[m].c = c;
       ++m;
     }
   qsort(sp, (size_t)m, sizeof *sp, by_lo);
+  return m;
+}
+
+static int spheres_overlap(const cl_sm *a, int32_t c, const cl_sm *b, int32_t d) {
+  double rr = a->wrad[c] + b->wrad[d];
+  return cl_vec3_norm2(cl_vec3_sub(cl_vec3_load(a->wcom, c), cl_vec3_load(b->wcom, d))) < rr * rr;
+}
+
+void cl_sm_self_collide(cl_sm *s, cl_body_state *st, double dt) {
+  update_proxies(s, st);
+  /* sweep along x over the bounding spheres */
+  const span *sp = s->spans;
+  const int32_t m = sorted_spans(s);
   for (int32_t a = 0; a < m; ++a) {
     int32_t c = sp[a].c;
     double hi = s->wcom[3 * (size_t)c] + s->wrad[c];
     for (int32_t b = a + 1; b < m && sp[b].lo <= hi; ++b) {
       int32_t d = sp[b].c;
-      double rr = s->wrad[c] + s->wrad[d];
-      if (cl_vec3_norm2(cl_vec3_sub(cl_vec3_load(s->wcom, c), cl_vec3_load(s->wcom, d))) >= rr * rr) continue;
+      if (!spheres_overlap(s, c, s, d)) continue;
       if (s->cpiece[c] == s->cpiece[d] || adjacent(s, c, d)) continue;
       push_members(s, st, c, d, dt);
       push_members(s, st, d, c, dt);
     }
   }
 }
+
+/* ---- contact between two bodies ------------------------------------------------------------ */
+
+typedef struct body_side {
+  cl_sm *s;
+  cl_body_state *st;
+} body_side;
+
+/* The members of cluster c of body P that are inside the proxy of cluster d of body Q, pushed out
+ * with the reaction on d's members (see the header comment). */
+static void push_pair(body_side P, int32_t c, body_side Q, int32_t d, double dt, cl_contact_report *rep) {
+  const cl_sm *p = P.s, *q = Q.s;
+  const double *cd = q->wcom + 3 * (size_t)d;
+  const double far2 = q->wrad[d] * q->wrad[d] * (1.0 + 1e-9);
+  const double Md = q->mass[d];
+  if (!(Md > 0.0)) return;
+  const int64_t q0 = q->moff[d], q1 = q0 + q->mcnt[d];
+  for (int64_t k = p->moff[c]; k < (int64_t)p->moff[c] + p->mcnt[c]; ++k) {
+    const int32_t i = p->mp[k];
+    double *x = P.st->x + 3 * (size_t)i;
+    double ex = x[0] - cd[0], ey = x[1] - cd[1], ez = x[2] - cd[2];
+    if (ex * ex + ey * ey + ez * ez >= far2) continue;
+    if (p->held[i]) continue;
+    cl_vec3 dx;
+    double depth;
+    if (!proxy_exit(q, x, d, &dx, &depth)) continue;
+    /* split the correction by mass, as two bodies in contact (m_i against the cluster's M_d): the
+     * particle takes M_d / (m_i + M_d) of it, the cluster the rest in the opposite direction */
+    const double mi = P.st->m[i];
+    const double fi = Md / (mi + Md);
+    double *v = P.st->v + 3 * (size_t)i;
+    const double di[3] = {fi * dx.x, fi * dx.y, fi * dx.z};
+    for (int j = 0; j < 3; ++j) {
+      x[j] += di[j];
+      v[j] += di[j] / dt;
+    }
+    /* the cluster takes the opposite impulse J = m_i di as a rigid motion about its centre, with
+     * lever arms at the step-start positions (see the header comment): translation t = -J / M_d and
+     * rotation w = -I_d^+ ((xold_i - c_d) x J), member l moving by w~_ld (t + w x (xold_l - c_d)) */
+    const cl_vec3 J = cl_vec3_make(mi * di[0], mi * di[1], mi * di[2]);
+    const cl_vec3 t = cl_vec3_scale(J, -1.0 / Md);
+    const cl_vec3 cdo = cl_vec3_load(q->com, d);
+    cl_mat3 Iinv;
+    memcpy(Iinv.m, q->Iinv + 9 * (size_t)d, sizeof Iinv.m);
+    const cl_vec3 w = cl_vec3_scale(
+        cl_mat3_mul_vec(&Iinv, cl_vec3_cross(cl_vec3_sub(cl_vec3_load(p->xold, i), cdo), J)), -1.0);
+    for (int64_t l = q0; l < q1; ++l) {
+      const int32_t jn = q->mp[l];
+      if (q->held[jn]) continue; /* a held member takes no share: its constraint absorbs it */
+      const cl_vec3 u = cl_vec3_add(t, cl_vec3_cross(w, cl_vec3_sub(cl_vec3_load(q->xold, jn), cdo)));
+      const double f = q->mwt[l];
+      double *xj = Q.st->x + 3 * (size_t)jn, *vj = Q.st->v + 3 * (size_t)jn;
+      const double dj[3] = {f * u.x, f * u.y, f * u.z};
+      for (int j = 0; j < 3; ++j) {
+        xj[j] += dj[j];
+        vj[j] += dj[j] / dt;
+      }
+    }
+    rep->contacts += 1;
+    if (depth > rep->max_depth) rep->max_depth = depth;
+  }
+}
+
+/* Both directions for a pair of overlapping proxies: the cluster whose sphere starts lower along x
+ * goes first, so swapping the two bodies gives the same sequence of corrections. */
+static void pair_clusters(body_side A, int32_t c, body_side B, int32_t d, double dt, cl_contact_report *rep) {
+  if (!spheres_overlap(A.s, c, B.s, d)) return;
+  push_pair(A, c, B, d, dt, rep);
+  push_pair(B, d, A, c, dt, rep);
+}
+
+static void mark_held(cl_sm *s, const cl_constraint_set *cs, int32_t on) {
+  if (!cs) return;
+  for (int32_t j = 0; j < cs->count; ++j) s->held[cs->nodes[j]] = on ? j + 1 : 0;
+}
+
+/* Growth of the largest proxy radius since its last refresh that the box still covers. Clusters
+ * are held near their rest shape (strain limiting keeps members within gamma x width of their
+ * goals), so doubling is ample. */
+enum { SM_CONTACT_SLACK = 2 };
+
+/* The box of the particles widened by SM_CONTACT_SLACK times the largest proxy radius: every proxy
+ * lies in the sphere of its cluster's members about their centre, which is inside the particles'
+ * box. O(particles): bodies far apart cost no member pass. The proxies themselves are refreshed by
+ * the pair op, once, when the box meets another body's. */
+static cl_status sm_contact_bounds(void *solver, const cl_body_state *st, double *lo, double *hi) {
+  cl_sm *s = solver;
+  for (int k = 0; k < 3; ++k) {
+    lo[k] = INFINITY;
+    hi[k] = -INFINITY;
+  }
+  if (!s || !st) return cl_fail(CL_ERR_INVALID_ARGUMENT, "shape_matching contact bounds: NULL solver or state");
+  if (!s->p.self_collisions || s->nlive == 0) return CL_OK;
+  if (st->n > s->pcap)
+    return cl_fail(CL_ERR_STATE, "solver 'shape_matching' (%s): state has %d nodes, solver knows %d", s->label,
+                   st->n, s->n);
+  s->contact_stale = 1;
+  if (!(s->contact_rmax > 0.0)) { /* never refreshed (or no proxy at the last refresh) */
+    update_proxies(s, st);
+    s->contact_stale = 0;
+  }
+  if (!(s->contact_rmax > 0.0)) return CL_OK; /* no cluster has a proxy */
+  /* plain compares in locals (fmin/fmax keep NaN semantics and do not vectorise); the world
+   * checks the positions are finite after every step */
+  double l0 = INFINITY, l1 = INFINITY, l2 = INFINITY, h0 = -INFINITY, h1 = -INFINITY, h2 = -INFINITY;
+  const double *x = st->x;
+  for (int32_t i = 0; i < st->n; ++i) {
+    const double a = x[3 * (size_t)i], b = x[3 * (size_t)i + 1], c = x[3 * (size_t)i + 2];
+    l0 = a < l0 ? a : l0;
+    h0 = a > h0 ? a : h0;
+    l1 = b < l1 ? b : l1;
+    h1 = b > h1 ? b : h1;
+    l2 = c < l2 ? c : l2;
+    h2 = c > h2 ? c : h2;
+  }
+  lo[0] = l0, lo[1] = l1, lo[2] = l2;
+  hi[0] = h0, hi[1] = h1, hi[2] = h2;
+  const double margin = SM_CONTACT_SLACK * s->contact_rmax;
+  for (int k = 0; k < 3; ++k) {
+    lo[k] -= margin;
+    hi[k] += margin;
+  }
+  return CL_OK;
+}
+
+static cl_status sm_contact_pair(void *va, cl_body_state *sa, const cl_constraint_set *ca, void *vb,
+                                 cl_body_state *sb, const cl_constraint_set *cb, double dt,
+                                 cl_contact_report *rep) {
+  cl_sm *a = va, *b = vb;
+  if (!a || !b || !sa || !sb || !rep)
+    return cl_fail(CL_ERR_INVALID_ARGUMENT, "shape_matching contact pair: NULL solver, state or report");
+  if (a == b || sa == sb)
+    return cl_fail(CL_ERR_INVALID_ARGUMENT, "shape_matching contact pair: a body cannot be paired with itself "
+                                            "(pieces of one body collide inside its step)");
+  if (!(dt > 0.0) || !isfinite(dt))
+    return cl_fail(CL_ERR_INVALID_ARGUMENT, "shape_matching contact pair: dt = %g s, must be > 0 and finite", dt);
+  if (!a->p.self_collisions || !b->p.self_collisions) return CL_OK;
+  if (sa->n > a->pcap || sb->n > b->pcap)
+    return cl_fail(CL_ERR_STATE, "shape_matching contact pair: a state has more nodes than its solver knows");
+  /* proxies at the positions the steps ended with (once per body and substep) */
+  if (a->contact_stale) update_proxies(a, sa);
+  if (b->contact_stale) update_proxies(b, sb);
+  a->contact_stale = b->contact_stale = 0;
+  mark_held(a, ca, 1);
+  mark_held(b, cb, 1);
+  body_side A = {a, sa}, B = {b, sb};
+  const span *pa = a->spans, *pb = b->spans;
+  const int32_t ma = sorted_spans(a), mb = sorted_spans(b);
+  /* merged sweep of the two sorted lists: each item meets the other body's items that start
+   * inside its interval, so every overlapping pair is met exactly once (ties: a's item first) */
+  int32_t i = 0, j = 0;
+  while (i < ma && j < mb) {
+    if (pa[i].lo <= pb[j].lo) {
+      const int32_t c = pa[i].c;
+      const double hi = a->wcom[3 * (size_t)c] + a->wrad[c];
+      for (int32_t k = j; k < mb && pb[k].lo <= hi; ++k) pair_clusters(A, c, B, pb[k].c, dt, rep);
+      ++i;
+    } else {
+      const int32_t d = pb[j].c;
+      const double hi = b->wcom[3 * (size_t)d] + b->wrad[d];
+      for (int32_t k = i; k < ma && pa[k].lo <= hi; ++k) pair_clusters(B, d, A, pa[k].c, dt, rep);
+      ++j;
+    }
+  }
+  mark_held(a, ca, 0);
+  mark_held(b, cb, 0);
+  return CL_OK;
+}
+
+const cl_solver_contact_ops cl_shape_matching_contact_ops = {&cl_shape_matching_solver_ops, sm_contact_bounds,
+                                                             sm_contact_pair};

@@ -75,6 +75,12 @@ static cl_status new_particle(cl_sm *s, cl_body_state *st, int32_t i, int32_t *o
   memcpy(st->v + 3 * (size_t)q, st->v + 3 * (size_t)i, 3 * sizeof(double));
   memcpy(st->X + 3 * (size_t)q, st->X + 3 * (size_t)i, 3 * sizeof(double));
   st->origin[q] = i;
+  /* q sits where i sits: if i is still where the last measure saw it, so is q, and the clusters
+   * whose member i becomes q keep their sums (same position, weight and member order) */
+  if (s->xmeas_n == q) {
+    memcpy(s->xmeas + 3 * (size_t)q, s->xmeas + 3 * (size_t)i, 3 * sizeof(double));
+    s->xmeas_n = q + 1;
+  }
   st->m[q] = 0.0;
   s->W[q] = 0.0;
   s->flags[q] = 0;

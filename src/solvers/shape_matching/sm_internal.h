@@ -112,13 +112,14 @@ typedef struct cl_sm {
   uint8_t *mark;      /* scratch flag (strain-limiting particle lists) */
   int32_t *sl_list;   /* 2 pcap: the particles of the clamping clusters, this and the last iteration */
   double *xold;       /* 3n positions at the start of the step */
+  double *pdisp;      /* n: squared distance of the particle from its step-start position (strain limiting) */
   double *vold;       /* 3n velocities at the start of the step (reactions) */
   double *acc;        /* 3n per-particle gather results (scratch) */
   double *dsum;       /* 3n strain-limiting corrections of held particles over the step (reactions) */
   double *dvsh;       /* 3n shape-matching velocity change of held particles (reactions) */
   double *xmeas;      /* 3n positions at the last measure (validates msum) */
   int32_t xmeas_n;    /* particle count at the last measure */
-  int msum_ok;        /* msum holds every live cluster's sums at positions xmeas (no topology change since) */
+  int msum_ok;        /* xmeas holds the positions of the last measure and nothing moved since */
 
   /* clusters: slots 0..ncl-1, capacity ccap */
   int32_t ncl, ccap, nlive;
@@ -140,12 +141,27 @@ typedef struct cl_sm {
   double *scom;       /* 3: centre of mass in the current strain-limiting iteration */
   double *Iinv;       /* 9: pseudo-inverse of the inertia about com (rigid-mode projection) */
   double *ga, *gw;    /* 3 each: removed mean and angular parts of the corrections */
+  double *gpack;      /* 24 per cluster: what the goal gather reads, together (T, r_c, x_c, ga, gw) */
   double *sig, *Vp;   /* 3 and 9: singular values and right singular vectors of F^e (plasticity) */
   double *F;          /* 9: F of the step start; the current F for the collision proxies */
   double *Finv;       /* 9: its inverse (proxies), or zero when singular */
   double *msum;       /* SM_MSUM: member sums (xref, sx, A, C) and the SVD of F^e (U, sigma, V) at the
                        * positions of the last measure */
+  uint8_t *mok;       /* msum of the cluster is current: measured last time and its members, weights and
+                       * rest properties unchanged since (a fracture clears only the clusters it touched) */
   uint8_t *active;    /* strain limiting: the cluster clamped something this iteration */
+  /* strain limiting, per cluster: the member sums at the current positions, kept up to date from
+   * the members that moved (15: xref, sx, A); and the reference of the last full sweep of the
+   * cluster's members: its transform (9) and centre (3), the largest goal distance of a member then,
+   * and a bound on how far any member moved since. A cluster whose goals cannot have come within
+   * reach of the limit skips the sweep (see sm_step.c). */
+  double *sl_sum, *sl_T, *sl_y, *sl_g, *sl_d;
+  /* and for a bound without the sums: the smallest singular value of F^e at the reference (0: none),
+   * sum_i w~m |p_i| ||A_rr^+|| ||F^p^-1|| (how far F^e can move per unit of member displacement),
+   * ||F^p||, and whether sl_sum is current */
+  double *sl_s, *sl_k, *sl_f;
+  uint8_t *sl_ok;
+  double *pabs;       /* sum over members of w~ m |X_i - r_c| (rest property) */
   uint8_t *clampc;    /* the cluster has held and free members (10x toughness, as the authors') */
 
   /* memberships */
@@ -192,9 +208,21 @@ typedef struct cl_sm {
   double *planes;
   int64_t pltop, plcap;
 
+  /* tests only: bit 1 turns off the reuse of the measure's sums, bit 2 the strain-limiting bounds
+   * (every cluster is then summed and swept as in the plain algorithm) */
+  int no_shortcuts;
+  int64_t sl_sweeps, sl_skips; /* strain limiting: member sweeps done and avoided by a bound, in total */
+  int64_t reused;     /* clusters whose goal pass took the measure's sums and SVD, in total */
+
   double mean_cluster_mass0;
   double time;
   cl_sm_stats stats;
+
+  /* contact between bodies (sm_collide.c): the largest proxy world radius at the last refresh of
+   * the proxies (0 = never refreshed), and whether the proxies predate the current positions
+   * (set by the bounds op, cleared by the refresh in the pair op) */
+  double contact_rmax;
+  int contact_stale;
 } cl_sm;
 
 /* ---- sm_particles.c ----------------------------------------------------------------------- */
@@ -258,5 +286,11 @@ cl_status cl_sm_fracture(cl_sm *s, cl_body_state *st, const cl_fracture_event *e
 /* Push particles out of the proxies of clusters they do not belong to (positions of free particles
  * only; velocities follow from the position change). */
 void cl_sm_self_collide(cl_sm *s, cl_body_state *st, double dt);
+/* Contact between two shape-matching bodies (solver.h, cl_solver_contact_ops): particles of each
+ * against the other's cluster proxies, with the reaction on the proxy's cluster. Listed in
+ * solvers/contact.c. It reads what the last step left: xold (step-start positions, with
+ * x = xold + dt v for free particles), com and Iinv of every live cluster at those positions; the
+ * momentum checks of tests/c/test_sm_bodies_contact.c fail if the step stops providing them. */
+extern const cl_solver_contact_ops cl_shape_matching_contact_ops;
 
 #endif

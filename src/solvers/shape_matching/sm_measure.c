@@ -59,6 +59,7 @@ cl_status cl_sm_measure(cl_sm *s, const cl_body_state *st, cl_unit_fields *out) 
       bad = 1;
       continue;
     }
+    s->mok[c] = 1;
     memcpy(F, Fm.m, sizeof Fm.m);
     memcpy(cen, com, sizeof com);
     for (int k = 0; k < 9; ++k) P[k] = s->Fp[9 * (size_t)c + k] - (k % 4 == 0 ? 1.0 : 0.0);
@@ -74,8 +75,9 @@ cl_status cl_sm_measure(cl_sm *s, const cl_body_state *st, cl_unit_fields *out) 
     out->volume[c] = s->mass[c] / s->density;
   }
   out->count = ncl;
+  for (int32_t c = ncl; c < s->ncl; ++c) s->mok[c] = 0; /* not measured now: older sums */
   s->msum_ok = 0;
-  if (!bad && ncl == s->ncl && st->n <= s->pcap) {
+  if (!bad && st->n <= s->pcap) {
     memcpy(s->xmeas, st->x, sizeof(double) * 3 * (size_t)st->n);
     s->xmeas_n = st->n;
     s->msum_ok = 1;

@@ -40,6 +40,7 @@ cl_status cl_sm_grow_particles(cl_sm *s, int32_t n) {
   CL_TRY(regrow((void **)&s->mark, old, cap, sizeof(uint8_t), "particle flags"));
   CL_TRY(regrow((void **)&s->sl_list, 2 * old, 2 * cap, sizeof(int32_t), "particle lists"));
   CL_TRY(regrow((void **)&s->xold, 3 * old, 3 * cap, sizeof(double), "particle scratch"));
+  CL_TRY(regrow((void **)&s->pdisp, old, cap, sizeof(double), "particle scratch"));
   CL_TRY(regrow((void **)&s->vold, 3 * old, 3 * cap, sizeof(double), "particle scratch"));
   CL_TRY(regrow((void **)&s->acc, 3 * old, 3 * cap, sizeof(double), "particle scratch"));
   CL_TRY(regrow((void **)&s->dsum, 3 * old, 3 * cap, sizeof(double), "particle scratch"));
@@ -82,6 +83,18 @@ cl_status cl_sm_grow_clusters(cl_sm *s, int32_t ncl) {
   CL_TRY(regrow((void **)&s->F, 9 * o, 9 * c, sizeof(double), "clusters"));
   CL_TRY(regrow((void **)&s->Finv, 9 * o, 9 * c, sizeof(double), "clusters"));
   CL_TRY(regrow((void **)&s->msum, SM_MSUM * o, SM_MSUM * c, sizeof(double), "clusters"));
+  CL_TRY(regrow((void **)&s->mok, o, c, sizeof(uint8_t), "clusters"));
+  CL_TRY(regrow((void **)&s->gpack, 24 * o, 24 * c, sizeof(double), "clusters"));
+  CL_TRY(regrow((void **)&s->sl_sum, 15 * o, 15 * c, sizeof(double), "clusters"));
+  CL_TRY(regrow((void **)&s->sl_T, 9 * o, 9 * c, sizeof(double), "clusters"));
+  CL_TRY(regrow((void **)&s->sl_y, 3 * o, 3 * c, sizeof(double), "clusters"));
+  CL_TRY(regrow((void **)&s->sl_g, o, c, sizeof(double), "clusters"));
+  CL_TRY(regrow((void **)&s->sl_d, o, c, sizeof(double), "clusters"));
+  CL_TRY(regrow((void **)&s->sl_s, o, c, sizeof(double), "clusters"));
+  CL_TRY(regrow((void **)&s->sl_k, o, c, sizeof(double), "clusters"));
+  CL_TRY(regrow((void **)&s->sl_f, o, c, sizeof(double), "clusters"));
+  CL_TRY(regrow((void **)&s->sl_ok, o, c, sizeof(uint8_t), "clusters"));
+  CL_TRY(regrow((void **)&s->pabs, o, c, sizeof(double), "clusters"));
   CL_TRY(regrow((void **)&s->active, o, c, sizeof(uint8_t), "clusters"));
   CL_TRY(regrow((void **)&s->clampc, o, c, sizeof(uint8_t), "clusters"));
   CL_TRY(regrow((void **)&s->cadj_ofs, o + 1, c + 1, sizeof(int32_t), "clusters"));
@@ -129,6 +142,7 @@ void cl_sm_particle_weights(cl_sm *s, const cl_body_state *st) {
 
 void cl_sm_cluster_props(cl_sm *s, const cl_body_state *st, int32_t c) {
   const int64_t k0 = s->moff[c], k1 = k0 + s->mcnt[c];
+  s->mok[c] = 0; /* weights, mass and rest centre change: the kept member sums are stale */
   double M = 0.0;
   cl_vec3 sum = cl_vec3_zero();
   for (int64_t k = k0; k < k1; ++k) {
@@ -142,15 +156,17 @@ void cl_sm_cluster_props(cl_sm *s, const cl_body_state *st, int32_t c) {
   cl_vec3 r = M > 0.0 ? cl_vec3_scale(sum, 1.0 / M) : cl_vec3_zero();
   cl_vec3_store(s->rcom, c, r);
   cl_mat3 A = cl_mat3_zero();
-  double width = 0.0;
+  double width = 0.0, pabs = 0.0;
   for (int64_t k = k0; k < k1; ++k) {
     cl_vec3 p = cl_vec3_sub(cl_vec3_load(st->X, s->mp[k]), r);
     cl_vec3_store(s->mr, (int32_t)k, p);
     cl_mat3_add_outer(&A, s->mwm[k], p, p);
     double d = cl_vec3_norm(p);
     if (d > width) width = d;
+    pabs += s->mwm[k] * d;
   }
   s->width[c] = width;
+  s->pabs[c] = pabs;
   cl_mat3 Ainv;
   cl_status ps = cl_pinv3(&A, s->p.pinv_threshold, &Ainv);
   if (ps < 0) Ainv = cl_mat3_zero();

@@ -7,6 +7,7 @@
 
 #include "base/error.h"
 #include "solvers/shape_matching/sm_internal.h"
+#include "solvers/shape_matching/sm_stats.h"
 
 static cl_status sm_create(void **out) {
   cl_sm *s = calloc(1, sizeof *s);
@@ -24,7 +25,9 @@ static void sm_destroy(void *p) {
                     s->gw,    s->sig,   s->Vp,     s->F,       s->active, s->mp,   s->mc,     s->mw,    s->mwt,
                     s->mwm,   s->mr,    s->pofs,    s->plist, s->pc,
                     s->pwt,   s->planes, s->phead, s->mnext, s->pnm,
-                    s->cadj_ofs, s->cadj, s->sib, s->stamp, s->wcom, s->wrad, s->touched, s->Finv, s->spans, s->cpiece, s->plabel, s->moved, s->clampc, s->scom, s->mark, s->sl_list, s->msum, s->xmeas};
+                    s->cadj_ofs, s->cadj, s->sib, s->stamp, s->wcom, s->wrad, s->touched, s->Finv, s->spans, s->cpiece, s->plabel, s->moved, s->clampc, s->scom, s->mark, s->sl_list, s->msum, s->xmeas,
+                    s->mok, s->sl_sum, s->sl_T, s->sl_y, s->sl_g, s->sl_d, s->sl_s, s->sl_k, s->sl_f, s->sl_ok,
+                    s->pabs, s->pdisp, s->gpack};
   for (size_t i = 0; i < sizeof arrays / sizeof arrays[0]; ++i) free(arrays[i]);
   free(s);
 }
@@ -114,7 +117,8 @@ static void compact_pool(cl_sm *s) {
 
 static cl_status sm_topology_changed(void *p, cl_body_state *st) {
   cl_sm *s = p;
-  s->msum_ok = 0;
+  /* the kept member sums stay valid: compacting the pool keeps each cluster's member order, and the
+   * fracture op cleared the clusters whose memberships or weights it changed */
   CL_TRY(cl_sm_grow_particles(s, st->n));
   s->n = st->n;
   compact_pool(s);
@@ -129,7 +133,7 @@ static cl_status sm_fracture(void *p, cl_body_state *st, const cl_fracture_event
                              int32_t *applied) {
   cl_sm *s = p;
   cl_status r = cl_sm_fracture(s, st, ev, count, applied);
-  if (r < 0 || *applied > 0) s->msum_ok = 0; /* memberships, masses or positions changed */
+  if (r < 0) s->msum_ok = 0; /* (a split clears the kept sums of the clusters it changes, only) */
   return r;
 }
 
@@ -181,4 +185,5 @@ const cl_solver_ops cl_shape_matching_solver_ops = {
     NULL,
     sm_fracture,
     sm_topology_changed,
+    cl_sm_stats_op,
 };

@@ -10,7 +10,10 @@
  *     with kappa = 1 - exp(-damping dt); x_i += dt v_i;
  *  3. strain limiting (Bargteil & Jones 2014): `iterations` times, each cluster's goals are
  *     recomputed at the current positions and a particle farther than gamma x width from its goal
- *     is pulled back to that distance, blended with omega: x_i += omega sum_c w~_ic d_ic;
+ *     is pulled back to that distance, blended with omega: x_i += omega sum_c w~_ic d_ic
+ *     (a cluster whose goals provably cannot reach the limit is not swept: sl_cheap_skip and
+ *     sl_eval below: the same clamps as sweeping every member; the kept sums differ from fresh
+ *     ones by rounding only);
  *  4. v = (x - x_start) / dt; the world's colliders (cl_collider_project); cluster proxies.
  *
  * [.]_c in 2 and the strain-limiting corrections d_ic are made free of net force and (with
@@ -165,14 +168,52 @@ void cl_sm_keep_svd(cl_sm *s, int32_t c, const cl_mat3 *U, cl_vec3 sig, const cl
  * *q_out = q and *el = the elastic part alpha/dt (T p - q). The same expression in the cluster pass
  * and in the gather, so both see bitwise the same value. */
 static inline cl_vec3 goal_e(const double *T, const double *rc, const double *y, const double *X, const double *x,
-                             const double *v, double ka, double kd, cl_vec3 *q_out, cl_vec3 *el) {
+                             const double *v, double ka, double kd, cl_vec3 *q_out, cl_vec3 *el, double *g2) {
   double p0 = X[0] - rc[0], p1 = X[1] - rc[1], p2 = X[2] - rc[2];
   double q0 = x[0] - y[0], q1 = x[1] - y[1], q2 = x[2] - y[2];
-  cl_vec3 e = cl_vec3_make(ka * (T[0] * p0 + T[1] * p1 + T[2] * p2 - q0), ka * (T[3] * p0 + T[4] * p1 + T[5] * p2 - q1),
-                           ka * (T[6] * p0 + T[7] * p1 + T[8] * p2 - q2));
+  double g0 = T[0] * p0 + T[1] * p1 + T[2] * p2 - q0, g1 = T[3] * p0 + T[4] * p1 + T[5] * p2 - q1,
+         gz = T[6] * p0 + T[7] * p1 + T[8] * p2 - q2;
+  *g2 = g0 * g0 + g1 * g1 + gz * gz; /* squared distance of the member from its goal */
+  cl_vec3 e = cl_vec3_make(ka * g0, ka * g1, ka * gz);
   *el = e;
   *q_out = cl_vec3_make(q0, q1, q2);
   return cl_vec3_make(e.x - kd * v[0], e.y - kd * v[1], e.z - kd * v[2]);
+}
+
+/* A bound on sqrt(||M||_1 ||M||_inf) >= ||M||_2 (exact for diagonal matrices). */
+static double norm2_bound(const cl_mat3 *M) {
+  const double *a = M->m;
+  double r = 0.0, cmax = 0.0;
+  for (int i = 0; i < 3; ++i) {
+    double ri = fabs(a[3 * i]) + fabs(a[3 * i + 1]) + fabs(a[3 * i + 2]);
+    double ci = fabs(a[i]) + fabs(a[3 + i]) + fabs(a[6 + i]);
+    r = ri > r ? ri : r;
+    cmax = ci > cmax ? ci : cmax;
+  }
+  return sqrt(r * cmax);
+}
+
+/* Pseudo-inverse of a cluster's inertia tensor (symmetric, positive semi-definite) with the
+ * relative threshold 1e-12 of cl_pinv3. When det I > 1e-9 ||I||_F^3 the smallest singular value is
+ * at least det / sigma_max^2 > 1e-9 sigma_max, so nothing would be clamped and the pseudo-inverse
+ * is the inverse: the adjugate over the determinant, without the SVD (a third of the goal pass in
+ * scenes with many small clusters). Thin or flat clusters take the SVD path. */
+static cl_mat3 inertia_inverse(const cl_mat3 *I) {
+  const double *a = I->m;
+  const double c[9] = {a[4] * a[8] - a[5] * a[7], a[2] * a[7] - a[1] * a[8], a[1] * a[5] - a[2] * a[4],
+                       a[5] * a[6] - a[3] * a[8], a[0] * a[8] - a[2] * a[6], a[2] * a[3] - a[0] * a[5],
+                       a[3] * a[7] - a[4] * a[6], a[1] * a[6] - a[0] * a[7], a[0] * a[4] - a[1] * a[3]};
+  const double det = a[0] * c[0] + a[1] * c[3] + a[2] * c[6];
+  double f2 = 0.0;
+  for (int k = 0; k < 9; ++k) f2 += a[k] * a[k];
+  cl_mat3 r;
+  if (det > 1e-9 * f2 * sqrt(f2) && isfinite(det)) {
+    const double id = 1.0 / det;
+    for (int k = 0; k < 9; ++k) r.m[k] = c[k] * id;
+    return r;
+  }
+  if (cl_pinv3(I, 1e-12, &r) < 0) r = cl_mat3_zero();
+  return r;
 }
 
 /* Pass 1 of the step for cluster c: centre, inertia, F, SVD of F^e, the goal transform T = R F^p;
@@ -183,11 +224,14 @@ static inline cl_vec3 goal_e(const double *T, const double *rc, const double *y,
  * alone (spin = 1: the damping then pulls toward the mean velocity and slows spin, as the authors'
  * damping does) or of all of e (spin = 0: toward the cluster's rigid motion). Returns -1 when the
  * deformation gradient is not finite. */
-static int goal_pass(cl_sm *s, const cl_body_state *st, int32_t c, double ka, double kd, int spin, int tf) {
+static int goal_pass(cl_sm *s, const cl_body_state *st, int32_t c, double ka, double kd, int spin, int tf,
+                     int64_t *nreuse) {
   const int64_t k0 = s->moff[c], k1 = k0 + s->mcnt[c];
   const double M = s->mass[c];
   sums m;
-  if (s->msum_ok) /* the last measure saw these very positions and memberships */
+  const int reuse = s->msum_ok && s->mok[c] && !(s->no_shortcuts & 1);
+  *nreuse += reuse;
+  if (reuse) /* the last measure saw these very positions and memberships */
     sums_unpack(s->msum + SM_MSUM * (size_t)c, &m);
   else
     member_sums(s, st->x, st->X, c, 1, &m);
@@ -202,8 +246,7 @@ static int goal_pass(cl_sm *s, const cl_body_state *st, int32_t c, double ka, do
   I.m[0] += tr;
   I.m[4] += tr;
   I.m[8] += tr;
-  cl_mat3 Iinv;
-  if (cl_pinv3(&I, 1e-12, &Iinv) < 0) Iinv = cl_mat3_zero();
+  cl_mat3 Iinv = inertia_inverse(&I);
   store9(s->Iinv, c, &Iinv);
   cl_mat3 Ai = load9(s->Arr_inv, c);
   cl_mat3 F = cl_mat3_mul(&m.A, &Ai); /* eq 3 */
@@ -213,7 +256,7 @@ static int goal_pass(cl_sm *s, const cl_body_state *st, int32_t c, double ka, do
   cl_mat3 U, V;
   cl_vec3 sig;
   int bad = 0;
-  if (s->msum_ok) { /* the measure decomposed this very F^e (same sums, same F^p) */
+  if (reuse) { /* the measure decomposed this very F^e (same sums, same F^p) */
     const double *o = s->msum + SM_MSUM * (size_t)c;
     memcpy(U.m, o + 24, sizeof U.m);
     sig = cl_vec3_make(o[33], o[34], o[35]);
@@ -234,19 +277,38 @@ static int goal_pass(cl_sm *s, const cl_body_state *st, int32_t c, double ka, do
   cl_vec3 se = cl_vec3_zero(), tau = cl_vec3_zero();
   const double *Tm = s->Rt + 9 * (size_t)c, *rc = s->rcom + 3 * (size_t)c, *y = s->com + 3 * (size_t)c;
   int32_t nheld = 0;
+  double gmax2 = 0.0;
   for (int64_t k = k0; k < k1; ++k) {
     const int32_t i = s->mp[k];
     const double wm = s->mwm[k];
     nheld += s->held[i] != 0;
     cl_vec3 q, el;
-    cl_vec3 e = goal_e(Tm, rc, y, st->X + 3 * (size_t)i, st->x + 3 * (size_t)i, st->v + 3 * (size_t)i, ka, kd, &q, &el);
+    double g2;
+    cl_vec3 e = goal_e(Tm, rc, y, st->X + 3 * (size_t)i, st->x + 3 * (size_t)i, st->v + 3 * (size_t)i, ka, kd, &q, &el,
+                       &g2);
+    if (g2 > gmax2) gmax2 = g2;
     se = cl_vec3_madd(se, wm, e);
     if (tf) tau = cl_vec3_madd(tau, wm, cl_vec3_cross(q, el));
     if (!spin) tau = cl_vec3_madd(tau, wm, cl_vec3_cross(q, cl_vec3_sub(e, el)));
   }
   cl_vec3_store(s->ga, c, cl_vec3_scale(se, 1.0 / M));
   cl_vec3_store(s->gw, c, cl_mat3_mul_vec(&Iinv, tau));
+  { /* one block per cluster for the gather (the same values) */
+    double *pk = s->gpack + 24 * (size_t)c;
+    memcpy(pk, Tm, 9 * sizeof(double));
+    memcpy(pk + 9, rc, 3 * sizeof(double));
+    memcpy(pk + 12, y, 3 * sizeof(double));
+    memcpy(pk + 15, s->ga + 3 * (size_t)c, 3 * sizeof(double));
+    memcpy(pk + 18, s->gw + 3 * (size_t)c, 3 * sizeof(double));
+  }
   s->clampc[c] = (uint8_t)(nheld > 0 && nheld < s->mcnt[c]);
+  /* the reference of strain limiting's first iteration: these goals at the step-start positions */
+  store9(s->sl_T, c, &T);
+  cl_vec3_store(s->sl_y, c, com);
+  s->sl_g[c] = sqrt(gmax2);
+  s->sl_s[c] = bad == 0 && sig.z > 0.0 ? sig.z : 0.0;
+  s->sl_k[c] = s->pabs[c] * norm2_bound(&Ai) * norm2_bound(&Fpi);
+  s->sl_f[c] = norm2_bound(&Fp);
   return bad;
 }
 
@@ -254,12 +316,13 @@ static int goal_pass(cl_sm *s, const cl_body_state *st, int32_t c, double ka, do
  * to distance lim of its goal, or zero. The same expression in the cluster pass and the gather, so
  * both see bitwise the same value. */
 static inline cl_vec3 limit_of(const double *T, const double *y, const double *rc, const double *X, const double *x,
-                               double lim, int *clamped) {
+                               double lim, int *clamped, double *r2_out) {
   double p0 = X[0] - rc[0], p1 = X[1] - rc[1], p2 = X[2] - rc[2];
   double g0 = T[0] * p0 + T[1] * p1 + T[2] * p2 + y[0] - x[0];
   double g1 = T[3] * p0 + T[4] * p1 + T[5] * p2 + y[1] - x[1];
   double g2 = T[6] * p0 + T[7] * p1 + T[8] * p2 + y[2] - x[2];
   double r2 = g0 * g0 + g1 * g1 + g2 * g2;
+  *r2_out = r2;
   if (!(r2 > lim * lim)) {
     *clamped = 0;
     return cl_vec3_zero();
@@ -269,38 +332,159 @@ static inline cl_vec3 limit_of(const double *T, const double *y, const double *r
   return cl_vec3_make(g0 * f, g1 * f, g2 * f);
 }
 
-/* One strain-limiting pass over cluster c: goals at the current positions (transform and centre
- * kept in Rt and scom for the gather), the clamped corrections and their rigid part about the
- * step-start centre (positions xold). Returns 1 when some member was clamped. */
-static int limit_pass(cl_sm *s, const cl_body_state *st, int32_t c, double gamma, int tf) {
+/* Strain limiting keeps each cluster's member sums (sx, A about a fixed reference member) at the
+ * current positions: they are summed afresh once per step (sl_sums), later iterations add the
+ * displacements of the members that moved (sl_update, wm d p^T per moved member: every cluster holds
+ * thousands of members in the large scenes, of which a part moves). */
+static void sl_store_sums(cl_sm *s, int32_t c, const double *o) {
+  memcpy(s->sl_sum + 15 * (size_t)c, o, 15 * sizeof(double));
+}
+
+static void sl_sums(cl_sm *s, const cl_body_state *st, int32_t c) {
+  const int64_t k0 = s->moff[c], k1 = k0 + s->mcnt[c];
+  const int32_t *mp = s->mp;
+  const double *mwm = s->mwm, *x = st->x, *X = st->X;
+  const cl_vec3 r = cl_vec3_load(x, mp[k0]), rc = cl_vec3_load(s->rcom, c);
+  const double r0 = r.x, r1 = r.y, r2 = r.z, c0 = rc.x, c1 = rc.y, c2 = rc.z;
+  double s0 = 0.0, s1 = 0.0, s2 = 0.0;
+  double a00 = 0.0, a01 = 0.0, a02 = 0.0, a10 = 0.0, a11 = 0.0, a12 = 0.0, a20 = 0.0, a21 = 0.0, a22 = 0.0;
+  for (int64_t k = k0; k < k1; ++k) {
+    const size_t i3 = 3 * (size_t)mp[k];
+    const double *xi = x + i3, *Xi = X + i3;
+    const double wm = mwm[k];
+    const double d0 = xi[0] - r0, d1 = xi[1] - r1, d2 = xi[2] - r2;
+    const double p0 = Xi[0] - c0, p1 = Xi[1] - c1, p2 = Xi[2] - c2;
+    const double u0 = wm * d0, u1 = wm * d1, u2 = wm * d2;
+    s0 += u0, s1 += u1, s2 += u2;
+    a00 += u0 * p0, a01 += u0 * p1, a02 += u0 * p2;
+    a10 += u1 * p0, a11 += u1 * p1, a12 += u1 * p2;
+    a20 += u2 * p0, a21 += u2 * p1, a22 += u2 * p2;
+  }
+  const double o[15] = {r0, r1, r2, s0, s1, s2, a00, a01, a02, a10, a11, a12, a20, a21, a22};
+  sl_store_sums(s, c, o);
+  s->sl_ok[c] = 1;
+}
+
+/* Whether no member of cluster c can be clamped, from how far its members moved since the
+ * reference (D) alone, without the member sums. With every member displaced by at most D:
+ *   |y - y_r| <= D;  ||A - A_r||_F <= D sum w~m |p| (the sum of w~m d p^T with sum w~m p = 0);
+ *   ||F^e - F^e_r||_F <= that x ||A_rr^+||_2 ||F^p^-1||_2 = eps;
+ *   the rotation of F^e moves by ||R - R_r||_F <= 2 eps / (sigma_r + sigma) with
+ *   sigma >= sigma_r - eps the smallest singular values (the perturbation bound of the polar factor,
+ *   R.-C. Li, "New perturbation bounds for the unitary polar factor", SIAM J. Matrix Anal. Appl.
+ *   16(1), 1995; for eps < sigma_r, F^e stays a proper deformation and its polar factor is R);
+ *   ||T - T_r||_F <= ||R - R_r||_F ||F^p||_2,
+ * so a goal distance is at most g_r + ||T - T_r||_F width + 2 D. */
+static int sl_cheap_skip(const cl_sm *s, int32_t c, double D, double lim) {
+  const double sr = s->sl_s[c];
+  if (!(sr > 0.0)) return 0;
+  const double eps = s->sl_k[c] * D;
+  if (!(eps < 0.5 * sr)) return 0;
+  const double w = s->width[c];
+  const double bound = s->sl_g[c] + 2.0 * eps / (2.0 * sr - eps) * s->sl_f[c] * w + 2.0 * D;
+  const double *yr = s->sl_y + 3 * (size_t)c;
+  const double mag = fabs(yr[0]) + fabs(yr[1]) + fabs(yr[2]) + w;
+  return bound * (1.0 + 1e-9) + 1e-12 * mag < lim && isfinite(bound);
+}
+
+/* Add the last iteration's displacements (acc) of the members that moved. Returns 0 when none did
+ * (the cluster then sees exactly the positions of its last evaluation). */
+static int sl_update(cl_sm *s, const cl_body_state *st, int32_t c) {
+  const int64_t k0 = s->moff[c], k1 = k0 + s->mcnt[c];
+  const int32_t *mp = s->mp;
+  const uint8_t *mv = s->moved;
+  const double *mwm = s->mwm, *X = st->X, *dl = s->acc;
+  const cl_vec3 rc = cl_vec3_load(s->rcom, c);
+  const double c0 = rc.x, c1 = rc.y, c2 = rc.z;
+  double *o = s->sl_sum + 15 * (size_t)c;
+  double s0 = o[3], s1 = o[4], s2 = o[5], dm = 0.0;
+  double a00 = o[6], a01 = o[7], a02 = o[8], a10 = o[9], a11 = o[10], a12 = o[11];
+  double a20 = o[12], a21 = o[13], a22 = o[14];
+  int any = 0;
+  for (int64_t k = k0; k < k1; ++k) {
+    const int32_t i = mp[k];
+    if (!mv[i]) continue;
+    any = 1;
+    const double *di = dl + 3 * (size_t)i, *Xi = X + 3 * (size_t)i;
+    const double wm = mwm[k];
+    const double d0 = di[0], d1 = di[1], d2 = di[2], e = d0 * d0 + d1 * d1 + d2 * d2;
+    dm = e > dm ? e : dm;
+    const double p0 = Xi[0] - c0, p1 = Xi[1] - c1, p2 = Xi[2] - c2;
+    const double u0 = wm * d0, u1 = wm * d1, u2 = wm * d2;
+    s0 += u0, s1 += u1, s2 += u2;
+    a00 += u0 * p0, a01 += u0 * p1, a02 += u0 * p2;
+    a10 += u1 * p0, a11 += u1 * p1, a12 += u1 * p2;
+    a20 += u2 * p0, a21 += u2 * p1, a22 += u2 * p2;
+  }
+  if (!any) return 0;
+  const double n[12] = {s0, s1, s2, a00, a01, a02, a10, a11, a12, a20, a21, a22};
+  memcpy(o + 3, n, sizeof n);
+  s->sl_d[c] += sqrt(dm);
+  return 1;
+}
+
+/* One strain-limiting evaluation of cluster c at the current positions: goals from the kept sums
+ * (transform and centre kept in Rt and scom for the gather), the clamped corrections and their rigid
+ * part about the step-start centre (positions xold). Returns 1 when some member was clamped, 0 when
+ * none was, 2 when the sweep was skipped (none can be; force = 1 never skips).
+ *
+ * The sweep over the members is skipped when no member can be clamped: a member's goal distance
+ * |T p + y - x| differs from the one at the cluster's last full sweep (transform T_r, centre y_r,
+ * largest distance g_r) by at most ||T - T_r||_F |p| + |y - y_r| + |x - x_r|, with |p| <= width and
+ * |x - x_r| <= the summed largest displacements of the members since (sl_d). When
+ * g_r + ||T - T_r||_F width + |y - y_r| + sl_d stays below the limit (with a margin far above the
+ * rounding), the sweep would clamp nothing: the decision is the same, at a fraction of the cost. */
+static int sl_eval(cl_sm *s, const cl_body_state *st, int32_t c, double gamma, int tf, int force) {
   const int64_t k0 = s->moff[c], k1 = k0 + s->mcnt[c];
   const double M = s->mass[c];
-  sums m;
-  member_sums(s, st->x, st->X, c, 0, &m);
-  cl_vec3 com = cl_vec3_madd(m.xref, 1.0 / M, m.sx);
+  const double *o = s->sl_sum + 15 * (size_t)c;
+  cl_mat3 A;
+  memcpy(A.m, o + 6, sizeof A.m);
+  cl_vec3 com = cl_vec3_make(o[0] + o[3] / M, o[1] + o[4] / M, o[2] + o[5] / M);
   cl_mat3 Ai = load9(s->Arr_inv, c), Fpi = load9(s->Fp_inv, c), Fp = load9(s->Fp, c);
-  cl_mat3 F = cl_mat3_mul(&m.A, &Ai);
+  cl_mat3 F = cl_mat3_mul(&A, &Ai);
   cl_mat3 Fe = cl_mat3_mul(&F, &Fpi);
   cl_mat3 R;
   if (cl_polar3(&Fe, &R, NULL) < 0) R = cl_mat3_identity();
   cl_mat3 T = cl_mat3_mul(&R, &Fp);
+  const double lim = gamma * s->width[c];
+  if (!force) {
+    const cl_mat3 Tr = load9(s->sl_T, c);
+    const cl_vec3 yr = cl_vec3_load(s->sl_y, c);
+    const cl_mat3 dT = cl_mat3_sub(&T, &Tr);
+    const double bound =
+        s->sl_g[c] + cl_mat3_frobenius(&dT) * s->width[c] + cl_vec3_norm(cl_vec3_sub(com, yr)) + s->sl_d[c];
+    const double mag = fabs(com.x) + fabs(com.y) + fabs(com.z) + fabs(yr.x) + fabs(yr.y) + fabs(yr.z) + s->width[c];
+    if (bound * (1.0 + 1e-9) + 1e-12 * mag < lim && isfinite(bound)) {
+      s->active[c] = 0;
+      return 2;
+    }
+  }
   store9(s->Rt, c, &T);
   cl_vec3_store(s->scom, c, com);
-  const double lim = gamma * s->width[c];
   const double *y = s->scom + 3 * (size_t)c, *rc = s->rcom + 3 * (size_t)c, *Tm = s->Rt + 9 * (size_t)c;
   const cl_vec3 com0 = cl_vec3_load(s->com, c);
   cl_vec3 se = cl_vec3_zero(), tau = cl_vec3_zero();
   int any = 0;
+  double gmax2 = 0.0;
   for (int64_t k = k0; k < k1; ++k) {
     const int32_t i = s->mp[k];
     int cl;
-    cl_vec3 dd = limit_of(Tm, y, rc, st->X + 3 * (size_t)i, st->x + 3 * (size_t)i, lim, &cl);
+    double r2;
+    cl_vec3 dd = limit_of(Tm, y, rc, st->X + 3 * (size_t)i, st->x + 3 * (size_t)i, lim, &cl, &r2);
+    if (r2 > gmax2) gmax2 = r2;
     if (!cl) continue;
     any = 1;
     double wm = s->mwm[k];
     se = cl_vec3_madd(se, wm, dd);
     if (tf) tau = cl_vec3_madd(tau, wm, cl_vec3_cross(cl_vec3_sub(cl_vec3_load(s->xold, i), com0), dd));
   }
+  /* this sweep is the new reference (the bound without sums is not used once the sums are kept) */
+  s->sl_s[c] = 0.0;
+  store9(s->sl_T, c, &T);
+  cl_vec3_store(s->sl_y, c, com);
+  s->sl_g[c] = sqrt(gmax2);
+  s->sl_d[c] = 0.0;
   cl_mat3 Iinv = load9(s->Iinv, c);
   cl_vec3_store(s->ga, c, cl_vec3_scale(se, 1.0 / M));
   cl_vec3_store(s->gw, c, cl_mat3_mul_vec(&Iinv, tau));
@@ -314,12 +498,12 @@ static inline cl_vec3 gather_goals(const cl_sm *s, const cl_body_state *st, int3
   const double *Xi = st->X + 3 * (size_t)i, *xi = st->x + 3 * (size_t)i, *vi = st->v + 3 * (size_t)i;
   cl_vec3 acc = cl_vec3_zero();
   for (int32_t a = s->pofs[i]; a < s->pofs[i + 1]; ++a) {
-    const int32_t c = s->pc[a];
+    const double *pk = s->gpack + 24 * (size_t)s->pc[a];
     cl_vec3 q, el;
-    cl_vec3 e = goal_e(s->Rt + 9 * (size_t)c, s->rcom + 3 * (size_t)c, s->com + 3 * (size_t)c, Xi, xi, vi, ka, kd,
-                       &q, &el);
-    e = cl_vec3_sub(e, cl_vec3_load(s->ga, c));
-    e = cl_vec3_sub(e, cl_vec3_cross(cl_vec3_load(s->gw, c), q));
+    double g2;
+    cl_vec3 e = goal_e(pk, pk + 9, pk + 12, Xi, xi, vi, ka, kd, &q, &el, &g2);
+    e = cl_vec3_sub(e, cl_vec3_make(pk[15], pk[16], pk[17]));
+    e = cl_vec3_sub(e, cl_vec3_cross(cl_vec3_make(pk[18], pk[19], pk[20]), q));
     acc = cl_vec3_madd(acc, s->pwt[a], e);
   }
   return acc;
@@ -335,8 +519,9 @@ static inline cl_vec3 gather_limit(const cl_sm *s, const cl_body_state *st, int3
     const int32_t c = s->pc[a];
     if (!s->active[c]) continue;
     int cl;
+    double r2;
     cl_vec3 dd = limit_of(s->Rt + 9 * (size_t)c, s->scom + 3 * (size_t)c, s->rcom + 3 * (size_t)c, Xi, xi,
-                          gamma * s->width[c], &cl);
+                          gamma * s->width[c], &cl, &r2);
     cl_vec3 r = cl_vec3_sub(y, cl_vec3_load(s->com, c));
     cl_vec3 e = cl_vec3_sub(dd, cl_vec3_load(s->ga, c));
     e = cl_vec3_sub(e, cl_vec3_cross(cl_vec3_load(s->gw, c), r));
@@ -373,12 +558,14 @@ cl_status cl_sm_step(cl_sm *s, cl_body_state *st, const cl_step_input *in, cl_st
   s->msum_ok = s->msum_ok && s->xmeas_n == n && memcmp(s->xmeas, st->x, sizeof(double) * 3 * (size_t)n) == 0;
 
   /* 1. goals (eqs 3-8) */
-#pragma omp parallel for num_threads(nt) schedule(dynamic, 4) reduction(min : bad) if (par_c)
+  int64_t nreuse = 0;
+#pragma omp parallel for num_threads(nt) schedule(dynamic, 4) reduction(min : bad) reduction(+ : nreuse) if (par_c)
   for (int32_t c = 0; c < ncl; ++c) {
     if (!s->alive[c]) continue;
-    int b = goal_pass(s, st, c, ka, kd, spin, tf);
+    int b = goal_pass(s, st, c, ka, kd, spin, tf, &nreuse);
     if (b < bad) bad = b;
   }
+  s->reused += nreuse;
   s->msum_ok = 0;
   if (bad < 0) {
     for (int32_t j = 0; j < cs->count; ++j) s->held[cs->nodes[j]] = 0;
@@ -400,6 +587,8 @@ cl_status cl_sm_step(cl_sm *s, cl_body_state *st, const cl_step_input *in, cl_st
     if (slot) {
       cl_vec3_store(s->dvsh, i, dv);
       memcpy(x, cs->target_x + 3 * (slot - 1), 3 * sizeof(double));
+      const double e0 = x[0] - s->xold[3 * i], e1 = x[1] - s->xold[3 * i + 1], e2 = x[2] - s->xold[3 * i + 2];
+      s->pdisp[i] = e0 * e0 + e1 * e1 + e2 * e2;
       continue;
     }
     double im = 1.0 / st->m[i];
@@ -407,6 +596,8 @@ cl_status cl_sm_step(cl_sm *s, cl_body_state *st, const cl_step_input *in, cl_st
     v[1] += h * g[1] + dv.y + (fx ? h * fx[3 * i + 1] * im : 0.0);
     v[2] += h * g[2] + dv.z + (fx ? h * fx[3 * i + 2] * im : 0.0);
     for (int k = 0; k < 3; ++k) x[k] += h * v[k];
+    const double e0 = x[0] - s->xold[3 * i], e1 = x[1] - s->xold[3 * i + 1], e2 = x[2] - s->xold[3 * i + 2];
+    s->pdisp[i] = e0 * e0 + e1 * e1 + e2 * e2; /* strain limiting bounds the clusters with it */
   }
 
   /* 3. strain limiting */
@@ -415,22 +606,73 @@ cl_status cl_sm_step(cl_sm *s, cl_body_state *st, const cl_step_input *in, cl_st
     const double gamma = s->p.gamma, om = s->p.omega;
     int32_t *cur = s->sl_list, *prev = s->sl_list + s->pcap, ncur = 0, nprev = 0;
     memset(s->moved, 0, (size_t)n);
+    const int plain = (s->no_shortcuts & 2) != 0;
+    int64_t nsweep = 0, nskip = 0;
     for (int32_t it = 0; it < s->p.iterations; ++it) {
       int any = 0;
       /* after the first iteration only clusters that clamped, or whose members moved, can clamp:
        * the others see the same positions as before (the result is the same as a full sweep) */
-#pragma omp parallel for num_threads(nt) schedule(dynamic, 4) reduction(| : any) if (par_c)
+#pragma omp parallel for num_threads(nt) schedule(dynamic, 4) reduction(| : any) reduction(+ : nsweep, nskip) \
+    if (par_c)
       for (int32_t c = 0; c < ncl; ++c) {
         if (!s->alive[c]) {
           s->active[c] = 0;
           continue;
         }
-        if (it > 0 && !s->active[c]) {
-          int moved = 0;
-          for (int64_t k = s->moff[c]; k < (int64_t)s->moff[c] + s->mcnt[c] && !moved; ++k) moved = s->moved[s->mp[k]];
-          if (!moved) continue;
+        const double lim = gamma * s->width[c];
+        if (plain) { /* tests: the plain algorithm (fresh sums, every member swept) */
+          if (it > 0 && !s->active[c]) {
+            int mv = 0;
+            for (int64_t k = s->moff[c]; k < (int64_t)s->moff[c] + s->mcnt[c] && !mv; ++k) mv = s->moved[s->mp[k]];
+            if (!mv) continue;
+          }
+          sl_sums(s, st, c);
+          any |= sl_eval(s, st, c, gamma, tf, 1);
+          ++nsweep;
+          continue;
         }
-        any |= limit_pass(s, st, c, gamma, tf);
+        if (it == 0) {
+          double D = 0.0;
+          for (int64_t k = s->moff[c]; k < (int64_t)s->moff[c] + s->mcnt[c]; ++k) {
+            const double d = s->pdisp[s->mp[k]];
+            D = d > D ? d : D;
+          }
+          D = sqrt(D);
+          s->sl_d[c] = D;
+          s->sl_ok[c] = 0;
+          if (sl_cheap_skip(s, c, D, lim)) {
+            s->active[c] = 0;
+            ++nskip;
+            continue;
+          }
+          sl_sums(s, st, c);
+        } else if (s->sl_ok[c]) {
+          if (!sl_update(s, st, c)) {
+            any |= s->active[c]; /* no member moved: the same clamps as in the last iteration */
+            continue;
+          }
+        } else { /* not swept in this step yet (active is 0): bound it again, from how far each member
+                  * moved since the step start */
+          double D = 0.0;
+          int mv = 0;
+          for (int64_t k = s->moff[c]; k < (int64_t)s->moff[c] + s->mcnt[c]; ++k) {
+            const int32_t i = s->mp[k];
+            mv |= s->moved[i];
+            D = s->pdisp[i] > D ? s->pdisp[i] : D;
+          }
+          if (!mv) continue;
+          D = sqrt(D);
+          s->sl_d[c] = D;
+          if (sl_cheap_skip(s, c, D, lim)) {
+            ++nskip;
+            continue;
+          }
+          sl_sums(s, st, c);
+        }
+        const int r = sl_eval(s, st, c, gamma, tf, 0);
+        any |= r == 1;
+        nsweep += r != 2;
+        nskip += r == 2;
       }
       if (!any) break;
       ++iters_run;
@@ -453,13 +695,23 @@ cl_status cl_sm_step(cl_sm *s, cl_body_state *st, const cl_step_input *in, cl_st
       for (int32_t a = 0; a < ncur; ++a) {
         const int32_t i = cur[a];
         cl_vec3 d = cl_vec3_scale(gather_limit(s, st, i, gamma), om);
-        s->moved[i] = d.x != 0.0 || d.y != 0.0 || d.z != 0.0;
-        if (s->held[i]) {
+        if (s->held[i]) { /* held particles stay on their targets: they do not move */
           for (int k = 0; k < 3; ++k) s->dsum[3 * i + k] += cl_vec3_get(d, k);
+          s->moved[i] = 0;
         } else {
-          st->x[3 * i] += d.x;
-          st->x[3 * i + 1] += d.y;
-          st->x[3 * i + 2] += d.z;
+          /* the displacement actually made (x + d - x may round differently from d) */
+          double *xi = st->x + 3 * i;
+          for (int k = 0; k < 3; ++k) {
+            const double x0 = xi[k];
+            xi[k] = x0 + cl_vec3_get(d, k);
+            s->acc[3 * i + k] = xi[k] - x0;
+          }
+          const double *a3 = s->acc + 3 * i;
+          s->moved[i] = a3[0] != 0.0 || a3[1] != 0.0 || a3[2] != 0.0;
+          if (s->moved[i]) {
+            const double e0 = xi[0] - s->xold[3 * i], e1 = xi[1] - s->xold[3 * i + 1], e2 = xi[2] - s->xold[3 * i + 2];
+            s->pdisp[i] = e0 * e0 + e1 * e1 + e2 * e2;
+          }
         }
       }
       int32_t *t = prev;
@@ -467,6 +719,8 @@ cl_status cl_sm_step(cl_sm *s, cl_body_state *st, const cl_step_input *in, cl_st
       cur = t;
       nprev = ncur;
     }
+    s->sl_sweeps += nsweep;
+    s->sl_skips += nskip;
   }
   s->stats.strain_limit_iterations = iters_run;
 
