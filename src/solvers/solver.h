@@ -286,6 +286,17 @@ typedef struct cl_solver_contact_ops {
 /* The contact ops of a solver, or NULL when its bodies do not collide with other bodies. */
 const cl_solver_contact_ops *cl_solver_contact(const cl_solver_ops *ops);
 
+/* ---- statistics (solvers/stats.c) ----------------------------------------------------------- */
+
+/* One statistic a solver reports: static strings (see cl_body_stat). */
+typedef struct cl_stat_info {
+  const char *name, *unit, *help;
+} cl_stat_info;
+/* The body of a stats op: checks the arguments (naming `solver` in the message), sets *count = n
+ * and fills out[0 .. min(n, capacity)) from the parallel arrays info and values. */
+cl_status cl_solver_stats_copy(const char *solver, const cl_stat_info *info, const double *values, int32_t n,
+                               cl_body_stat *out, int32_t capacity, int32_t *count);
+
 /* ---- registry (solvers/registry.c) --------------------------------------------------------- */
 
 /* Register a solver (tests, plugins). The table must outlive every world that uses it. Registering

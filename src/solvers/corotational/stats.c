@@ -20,9 +20,7 @@ enum {
   ST_COUNT
 };
 
-static const struct {
-  const char *name, *unit, *help;
-} k_names[ST_COUNT] = {
+static const cl_stat_info k_names[ST_COUNT] = {
     [ST_TETS] = {"tets", "", "tetrahedra (elements) now"},
     [ST_NODES] = {"nodes", "", "nodes now (grows with fracture)"},
     [ST_ISLANDS] = {"islands", "", "connected components solved as separate systems"},
@@ -36,9 +34,7 @@ static const struct {
 
 cl_status cl_corot_stats_op(const void *solver, const cl_body_state *state, cl_body_stat *out, int32_t capacity,
                             int32_t *count) {
-  if (!solver || !state || !count) return cl_fail(CL_ERR_INVALID_ARGUMENT, "corotational stats: NULL argument");
-  if (capacity < 0 || (capacity > 0 && !out))
-    return cl_fail(CL_ERR_INVALID_ARGUMENT, "corotational stats: capacity %d needs an output array", (int)capacity);
+  if (!solver || !state) return cl_fail(CL_ERR_INVALID_ARGUMENT, "corotational stats: NULL argument");
   const cl_corot *s = solver;
   double v[ST_COUNT];
   v[ST_TETS] = s->ntets;
@@ -50,12 +46,5 @@ cl_status cl_corot_stats_op(const void *solver, const cl_body_state *state, cl_b
   v[ST_FACTORIZATIONS] = s->timing.factorizations;
   v[ST_FACTORIZATIONS_TOTAL] = (double)s->timing.total_factorizations;
   v[ST_ANALYSES_TOTAL] = (double)s->timing.total_analyses;
-  *count = ST_COUNT;
-  for (int32_t i = 0; i < ST_COUNT && i < capacity; ++i) {
-    out[i].name = k_names[i].name;
-    out[i].unit = k_names[i].unit;
-    out[i].help = k_names[i].help;
-    out[i].value = v[i];
-  }
-  return CL_OK;
+  return cl_solver_stats_copy("corotational", k_names, v, ST_COUNT, out, capacity, count);
 }

@@ -28,9 +28,7 @@ enum {
   ST_COUNT
 };
 
-static const struct {
-  const char *name, *unit, *help;
-} k_names[ST_COUNT] = {
+static const cl_stat_info k_names[ST_COUNT] = {
     [ST_PARTICLES] = {"particles", "", "particles now (grows with fracture)"},
     [ST_DEBRIS] = {"debris", "", "particles left in no cluster (they fly freely)"},
     [ST_CLUSTERS] = {"clusters", "", "live clusters now"},
@@ -51,10 +49,6 @@ static const struct {
 cl_status cl_sm_stats_op(const void *solver, const cl_body_state *state, cl_body_stat *out, int32_t capacity,
                          int32_t *count) {
   (void)state;
-  if (!count) return cl_fail(CL_ERR_INVALID_ARGUMENT, "shape_matching stats: count is NULL");
-  if (capacity < 0 || (capacity > 0 && !out))
-    return cl_fail(CL_ERR_INVALID_ARGUMENT, "shape_matching stats: capacity %d needs an output array",
-                   (int)capacity);
   cl_sm_stats st;
   CL_TRY(cl_shape_matching_stats(solver, &st));
   double v[ST_COUNT];
@@ -73,12 +67,5 @@ cl_status cl_sm_stats_op(const void *solver, const cl_body_state *state, cl_body
   v[ST_PARTICLE_SPLITS] = (double)st.particle_splits;
   v[ST_CLUSTERS_DELETED] = (double)st.clusters_deleted;
   v[ST_STRAIN_LIMIT_ITERATIONS] = st.strain_limit_iterations;
-  *count = ST_COUNT;
-  for (int32_t i = 0; i < ST_COUNT && i < capacity; ++i) {
-    out[i].name = k_names[i].name;
-    out[i].unit = k_names[i].unit;
-    out[i].help = k_names[i].help;
-    out[i].value = v[i];
-  }
-  return CL_OK;
+  return cl_solver_stats_copy("shape_matching", k_names, v, ST_COUNT, out, capacity, count);
 }
