@@ -20,6 +20,7 @@
 #include "base/error.h"
 #include "base/timer.h"
 #include "world/body_contact.h"
+#include "world/rigid_contact.h"
 #include "world/world.h"
 
 static cl_status stop(cl_world *w, cl_status s) {
@@ -171,6 +172,7 @@ static cl_status one_step(cl_world *w, cl_status *warning) {
     cl_status cst = cl_world_body_contacts(w, h, NULL); /* timed with SOLVE */
     if (cst < 0) return stop(w, cl_fail_context(cst, "step %lld (t = %g s): ", step_no, t0));
     cl_rigid_apply_impulses(w); /* the nodes push the dynamic colliders back */
+    cl_rigid_contacts(w, h, t1, NULL); /* rigid against rigid (rigid_contact.c) */
     phase[CL_PHASE_SOLVE] += cl_time_ms() - t_mark;
   }
 

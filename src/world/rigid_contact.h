@@ -1,0 +1,27 @@
+/* Contact between rigid colliders: dynamic spheres and boxes (free or hinged) against kinematic
+ * colliders and against each other (docs/RIGID_BODIES.md, "Contact between rigid bodies"). One call
+ * per substep in step.c, after cl_rigid_apply_impulses. */
+#ifndef CL_WORLD_RIGID_CONTACT_H
+#define CL_WORLD_RIGID_CONTACT_H
+
+#include <stdint.h>
+
+#include "world/world.h"
+
+/* What one call did (summed over its passes). */
+typedef struct cl_rigid_contact_stats {
+  int32_t pairs;    /* pair resolutions that found at least one contact */
+  int32_t contacts; /* contact points handled */
+  double max_depth; /* deepest penetration found, m */
+} cl_rigid_contact_stats;
+
+/* For the substep of length h ending at t1 (dynamic colliders already predicted to t1 and pushed by
+ * the nodes): find every penetrating pair (dynamic, kinematic) and (dynamic, dynamic), apply contact
+ * impulses at the contact points (restitution max(e_a, e_b), Coulomb friction sqrt(mu_a mu_b), the
+ * angular part with the world-frame inverse inertia; a hinged body through its moment about the
+ * hinge) and push the pair apart by the penetration split by inverse mass. Kinematic colliders are
+ * taken at their pose at t1 and give their surface velocity at the contact point. out may be NULL.
+ * No allocation; O(colliders^2) pair tests with a bounding-sphere cull. */
+void cl_rigid_contacts(cl_world *w, double h, double t1, cl_rigid_contact_stats *out);
+
+#endif
