@@ -12,7 +12,9 @@
  * cluster_stretch queue, splitting, propagation, bookkeeping).
  *
  * Options: --frames N (default 240), --quick (60 frames, small scenes only), --scene NAME,
- * --threads N (run only N threads instead of 1 and 2).
+ * --threads N (run only N threads instead of 1 and 2), --phases (also the median ms of each world
+ * phase: forces, solve, measure, criteria, topology, probes), --checksum (a hash of the final
+ * positions, to check that a change of speed leaves the results bitwise the same).
  *
  * The program re-runs itself with OMP_WAIT_POLICY=passive unless the variable is set: on a machine
  * whose cores are busy with other jobs, threads that spin at OpenMP barriers take the core the
@@ -20,6 +22,7 @@
  * the broken heart at 40 ms spinning against 2.3 ms passive, with a load average of 3.8). */
 #define _POSIX_C_SOURCE 200809L
 #include <math.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -315,6 +318,9 @@ static cl_id build(const scene *sc, int threads, cl_world **out) {
   return b;
 }
 
+static int phases;   /* --phases: also print the median time of each world phase */
+static int checksum; /* --checksum: also print a hash of the final positions */
+
 static void run(const scene *sc, int threads, int frames) {
   cl_world *w;
   double t0 = cl_time_ms();
@@ -325,6 +331,8 @@ static void run(const scene *sc, int threads, int frames) {
   frame_times ft = {malloc(sizeof(double) * (size_t)frames), malloc(sizeof(double) * (size_t)frames),
                     malloc(sizeof(double) * (size_t)frames), malloc(sizeof(double) * (size_t)frames),
                     malloc(sizeof(double) * (size_t)frames), frames};
+  double *phase = phases ? malloc(sizeof(double) * CL_PHASE_COUNT * (size_t)frames) : NULL;
+  if (phases && !phase) die("out of memory");
   double load0 = loadavg();
   cl_sm_stats st0;
   TRY(cl_shape_matching_stats(body->solver, &st0), "stats");
@@ -341,6 +349,8 @@ static void run(const scene *sc, int threads, int frames) {
     ft.plast[f] = st.plasticity_ms;
     ft.frac[f] = frac;
     ft.dyn[f] = ws.step_ms - st.plasticity_ms - frac;
+    if (phases)
+      for (int ph = 0; ph < CL_PHASE_COUNT; ++ph) phase[ph * frames + f] = ws.phase_ms[ph];
   }
   cl_sm_stats st;
   TRY(cl_shape_matching_stats(body->solver, &st), "stats");
@@ -359,6 +369,19 @@ static void run(const scene *sc, int threads, int frames) {
          sc->name, threads, st0.particles, st0.mean_clusters_per_particle, (long long)st0.memberships,
          sc->iterations, med[0], p95[0], med[1], p95[1], med[2], p95[2], med[3], p95[3], med[4], sc->authors_ms,
          ratio, info.pieces, info.nodes, bind_ms, 0.5 * (load0 + loadavg()));
+  if (checksum) { /* --checksum: FNV-1a of the final positions' bits (a speed change must not alter them) */
+    uint64_t hsh = 1469598103934665603ull;
+    const unsigned char *by = (const unsigned char *)body->state.x;
+    for (size_t k = 0; k < sizeof(double) * 3 * (size_t)body->state.n; ++k) hsh = (hsh ^ by[k]) * 1099511628211ull;
+    printf("  checksum of the final positions: %016llx (%d nodes)\n", (unsigned long long)hsh, body->state.n);
+  }
+  if (phases) { /* --phases: the world's phases, median ms per frame */
+    static const char *names[CL_PHASE_COUNT] = {"forces", "solve", "measure", "criteria", "topology", "probes"};
+    printf("  phases (median ms):");
+    for (int ph = 0; ph < CL_PHASE_COUNT; ++ph) printf(" %s %.2f", names[ph], pct(phase + ph * frames, frames, 0.5));
+    printf("\n");
+    free(phase);
+  }
   fflush(stdout);
   for (int c = 0; c < 5; ++c) free(cols[c]);
   cl_world_destroy(w);
@@ -376,8 +399,10 @@ int main(int argc, char **argv) {
     else if (!strcmp(argv[i], "--frames") && i + 1 < argc) frames = atoi(argv[++i]);
     else if (!strcmp(argv[i], "--scene") && i + 1 < argc) only = argv[++i];
     else if (!strcmp(argv[i], "--threads") && i + 1 < argc) only_threads = atoi(argv[++i]);
+    else if (!strcmp(argv[i], "--phases")) phases = 1;
+    else if (!strcmp(argv[i], "--checksum")) checksum = 1;
     else {
-      fprintf(stderr, "usage: cleave bench shape_matching [--frames N] [--quick] [--scene NAME] [--threads N]\n");
+      fprintf(stderr, "usage: cleave bench shape_matching [--frames N] [--quick] [--scene NAME] [--threads N] [--phases] [--checksum]\n");
       return 2;
     }
   }

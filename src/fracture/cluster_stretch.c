@@ -109,6 +109,11 @@ static cl_status cs_evaluate(void *p, const cl_unit_fields *u, const cl_body_sta
   cs *c = p;
   const int32_t n = u->count;
   CL_TRY(grow(c, n));
+  /* units without plastic deformation (all of them without plasticity) have F^p = I + 0, bitwise
+   * the identity: its inverse, computed once, is bitwise what inverting each unit's F^p gives */
+  const cl_mat3 I = cl_mat3_identity();
+  cl_mat3 Iinv;
+  const int have_iinv = cl_mat3_inverse(&I, &Iinv) == CL_OK;
   for (int32_t j = 0; j < n; ++j) {
     const double vol = u->volume[j];
     int broke = 0;
@@ -133,7 +138,10 @@ static cl_status cs_evaluate(void *p, const cl_unit_fields *u, const cl_body_sta
     Fp.m[4] += 1.0;
     Fp.m[8] += 1.0;
     cl_mat3 Fe = F;
-    if (cl_mat3_inverse(&Fp, &Fpi) == CL_OK) Fe = cl_mat3_mul(&F, &Fpi);
+    if (have_iinv && memcmp(Fp.m, I.m, sizeof I.m) == 0)
+      Fe = cl_mat3_mul(&F, &Iinv);
+    else if (cl_mat3_inverse(&Fp, &Fpi) == CL_OK)
+      Fe = cl_mat3_mul(&F, &Fpi);
     double tau = c->tau0;
     if (c->boost > 0.0 && isfinite(c->since[j])) tau *= 1.0 + c->boost * exp(-c->falloff * c->since[j]);
     /* most units are far below their toughness: a bound on Sigma_max settles them without the SVD

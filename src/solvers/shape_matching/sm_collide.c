@@ -69,19 +69,23 @@ static int adjacent(const cl_sm *s, int32_t c, int32_t d) {
 /* Where particle position x leaves the proxy of cluster d: returns 1 when x is inside, with *dx =
  * restitution x (exit point - x) and *depth = |exit point - x|. */
 static int proxy_exit(const cl_sm *s, const double *x, int32_t d, cl_vec3 *dx, double *depth) {
-  cl_vec3 xi = cl_vec3_make(x[0], x[1], x[2]);
-  cl_vec3 com = cl_vec3_load(s->wcom, d);
-  cl_vec3 r = cl_vec3_sub(xi, com);
-  double dist = cl_vec3_norm(r);
+  /* the operations of cl_vec3_sub / cl_vec3_norm / cl_mat3_mul_vec / cl_vec3_add written out on
+   * the arrays, in the same order (bitwise the same values), without copying F and F^-1 of every
+   * candidate: most candidates are rejected before F is needed */
+  const double *com = s->wcom + 3 * (size_t)d;
+  const double r0 = x[0] - com[0], r1 = x[1] - com[1], r2 = x[2] - com[2];
+  const double dist = sqrt(r0 * r0 + r1 * r1 + r2 * r2);
   if (!(dist < s->wrad[d]) || !(dist > 0.0)) return 0;
-  cl_mat3 F, Fi;
-  memcpy(F.m, s->F + 9 * (size_t)d, sizeof F.m);
-  memcpy(Fi.m, s->Finv + 9 * (size_t)d, sizeof Fi.m);
-  cl_vec3 rc = cl_vec3_load(s->rcom, d);
-  cl_vec3 X = cl_vec3_add(rc, cl_mat3_mul_vec(&Fi, r));
-  cl_vec3 cen = cl_vec3_load(s->pcen, d);
-  cl_vec3 off = cl_vec3_sub(X, cen);
-  double ro = cl_vec3_norm(off), R = s->radius[d];
+  const double *Fi = s->Finv + 9 * (size_t)d, *rcp = s->rcom + 3 * (size_t)d, *cp = s->pcen + 3 * (size_t)d;
+  const cl_vec3 X = cl_vec3_make(rcp[0] + (Fi[0] * r0 + Fi[1] * r1 + Fi[2] * r2),
+                                 rcp[1] + (Fi[3] * r0 + Fi[4] * r1 + Fi[5] * r2),
+                                 rcp[2] + (Fi[6] * r0 + Fi[7] * r1 + Fi[8] * r2));
+  const cl_vec3 cen = cl_vec3_make(cp[0], cp[1], cp[2]);
+  const cl_vec3 off = cl_vec3_sub(X, cen);
+  const double R = s->radius[d], ro2 = cl_vec3_norm2(off);
+  /* well outside the rest sphere (a margin far above the rounding of the root): no root needed */
+  if (!(ro2 < R * R * (1.0 + 1e-9))) return 0;
+  const double ro = sqrt(ro2);
   if (!(ro < R)) return 0;
   /* nearest exit in rest coordinates: the sphere, or one of the planes */
   double best = R - ro;
@@ -95,8 +99,12 @@ static int proxy_exit(const cl_sm *s, const double *x, int32_t d, cl_vec3 *dx, d
       Y = cl_vec3_madd(X, -h, cl_vec3_make(pl[0], pl[1], pl[2]));
     }
   }
-  cl_vec3 target = cl_vec3_add(com, cl_mat3_mul_vec(&F, cl_vec3_sub(Y, rc)));
-  cl_vec3 radial = cl_vec3_madd(com, s->wrad[d] / dist, r);
+  cl_mat3 F;
+  memcpy(F.m, s->F + 9 * (size_t)d, sizeof F.m);
+  const cl_vec3 xi = cl_vec3_make(x[0], x[1], x[2]), cv = cl_vec3_make(com[0], com[1], com[2]);
+  const cl_vec3 rc = cl_vec3_make(rcp[0], rcp[1], rcp[2]), r = cl_vec3_make(r0, r1, r2);
+  cl_vec3 target = cl_vec3_add(cv, cl_mat3_mul_vec(&F, cl_vec3_sub(Y, rc)));
+  cl_vec3 radial = cl_vec3_madd(cv, s->wrad[d] / dist, r);
   if (cl_vec3_norm2(cl_vec3_sub(radial, xi)) < cl_vec3_norm2(cl_vec3_sub(target, xi))) target = radial;
   cl_vec3 full = cl_vec3_sub(target, xi);
   *depth = cl_vec3_norm(full);
@@ -110,6 +118,7 @@ static int push_out(cl_sm *s, cl_body_state *st, int32_t i, int32_t d, double dt
   double depth;
   double *x = st->x + 3 * (size_t)i;
   if (!proxy_exit(s, x, d, &dx, &depth)) return 0;
+  s->proxy_pushes++;
   double *v = st->v + 3 * (size_t)i;
   x[0] += dx.x;
   x[1] += dx.y;
@@ -123,15 +132,32 @@ static int push_out(cl_sm *s, cl_body_state *st, int32_t i, int32_t d, double dt
 static void push_members(cl_sm *s, cl_body_state *st, int32_t c, int32_t d, double dt) {
   /* most members of an overlapping pair lie outside d's world sphere: reject them on the squared
    * distance with a margin well above rounding, so push_out's exact test decides the rest as before */
+  enum { SM_NEAR_BLOCK = 64 };
   const double *cd = s->wcom + 3 * (size_t)d;
+  const double c0 = cd[0], c1 = cd[1], c2 = cd[2];
   const double far2 = s->wrad[d] * s->wrad[d] * (1.0 + 1e-9);
-  for (int64_t k = s->moff[c]; k < (int64_t)s->moff[c] + s->mcnt[c]; ++k) {
-    int32_t i = s->mp[k];
-    const double *x = st->x + 3 * (size_t)i;
-    double dx = x[0] - cd[0], dy = x[1] - cd[1], dz = x[2] - cd[2];
-    if (dx * dx + dy * dy + dz * dz >= far2) continue;
-    if (s->held[i]) continue;
-    push_out(s, st, i, d, dt);
+  const int32_t *mp = s->mp + s->moff[c];
+  const int32_t cnt = s->mcnt[c];
+  const double *x = st->x;
+  /* the test is branch-free, collecting the near members of a block first: a push moves only its
+   * own particle and reads only d's proxy, fixed during the call, so this gives bitwise the same as
+   * testing and pushing member by member (a NaN distance fails both this test and push_out's) */
+  int32_t near[SM_NEAR_BLOCK];
+  for (int32_t b0 = 0; b0 < cnt; b0 += SM_NEAR_BLOCK) {
+    const int32_t b1 = cnt - b0 < SM_NEAR_BLOCK ? cnt : b0 + SM_NEAR_BLOCK;
+    int32_t nn = 0;
+    for (int32_t k = b0; k < b1; ++k) {
+      const int32_t i = mp[k];
+      const double *xi = x + 3 * (size_t)i;
+      const double dx = xi[0] - c0, dy = xi[1] - c1, dz = xi[2] - c2;
+      near[nn] = i;
+      nn += dx * dx + dy * dy + dz * dz < far2;
+    }
+    for (int32_t a = 0; a < nn; ++a) {
+      const int32_t i = near[a];
+      if (s->held[i]) continue;
+      push_out(s, st, i, d, dt);
+    }
   }
 }
 
@@ -162,7 +188,8 @@ static void update_proxies(cl_sm *s, const cl_body_state *st) {
     for (int64_t k = s->moff[c]; k < (int64_t)s->moff[c] + s->mcnt[c]; ++k) {
       const double *x = st->x + 3 * (size_t)s->mp[k];
       double dx = x[0] - com[0], dy = x[1] - com[1], dz = x[2] - com[2];
-      r2 = fmax(r2, dx * dx + dy * dy + dz * dz);
+      const double e2 = dx * dx + dy * dy + dz * dz;
+      r2 = e2 > r2 ? e2 : r2; /* fmax without the call: a NaN e2 is skipped as fmax does */
     }
     memcpy(s->wcom + 3 * (size_t)c, com, sizeof com);
     memcpy(s->F + 9 * (size_t)c, F.m, sizeof F.m);
@@ -195,21 +222,74 @@ static int spheres_overlap(const cl_sm *a, int32_t c, const cl_sm *b, int32_t d)
   return cl_vec3_norm2(cl_vec3_sub(cl_vec3_load(a->wcom, c), cl_vec3_load(b->wcom, d))) < rr * rr;
 }
 
+enum { SM_PARTNERS = 32 };
+
+/* The pairs (c, part[0]), (c, part[1]), ... in this order: the members of c pushed out of each
+ * partner, then the members of each partner out of c. The same pushes, in the same order for every
+ * particle, as the pair by pair sequence c into d_1, d_1 into c, c into d_2, ...: a push moves only
+ * its own particle and reads only the proxies (fixed during the call), and no particle belongs to
+ * both c and a partner (they are different pieces, and the clusters of a particle are one piece).
+ * Each member of c is loaded once for all the partners (most members are outside every partner's
+ * world sphere; see push_members for the test). */
+static void push_batch(cl_sm *s, cl_body_state *st, int32_t c, const int32_t *part, int32_t np, double dt) {
+  double pc[SM_PARTNERS][3], pf[SM_PARTNERS];
+  for (int32_t j = 0; j < np; ++j) {
+    const double *cd = s->wcom + 3 * (size_t)part[j];
+    pc[j][0] = cd[0], pc[j][1] = cd[1], pc[j][2] = cd[2];
+    pf[j] = s->wrad[part[j]] * s->wrad[part[j]] * (1.0 + 1e-9);
+  }
+  for (int64_t k = s->moff[c]; k < (int64_t)s->moff[c] + s->mcnt[c]; ++k) {
+    const int32_t i = s->mp[k];
+    if (s->held[i]) continue;
+    const double *x = st->x + 3 * (size_t)i;
+    for (int32_t j = 0; j < np; ++j) {
+      const double dx = x[0] - pc[j][0], dy = x[1] - pc[j][1], dz = x[2] - pc[j][2];
+      if (dx * dx + dy * dy + dz * dz < pf[j]) push_out(s, st, i, part[j], dt);
+    }
+  }
+  for (int32_t j = 0; j < np; ++j) push_members(s, st, part[j], c, dt);
+}
+
+/* The plain algorithm (tests: bit 4 of no_shortcuts): pair by pair, member by member. */
+static void push_plain(cl_sm *s, cl_body_state *st, int32_t c, int32_t d, double dt) {
+  const double *cd = s->wcom + 3 * (size_t)d;
+  const double far2 = s->wrad[d] * s->wrad[d] * (1.0 + 1e-9);
+  for (int64_t k = s->moff[c]; k < (int64_t)s->moff[c] + s->mcnt[c]; ++k) {
+    const int32_t i = s->mp[k];
+    const double *x = st->x + 3 * (size_t)i;
+    const double dx = x[0] - cd[0], dy = x[1] - cd[1], dz = x[2] - cd[2];
+    if (dx * dx + dy * dy + dz * dz >= far2 || s->held[i]) continue;
+    push_out(s, st, i, d, dt);
+  }
+}
+
 void cl_sm_self_collide(cl_sm *s, cl_body_state *st, double dt) {
   update_proxies(s, st);
-  /* sweep along x over the bounding spheres */
+  const int plain = (s->no_shortcuts & 4) != 0;
+  /* sweep along x over the bounding spheres; the pairs of each cluster with the ones after it in
+   * the sweep are handled together (push_batch) */
   const span *sp = s->spans;
   const int32_t m = sorted_spans(s);
+  int32_t part[SM_PARTNERS];
   for (int32_t a = 0; a < m; ++a) {
-    int32_t c = sp[a].c;
+    int32_t c = sp[a].c, np = 0;
     double hi = s->wcom[3 * (size_t)c] + s->wrad[c];
     for (int32_t b = a + 1; b < m && sp[b].lo <= hi; ++b) {
       int32_t d = sp[b].c;
       if (!spheres_overlap(s, c, s, d)) continue;
       if (s->cpiece[c] == s->cpiece[d] || adjacent(s, c, d)) continue;
-      push_members(s, st, c, d, dt);
-      push_members(s, st, d, c, dt);
+      if (plain) {
+        push_plain(s, st, c, d, dt);
+        push_plain(s, st, d, c, dt);
+        continue;
+      }
+      part[np++] = d;
+      if (np == SM_PARTNERS) {
+        push_batch(s, st, c, part, np, dt);
+        np = 0;
+      }
     }
+    if (np > 0) push_batch(s, st, c, part, np, dt);
   }
 }
 

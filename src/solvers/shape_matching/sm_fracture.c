@@ -305,10 +305,13 @@ cl_status cl_sm_fracture(cl_sm *s, cl_body_state *st, const cl_fracture_event *e
     if (!s->alive[c]) continue;
     const double *com = world_com(s, st, c, stamp);
     double cm[3] = {com[0], com[1], com[2]};
+    const double floor_c = 0.1 * s->width[c];
     for (int64_t k = s->moff[c]; k < (int64_t)s->moff[c] + s->mcnt[c]; ++k) {
       int32_t i = s->mp[k];
       if (s->pnm[i] < 2) continue;
-      double rest = fmax(cl_vec3_norm(cl_vec3_load(s->mr, (int32_t)k)), 0.1 * s->width[c]);
+      /* fmax(|offset|, floor) without the library call (NaN handled as fmax does) */
+      const double nr = cl_vec3_norm(cl_vec3_load(s->mr, (int32_t)k));
+      const double rest = nr > floor_c ? nr : (floor_c == floor_c ? floor_c : nr);
       double dx = st->x[3 * (size_t)i] - cm[0], dy = st->x[3 * (size_t)i + 1] - cm[1],
              dz = st->x[3 * (size_t)i + 2] - cm[2];
       if (dx * dx + dy * dy + dz * dz > factor * factor * rest * rest) CL_TRY(split_particle(s, st, i, &k, 1));

@@ -85,6 +85,9 @@ typedef struct cl_sm_params {
   double boundary_planes;  /* boundary planes of the proxies, fraction of the radius (0 = none) */
 } cl_sm_params;
 
+/* Doubles per cluster in gpack (sm_step.c) */
+#define SM_GPACK 32
+
 /* Doubles per cluster in msum: xref 3, sx 3, A 9, C 9, U 9, sigma 3, V 9 */
 #define SM_MSUM 45
 
@@ -141,7 +144,8 @@ typedef struct cl_sm {
   double *scom;       /* 3: centre of mass in the current strain-limiting iteration */
   double *Iinv;       /* 9: pseudo-inverse of the inertia about com (rigid-mode projection) */
   double *ga, *gw;    /* 3 each: removed mean and angular parts of the corrections */
-  double *gpack;      /* 24 per cluster: what the goal gather reads, together (T, r_c, x_c, ga, gw) */
+  double *gpack;      /* SM_GPACK per cluster: what the goal gather reads, together (T, r_c, x_c, ga, gw);
+                       * during strain limiting what its gather reads (sm_step.c) */
   double *sig, *Vp;   /* 3 and 9: singular values and right singular vectors of F^e (plasticity) */
   double *F;          /* 9: F of the step start; the current F for the collision proxies */
   double *Finv;       /* 9: its inverse (proxies), or zero when singular */
@@ -223,6 +227,10 @@ typedef struct cl_sm {
    * (set by the bounds op, cleared by the refresh in the pair op) */
   double contact_rmax;
   int contact_stale;
+
+  /* sm_collide.c: pushes of particles out of the proxies of other pieces, in total (tests); with
+   * bit 4 of no_shortcuts the pairs are handled one by one, as the plain algorithm */
+  int64_t proxy_pushes;
 } cl_sm;
 
 /* ---- sm_particles.c ----------------------------------------------------------------------- */

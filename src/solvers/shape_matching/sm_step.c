@@ -52,6 +52,24 @@
 #include "base/timer.h"
 #include "solvers/shape_matching/sm_internal.h"
 
+/* Pairs of doubles (GCC/Clang vector extensions, SSE2 on the baseline x86-64): the hot member loops
+ * keep two of the three rows or components in the lanes of one register. Each lane performs the
+ * very operations of the scalar code in the same order (no contraction into FMA: -std=c11 implies
+ * -ffp-contract=off, and the baseline x86-64 has no FMA), so results are bitwise those of the scalar
+ * loops; the scalar code spilled its accumulators and constants to the stack (16 registers for 18
+ * accumulators), which made these loops several times slower than their arithmetic. */
+#if defined(__GNUC__) && (defined(__SSE2__) || defined(__aarch64__)) && !defined(CL_SM_NO_V2D)
+#define SM_V2D 1
+typedef double v2d __attribute__((vector_size(16)));
+static inline v2d v2d_load(const double *p) {
+  v2d r;
+  memcpy(&r, p, sizeof r);
+  return r;
+}
+#else
+#define SM_V2D 0
+#endif
+
 static inline cl_mat3 load9(const double *a, int32_t c) {
   cl_mat3 m;
   memcpy(m.m, a + 9 * (size_t)c, sizeof m.m);
@@ -70,49 +88,77 @@ typedef struct sums {
   cl_mat3 A, C;
 } sums;
 
-/* Two specialised loops with the sums in scalars (the generic one spilled its accumulators to the
- * stack): su = w~m d is formed once and reused, as cl_mat3_add_outer does, so sx and A are bitwise
- * those of the outer-product form. The second moments are symmetric: six sums, mirrored. */
+/* Two specialised loops with the sums in registers, as lane pairs (v2d; the scalar form spilled its
+ * 18 accumulators to the stack): su = w~m d is formed once and reused, as cl_mat3_add_outer does, so
+ * sx and A are bitwise those of the outer-product form. The second moments are symmetric: six sums,
+ * mirrored. Strain limiting's sums (sl_sums) are the loop without the moments. */
 static void member_sums(const cl_sm *s, const double *x, const double *X, int32_t c, int moments, sums *out) {
   const int64_t k0 = s->moff[c], k1 = k0 + s->mcnt[c];
   const int32_t *mp = s->mp;
   const double *mwm = s->mwm;
   const cl_vec3 r = cl_vec3_load(x, mp[k0]), rc = cl_vec3_load(s->rcom, c);
+#if SM_V2D
+  /* lanes: s (0,1) | 2; A rows 0, 1, 2 columns (0,1), column 2 rows (0,1) | a22; C (00,01) (11,12)
+   * (02,22) */
+  const v2d r01 = {r.x, r.y}, c01 = {rc.x, rc.y};
+  const double r2 = r.z, c2 = rc.z;
+  const v2d z = {0.0, 0.0};
+  v2d s01 = z, a0 = z, a1 = z, a2 = z, a_2 = z, m0 = z, m1 = z, m_2 = z;
+  double s2 = 0.0, a22 = 0.0;
+  if (moments) {
+    for (int64_t k = k0; k < k1; ++k) {
+      const size_t i3 = 3 * (size_t)mp[k];
+      const double wm = mwm[k];
+      const v2d d01 = v2d_load(x + i3) - r01, p01 = v2d_load(X + i3) - c01;
+      const double d2 = x[i3 + 2] - r2, p2 = X[i3 + 2] - c2;
+      const v2d u01 = wm * d01;
+      const double u0 = u01[0], u1 = u01[1], u2 = wm * d2;
+      s01 += u01, s2 += u2;
+      a0 += u0 * p01, a1 += u1 * p01, a2 += u2 * p01, a_2 += u01 * p2, a22 += u2 * p2;
+      const v2d d12 = {d01[1], d2}, u02 = {u0, u2};
+      m0 += u0 * d01, m1 += u1 * d12, m_2 += u02 * d2;
+    }
+  } else {
+    for (int64_t k = k0; k < k1; ++k) {
+      const size_t i3 = 3 * (size_t)mp[k];
+      const double wm = mwm[k];
+      const v2d d01 = v2d_load(x + i3) - r01, p01 = v2d_load(X + i3) - c01;
+      const double d2 = x[i3 + 2] - r2, p2 = X[i3 + 2] - c2;
+      const v2d u01 = wm * d01;
+      const double u0 = u01[0], u1 = u01[1], u2 = wm * d2;
+      s01 += u01, s2 += u2;
+      a0 += u0 * p01, a1 += u1 * p01, a2 += u2 * p01, a_2 += u01 * p2, a22 += u2 * p2;
+    }
+  }
+  out->xref = r;
+  out->sx = cl_vec3_make(s01[0], s01[1], s2);
+  const double A[9] = {a0[0], a0[1], a_2[0], a1[0], a1[1], a_2[1], a2[0], a2[1], a22};
+  const double C[9] = {m0[0], m0[1], m_2[0], m0[1], m1[0], m1[1], m_2[0], m1[1], m_2[1]};
+#else
   const double r0 = r.x, r1 = r.y, r2 = r.z, c0 = rc.x, c1 = rc.y, c2 = rc.z;
   double s0 = 0.0, s1 = 0.0, s2 = 0.0;
   double a00 = 0.0, a01 = 0.0, a02 = 0.0, a10 = 0.0, a11 = 0.0, a12 = 0.0, a20 = 0.0, a21 = 0.0, a22 = 0.0;
   double m00 = 0.0, m01 = 0.0, m02 = 0.0, m11 = 0.0, m12 = 0.0, m22 = 0.0;
-  if (moments) {
-    for (int64_t k = k0; k < k1; ++k) {
-      const double *xi = x + 3 * (size_t)mp[k], *Xi = X + 3 * (size_t)mp[k];
-      const double wm = mwm[k];
-      const double d0 = xi[0] - r0, d1 = xi[1] - r1, d2 = xi[2] - r2;
-      const double p0 = Xi[0] - c0, p1 = Xi[1] - c1, p2 = Xi[2] - c2;
-      const double u0 = wm * d0, u1 = wm * d1, u2 = wm * d2;
-      s0 += u0, s1 += u1, s2 += u2;
-      a00 += u0 * p0, a01 += u0 * p1, a02 += u0 * p2;
-      a10 += u1 * p0, a11 += u1 * p1, a12 += u1 * p2;
-      a20 += u2 * p0, a21 += u2 * p1, a22 += u2 * p2;
+  for (int64_t k = k0; k < k1; ++k) {
+    const double *xi = x + 3 * (size_t)mp[k], *Xi = X + 3 * (size_t)mp[k];
+    const double wm = mwm[k];
+    const double d0 = xi[0] - r0, d1 = xi[1] - r1, d2 = xi[2] - r2;
+    const double p0 = Xi[0] - c0, p1 = Xi[1] - c1, p2 = Xi[2] - c2;
+    const double u0 = wm * d0, u1 = wm * d1, u2 = wm * d2;
+    s0 += u0, s1 += u1, s2 += u2;
+    a00 += u0 * p0, a01 += u0 * p1, a02 += u0 * p2;
+    a10 += u1 * p0, a11 += u1 * p1, a12 += u1 * p2;
+    a20 += u2 * p0, a21 += u2 * p1, a22 += u2 * p2;
+    if (moments) {
       m00 += u0 * d0, m01 += u0 * d1, m02 += u0 * d2;
       m11 += u1 * d1, m12 += u1 * d2, m22 += u2 * d2;
-    }
-  } else {
-    for (int64_t k = k0; k < k1; ++k) {
-      const double *xi = x + 3 * (size_t)mp[k], *Xi = X + 3 * (size_t)mp[k];
-      const double wm = mwm[k];
-      const double d0 = xi[0] - r0, d1 = xi[1] - r1, d2 = xi[2] - r2;
-      const double p0 = Xi[0] - c0, p1 = Xi[1] - c1, p2 = Xi[2] - c2;
-      const double u0 = wm * d0, u1 = wm * d1, u2 = wm * d2;
-      s0 += u0, s1 += u1, s2 += u2;
-      a00 += u0 * p0, a01 += u0 * p1, a02 += u0 * p2;
-      a10 += u1 * p0, a11 += u1 * p1, a12 += u1 * p2;
-      a20 += u2 * p0, a21 += u2 * p1, a22 += u2 * p2;
     }
   }
   out->xref = r;
   out->sx = cl_vec3_make(s0, s1, s2);
   const double A[9] = {a00, a01, a02, a10, a11, a12, a20, a21, a22};
   const double C[9] = {m00, m01, m02, m01, m11, m12, m02, m12, m22};
+#endif
   memcpy(out->A.m, A, sizeof A);
   memcpy(out->C.m, C, sizeof C);
 }
@@ -278,6 +324,40 @@ static int goal_pass(cl_sm *s, const cl_body_state *st, int32_t c, double ka, do
   const double *Tm = s->Rt + 9 * (size_t)c, *rc = s->rcom + 3 * (size_t)c, *y = s->com + 3 * (size_t)c;
   int32_t nheld = 0;
   double gmax2 = 0.0;
+#if SM_V2D
+  if (tf && spin) { /* the defaults: goal_e with rows 0 and 1 in the lanes of a pair (see v2d) */
+    const int32_t *mp = s->mp, *held = s->held;
+    const double *mwm = s->mwm, *Xa = st->X, *xa = st->x, *va = st->v;
+    const v2d T03 = {Tm[0], Tm[3]}, T14 = {Tm[1], Tm[4]}, T25 = {Tm[2], Tm[5]};
+    const double T6 = Tm[6], T7 = Tm[7], T8 = Tm[8];
+    const v2d rc01 = {rc[0], rc[1]}, y01 = {y[0], y[1]}, ka2 = {ka, ka}, kd2 = {kd, kd};
+    const double rc2 = rc[2], y2 = y[2];
+    v2d se01 = {0.0, 0.0};
+    double se2 = 0.0, t0 = 0.0, t1 = 0.0, t2 = 0.0;
+    for (int64_t k = k0; k < k1; ++k) {
+      const size_t i3 = 3 * (size_t)mp[k];
+      const double wm = mwm[k];
+      nheld += held[mp[k]] != 0;
+      const v2d p01 = v2d_load(Xa + i3) - rc01, q01 = v2d_load(xa + i3) - y01;
+      const double p0 = p01[0], p1 = p01[1], p2 = Xa[i3 + 2] - rc2, q2 = xa[i3 + 2] - y2;
+      const v2d g01 = T03 * p0 + T14 * p1 + T25 * p2 - q01;
+      const double gz = T6 * p0 + T7 * p1 + T8 * p2 - q2;
+      const double g0 = g01[0], g1 = g01[1];
+      const double g2 = g0 * g0 + g1 * g1 + gz * gz;
+      if (g2 > gmax2) gmax2 = g2;
+      const v2d el01 = ka2 * g01, e01 = el01 - kd2 * v2d_load(va + i3);
+      const double el2 = ka * gz, e2 = el2 - kd * va[i3 + 2];
+      se01 += wm * e01;
+      se2 += wm * e2;
+      const double q0 = q01[0], q1 = q01[1], el0 = el01[0], el1 = el01[1];
+      t0 += wm * (q1 * el2 - q2 * el1);
+      t1 += wm * (q2 * el0 - q0 * el2);
+      t2 += wm * (q0 * el1 - q1 * el0);
+    }
+    se = cl_vec3_make(se01[0], se01[1], se2);
+    tau = cl_vec3_make(t0, t1, t2);
+  } else
+#endif
   for (int64_t k = k0; k < k1; ++k) {
     const int32_t i = s->mp[k];
     const double wm = s->mwm[k];
@@ -293,13 +373,14 @@ static int goal_pass(cl_sm *s, const cl_body_state *st, int32_t c, double ka, do
   }
   cl_vec3_store(s->ga, c, cl_vec3_scale(se, 1.0 / M));
   cl_vec3_store(s->gw, c, cl_mat3_mul_vec(&Iinv, tau));
-  { /* one block per cluster for the gather (the same values) */
-    double *pk = s->gpack + 24 * (size_t)c;
-    memcpy(pk, Tm, 9 * sizeof(double));
-    memcpy(pk + 9, rc, 3 * sizeof(double));
-    memcpy(pk + 12, y, 3 * sizeof(double));
-    memcpy(pk + 15, s->ga + 3 * (size_t)c, 3 * sizeof(double));
-    memcpy(pk + 18, s->gw + 3 * (size_t)c, 3 * sizeof(double));
+  { /* one block per cluster for the gather (the same values), laid out in the lane pairs the gather
+     * uses: (T0,T3) (T1,T4) (T2,T5) (rc0,rc1) (y0,y1) (ga0,ga1) (gw1,gw2) (gw2,gw0), then
+     * T6 T7 T8 rc2 y2 ga2 gw0 gw1 */
+    double *pk = s->gpack + SM_GPACK * (size_t)c;
+    const double *ga = s->ga + 3 * (size_t)c, *gw = s->gw + 3 * (size_t)c;
+    const double blk[24] = {Tm[0], Tm[3], Tm[1], Tm[4], Tm[2], Tm[5], rc[0], rc[1], y[0],  y[1],  ga[0], ga[1],
+                            gw[1], gw[2], gw[2], gw[0], Tm[6], Tm[7], Tm[8], rc[2], y[2], ga[2], gw[0], gw[1]};
+    memcpy(pk, blk, sizeof blk);
   }
   s->clampc[c] = (uint8_t)(nheld > 0 && nheld < s->mcnt[c]);
   /* the reference of strain limiting's first iteration: these goals at the step-start positions */
@@ -341,26 +422,12 @@ static void sl_store_sums(cl_sm *s, int32_t c, const double *o) {
 }
 
 static void sl_sums(cl_sm *s, const cl_body_state *st, int32_t c) {
-  const int64_t k0 = s->moff[c], k1 = k0 + s->mcnt[c];
-  const int32_t *mp = s->mp;
-  const double *mwm = s->mwm, *x = st->x, *X = st->X;
-  const cl_vec3 r = cl_vec3_load(x, mp[k0]), rc = cl_vec3_load(s->rcom, c);
-  const double r0 = r.x, r1 = r.y, r2 = r.z, c0 = rc.x, c1 = rc.y, c2 = rc.z;
-  double s0 = 0.0, s1 = 0.0, s2 = 0.0;
-  double a00 = 0.0, a01 = 0.0, a02 = 0.0, a10 = 0.0, a11 = 0.0, a12 = 0.0, a20 = 0.0, a21 = 0.0, a22 = 0.0;
-  for (int64_t k = k0; k < k1; ++k) {
-    const size_t i3 = 3 * (size_t)mp[k];
-    const double *xi = x + i3, *Xi = X + i3;
-    const double wm = mwm[k];
-    const double d0 = xi[0] - r0, d1 = xi[1] - r1, d2 = xi[2] - r2;
-    const double p0 = Xi[0] - c0, p1 = Xi[1] - c1, p2 = Xi[2] - c2;
-    const double u0 = wm * d0, u1 = wm * d1, u2 = wm * d2;
-    s0 += u0, s1 += u1, s2 += u2;
-    a00 += u0 * p0, a01 += u0 * p1, a02 += u0 * p2;
-    a10 += u1 * p0, a11 += u1 * p1, a12 += u1 * p2;
-    a20 += u2 * p0, a21 += u2 * p1, a22 += u2 * p2;
-  }
-  const double o[15] = {r0, r1, r2, s0, s1, s2, a00, a01, a02, a10, a11, a12, a20, a21, a22};
+  sums m; /* the same loop as the measure's sums without the moments */
+  member_sums(s, st->x, st->X, c, 0, &m);
+  double o[15];
+  o[0] = m.xref.x, o[1] = m.xref.y, o[2] = m.xref.z;
+  o[3] = m.sx.x, o[4] = m.sx.y, o[5] = m.sx.z;
+  memcpy(o + 6, m.A.m, sizeof m.A.m);
   sl_store_sums(s, c, o);
   s->sl_ok[c] = 1;
 }
@@ -387,6 +454,42 @@ static int sl_cheap_skip(const cl_sm *s, int32_t c, double D, double lim) {
   return bound * (1.0 + 1e-9) + 1e-12 * mag < lim && isfinite(bound);
 }
 
+/* The largest pdisp over the members of c (and in *moved whether one of them moved in the last
+ * iteration). Four running maxima: one chain waited for each compare (the loop was bound by its
+ * latency); the maximum of a set does not depend on the order (NaN never compares greater, so it
+ * is skipped in any order). */
+static double max_pdisp(const cl_sm *s, int32_t c, int *moved) {
+  const int64_t k0 = s->moff[c], k1 = k0 + s->mcnt[c];
+  const int32_t *mp = s->mp;
+  const double *pd = s->pdisp;
+  double d0 = 0.0, d1 = 0.0, d2 = 0.0, d3 = 0.0;
+  int64_t k = k0;
+  if (moved) {
+    const uint8_t *mv = s->moved;
+    int m = 0;
+    for (; k + 4 <= k1; k += 4) {
+      const int32_t i0 = mp[k], i1 = mp[k + 1], i2 = mp[k + 2], i3 = mp[k + 3];
+      m |= mv[i0] | mv[i1] | mv[i2] | mv[i3];
+      d0 = pd[i0] > d0 ? pd[i0] : d0, d1 = pd[i1] > d1 ? pd[i1] : d1;
+      d2 = pd[i2] > d2 ? pd[i2] : d2, d3 = pd[i3] > d3 ? pd[i3] : d3;
+    }
+    for (; k < k1; ++k) {
+      m |= mv[mp[k]];
+      d0 = pd[mp[k]] > d0 ? pd[mp[k]] : d0;
+    }
+    *moved = m != 0;
+  } else {
+    for (; k + 4 <= k1; k += 4) {
+      const double e0 = pd[mp[k]], e1 = pd[mp[k + 1]], e2 = pd[mp[k + 2]], e3 = pd[mp[k + 3]];
+      d0 = e0 > d0 ? e0 : d0, d1 = e1 > d1 ? e1 : d1, d2 = e2 > d2 ? e2 : d2, d3 = e3 > d3 ? e3 : d3;
+    }
+    for (; k < k1; ++k) d0 = pd[mp[k]] > d0 ? pd[mp[k]] : d0;
+  }
+  d0 = d1 > d0 ? d1 : d0;
+  d2 = d3 > d2 ? d3 : d2;
+  return d2 > d0 ? d2 : d0;
+}
+
 /* Add the last iteration's displacements (acc) of the members that moved. Returns 0 when none did
  * (the cluster then sees exactly the positions of its last evaluation). */
 static int sl_update(cl_sm *s, const cl_body_state *st, int32_t c) {
@@ -397,6 +500,34 @@ static int sl_update(cl_sm *s, const cl_body_state *st, int32_t c) {
   const cl_vec3 rc = cl_vec3_load(s->rcom, c);
   const double c0 = rc.x, c1 = rc.y, c2 = rc.z;
   double *o = s->sl_sum + 15 * (size_t)c;
+#if SM_V2D
+  { /* the loop below with lane pairs as in member_sums */
+    const v2d c01 = {c0, c1};
+    v2d s01 = {o[3], o[4]}, a0 = {o[6], o[7]}, a1 = {o[9], o[10]}, a2 = {o[12], o[13]}, a_2 = {o[8], o[11]};
+    double s2 = o[5], a22 = o[14], dm = 0.0;
+    int any = 0;
+    for (int64_t k = k0; k < k1; ++k) {
+      const int32_t i = mp[k];
+      if (!mv[i]) continue;
+      any = 1;
+      const size_t i3 = 3 * (size_t)i;
+      const double wm = mwm[k];
+      const v2d d01 = v2d_load(dl + i3), p01 = v2d_load(X + i3) - c01;
+      const double d0 = d01[0], d1 = d01[1], d2 = dl[i3 + 2], e = d0 * d0 + d1 * d1 + d2 * d2;
+      dm = e > dm ? e : dm;
+      const double p2 = X[i3 + 2] - c2;
+      const v2d u01 = wm * d01;
+      const double u0 = u01[0], u1 = u01[1], u2 = wm * d2;
+      s01 += u01, s2 += u2;
+      a0 += u0 * p01, a1 += u1 * p01, a2 += u2 * p01, a_2 += u01 * p2, a22 += u2 * p2;
+    }
+    if (!any) return 0;
+    const double n[12] = {s01[0], s01[1], s2, a0[0], a0[1], a_2[0], a1[0], a1[1], a_2[1], a2[0], a2[1], a22};
+    memcpy(o + 3, n, sizeof n);
+    s->sl_d[c] += sqrt(dm);
+    return 1;
+  }
+#endif
   double s0 = o[3], s1 = o[4], s2 = o[5], dm = 0.0;
   double a00 = o[6], a01 = o[7], a02 = o[8], a10 = o[9], a11 = o[10], a12 = o[11];
   double a20 = o[12], a21 = o[13], a22 = o[14];
@@ -489,6 +620,15 @@ static int sl_eval(cl_sm *s, const cl_body_state *st, int32_t c, double gamma, i
   cl_vec3_store(s->ga, c, cl_vec3_scale(se, 1.0 / M));
   cl_vec3_store(s->gw, c, cl_mat3_mul_vec(&Iinv, tau));
   s->active[c] = (uint8_t)any;
+  { /* what gather_limit reads, in its lane pairs: (T0,T3) (T1,T4) (T2,T5) (rc0,rc1) (y0,y1) (x_c0,x_c1)
+     * (ga0,ga1) (gw1,gw2) (gw2,gw0), then T6 T7 T8 rc2 y2 x_c2 ga2 gw0 gw1 lim (gpack is free after
+     * the goal gather) */
+    const double *ga = s->ga + 3 * (size_t)c, *gw = s->gw + 3 * (size_t)c, *xc = s->com + 3 * (size_t)c;
+    const double blk[28] = {Tm[0], Tm[3], Tm[1], Tm[4], Tm[2], Tm[5], rc[0], rc[1], y[0],  y[1],
+                            xc[0], xc[1], ga[0], ga[1], gw[1], gw[2], gw[2], gw[0], Tm[6], Tm[7],
+                            Tm[8], rc[2], y[2],  xc[2], ga[2], gw[0], gw[1], lim};
+    memcpy(s->gpack + SM_GPACK * (size_t)c, blk, sizeof blk);
+  }
   return any;
 }
 
@@ -496,23 +636,95 @@ static int sl_eval(cl_sm *s, const cl_body_state *st, int32_t c, double gamma, i
  * sum_c w~_ic [alpha/dt (T_c p_ic - q_ic) - kappa v_i - ga_c - gw_c x q_ic]. */
 static inline cl_vec3 gather_goals(const cl_sm *s, const cl_body_state *st, int32_t i, double ka, double kd) {
   const double *Xi = st->X + 3 * (size_t)i, *xi = st->x + 3 * (size_t)i, *vi = st->v + 3 * (size_t)i;
+  const int32_t a0 = s->pofs[i], a1 = s->pofs[i + 1];
+  const int32_t *pc = s->pc;
+  const double *pwt = s->pwt, *gp = s->gpack;
+#if SM_V2D
+  /* goal_e, then minus ga and gw x q, lane by lane as the scalar code below (gpack's pairs) */
+  const v2d X01 = v2d_load(Xi), x01 = v2d_load(xi), kv01 = kd * v2d_load(vi);
+  const double X2 = Xi[2], x2 = xi[2], kv2 = kd * vi[2];
+  v2d acc01 = {0.0, 0.0};
+  double acc2 = 0.0;
+  for (int32_t a = a0; a < a1; ++a) {
+    const double *pk = gp + SM_GPACK * (size_t)pc[a];
+    const v2d p01 = X01 - v2d_load(pk + 6), q01 = x01 - v2d_load(pk + 8);
+    const double p0 = p01[0], p1 = p01[1], p2 = X2 - pk[19], q2 = x2 - pk[20];
+    const v2d g01 = v2d_load(pk) * p0 + v2d_load(pk + 2) * p1 + v2d_load(pk + 4) * p2 - q01;
+    const double gz = pk[16] * p0 + pk[17] * p1 + pk[18] * p2 - q2;
+    v2d e01 = ka * g01 - kv01;
+    double ez = ka * gz - kv2;
+    e01 = e01 - v2d_load(pk + 10);
+    ez = ez - pk[21];
+    const v2d q20 = {q2, q01[0]}, q12 = {q01[1], q2};
+    e01 = e01 - (v2d_load(pk + 12) * q20 - v2d_load(pk + 14) * q12);
+    ez = ez - (pk[22] * q01[1] - pk[23] * q01[0]);
+    const double w = pwt[a];
+    acc01 = acc01 + w * e01;
+    acc2 = acc2 + w * ez;
+  }
+  return cl_vec3_make(acc01[0], acc01[1], acc2);
+#else
   cl_vec3 acc = cl_vec3_zero();
-  for (int32_t a = s->pofs[i]; a < s->pofs[i + 1]; ++a) {
-    const double *pk = s->gpack + 24 * (size_t)s->pc[a];
+  for (int32_t a = a0; a < a1; ++a) {
+    const double *pk = gp + SM_GPACK * (size_t)pc[a];
+    const double T[9] = {pk[0], pk[2], pk[4], pk[1], pk[3], pk[5], pk[16], pk[17], pk[18]};
+    const double rc[3] = {pk[6], pk[7], pk[19]}, y[3] = {pk[8], pk[9], pk[20]};
     cl_vec3 q, el;
     double g2;
-    cl_vec3 e = goal_e(pk, pk + 9, pk + 12, Xi, xi, vi, ka, kd, &q, &el, &g2);
-    e = cl_vec3_sub(e, cl_vec3_make(pk[15], pk[16], pk[17]));
-    e = cl_vec3_sub(e, cl_vec3_cross(cl_vec3_make(pk[18], pk[19], pk[20]), q));
-    acc = cl_vec3_madd(acc, s->pwt[a], e);
+    cl_vec3 e = goal_e(T, rc, y, Xi, xi, vi, ka, kd, &q, &el, &g2);
+    e = cl_vec3_sub(e, cl_vec3_make(pk[10], pk[11], pk[21]));
+    e = cl_vec3_sub(e, cl_vec3_cross(cl_vec3_make(pk[22], pk[23], pk[13]), q));
+    acc = cl_vec3_madd(acc, pwt[a], e);
   }
   return acc;
+#endif
 }
 
 /* Strain-limiting displacement of particle i: sum over its clamping clusters of
  * w~ (d_ic - ga_c - gw_c x (xold_i - x_c)). */
 static inline cl_vec3 gather_limit(const cl_sm *s, const cl_body_state *st, int32_t i, double gamma) {
   const double *Xi = st->X + 3 * (size_t)i, *xi = st->x + 3 * (size_t)i;
+#if SM_V2D
+  /* limit_of, then minus ga and gw x (xold - x_c), lane by lane as the scalar code below (the pack
+   * sl_eval wrote) */
+  (void)gamma;
+  const int32_t a0 = s->pofs[i], a1 = s->pofs[i + 1];
+  const int32_t *pc = s->pc;
+  const uint8_t *act = s->active;
+  const double *pwt = s->pwt, *gp = s->gpack, *yo = s->xold + 3 * (size_t)i;
+  const v2d X01 = v2d_load(Xi), x01 = v2d_load(xi), yo01 = v2d_load(yo), z = {0.0, 0.0};
+  const double X2 = Xi[2], x2 = xi[2], yo2 = yo[2];
+  v2d acc01 = z;
+  double acc2 = 0.0;
+  for (int32_t a = a0; a < a1; ++a) {
+    const int32_t c = pc[a];
+    if (!act[c]) continue;
+    const double *pk = gp + SM_GPACK * (size_t)c;
+    const v2d p01 = X01 - v2d_load(pk + 6);
+    const double p0 = p01[0], p1 = p01[1], p2 = X2 - pk[21];
+    const v2d g01 = v2d_load(pk) * p0 + v2d_load(pk + 2) * p1 + v2d_load(pk + 4) * p2 + v2d_load(pk + 8) - x01;
+    const double gz = pk[18] * p0 + pk[19] * p1 + pk[20] * p2 + pk[22] - x2;
+    const double g0 = g01[0], g1 = g01[1], r2 = g0 * g0 + g1 * g1 + gz * gz, lim = pk[27];
+    v2d dd01 = z;
+    double ddz = 0.0;
+    if (r2 > lim * lim) {
+      const double f = 1.0 - lim / sqrt(r2);
+      dd01 = g01 * f;
+      ddz = gz * f;
+    }
+    const v2d r01 = yo01 - v2d_load(pk + 10);
+    const double r0 = r01[0], r1 = r01[1], rz = yo2 - pk[23];
+    v2d e01 = dd01 - v2d_load(pk + 12);
+    double ez = ddz - pk[24];
+    const v2d rz0 = {rz, r0}, r1z = {r1, rz};
+    e01 = e01 - (v2d_load(pk + 14) * rz0 - v2d_load(pk + 16) * r1z);
+    ez = ez - (pk[25] * r1 - pk[26] * r0);
+    const double w = pwt[a];
+    acc01 = acc01 + w * e01;
+    acc2 = acc2 + w * ez;
+  }
+  return cl_vec3_make(acc01[0], acc01[1], acc2);
+#else
   const cl_vec3 y = cl_vec3_load(s->xold, i);
   cl_vec3 acc = cl_vec3_zero();
   for (int32_t a = s->pofs[i]; a < s->pofs[i + 1]; ++a) {
@@ -528,6 +740,7 @@ static inline cl_vec3 gather_limit(const cl_sm *s, const cl_body_state *st, int3
     acc = cl_vec3_madd(acc, s->pwt[a], e);
   }
   return acc;
+#endif
 }
 
 cl_status cl_sm_step(cl_sm *s, cl_body_state *st, const cl_step_input *in, cl_step_report *rep) {
@@ -632,12 +845,7 @@ cl_status cl_sm_step(cl_sm *s, cl_body_state *st, const cl_step_input *in, cl_st
           continue;
         }
         if (it == 0) {
-          double D = 0.0;
-          for (int64_t k = s->moff[c]; k < (int64_t)s->moff[c] + s->mcnt[c]; ++k) {
-            const double d = s->pdisp[s->mp[k]];
-            D = d > D ? d : D;
-          }
-          D = sqrt(D);
+          double D = sqrt(max_pdisp(s, c, NULL));
           s->sl_d[c] = D;
           s->sl_ok[c] = 0;
           if (sl_cheap_skip(s, c, D, lim)) {
@@ -653,13 +861,8 @@ cl_status cl_sm_step(cl_sm *s, cl_body_state *st, const cl_step_input *in, cl_st
           }
         } else { /* not swept in this step yet (active is 0): bound it again, from how far each member
                   * moved since the step start */
-          double D = 0.0;
           int mv = 0;
-          for (int64_t k = s->moff[c]; k < (int64_t)s->moff[c] + s->mcnt[c]; ++k) {
-            const int32_t i = s->mp[k];
-            mv |= s->moved[i];
-            D = s->pdisp[i] > D ? s->pdisp[i] : D;
-          }
+          double D = max_pdisp(s, c, &mv);
           if (!mv) continue;
           D = sqrt(D);
           s->sl_d[c] = D;
