@@ -20,6 +20,7 @@
 #include <cmocka.h>
 
 #include "support/test_meshes.h"
+#include "support/test_worlds.h"
 
 #include "cleave/world.h"
 #include "geom/mesh.h"
@@ -27,59 +28,20 @@
 #include "solvers/shape_matching/sm_internal.h"
 #include "world/world.h"
 
-static cl_world *world(int threads) {
-  cl_world_def def;
-  cl_world_def_default(&def);
-  def.dt = 1.0 / 60;
-  def.gravity[1] = 0.0;
-  def.threads = threads;
-  def.seed = 3;
-  cl_world *w = NULL;
-  assert_int_equal(cl_world_create(&def, &w), CL_OK);
-  return w;
-}
+static cl_world *world(int threads) { return cl_test_world_seeded(1.0 / 60, 0.0, threads, 3); }
 
-static cl_sm *solver_of(cl_world *w, cl_id b) {
-  cl_body *body = NULL;
-  assert_int_equal(cl_world_body(w, b, &body), CL_OK);
-  return body->solver;
-}
+static cl_sm *solver_of(cl_world *w, cl_id b) { return cl_test_body_solver(w, b); }
 
 /* A bar along x pulled apart at its ends at `speed` each (m/s); toughness < 0: no criterion. */
 static cl_id pulled_bar(cl_world *w, double toughness, double gamma, double speed) {
   cl_mesh *m = cl_test_box(0.6, 0.15, 0.15);
-  cl_body_def bd;
-  cl_body_def_default(&bd);
-  bd.solver = "shape_matching";
   cl_param p[6] = {{"particles", 1500}, {"cluster_count", 40}, {"alpha", 0.8}, {"gamma", gamma},
                    {"damping", 10},     {"iterations", 6}};
-  bd.params = p;
-  bd.param_count = 6;
   cl_param cp[1] = {{"toughness", toughness}};
-  if (toughness >= 0.0) {
-    bd.criterion = "cluster_stretch";
-    bd.criterion_params = cp;
-    bd.criterion_param_count = 1;
-  }
-  cl_id b;
-  cl_status s = cl_world_add_body(w, &bd, m, &b);
-  if (s != CL_OK) print_error("%s\n", cl_last_error());
-  assert_int_equal(s, CL_OK);
+  cl_id b = cl_test_add_body(w, "shape_matching", m, p, 6, toughness >= 0.0 ? "cluster_stretch" : NULL, cp, 1);
   cl_mesh_destroy(m);
-  cl_region_def r;
-  cl_region_def_default(&r, CL_REGION_SLAB);
-  r.axis = 0;
-  r.lo[0] = -1.0;
-  r.hi[0] = -0.25;
-  cl_motion_def mo;
-  cl_motion_def_default(&mo, CL_MOTION_TRANSLATE);
-  mo.velocity[0] = -speed;
-  cl_id c;
-  assert_int_equal(cl_world_constrain(w, b, &r, &mo, &c), CL_OK);
-  r.lo[0] = 0.25;
-  r.hi[0] = 1.0;
-  mo.velocity[0] = speed;
-  assert_int_equal(cl_world_constrain(w, b, &r, &mo, &c), CL_OK);
+  cl_test_x_slab(w, b, -1.0, -0.25, -speed);
+  cl_test_x_slab(w, b, 0.25, 1.0, speed);
   return b;
 }
 

@@ -16,6 +16,7 @@
 #include <cmocka.h>
 
 #include "support/test_meshes.h"
+#include "support/test_worlds.h"
 
 #include "cleave/world.h"
 #include "geom/mesh.h"
@@ -32,42 +33,14 @@ typedef struct run_out {
 /* A plate 0.5 x 0.5 x 0.04 m clamped at its two x edges, toughness 0.001 (it shatters), a sphere of
  * radius 0.08 m through its middle at 0.6 m/s; `steps` steps of 1/60 s. */
 static void run(int threads, int no_shortcuts, int steps, run_out *o) {
-  cl_world_def def;
-  cl_world_def_default(&def);
-  def.dt = 1.0 / 60;
-  def.gravity[1] = 0.0;
-  def.threads = threads;
-  def.seed = 5;
-  cl_world *w = NULL;
-  assert_int_equal(cl_world_create(&def, &w), CL_OK);
+  cl_world *w = cl_test_world_seeded(1.0 / 60, 0.0, threads, 5);
   cl_mesh *m = cl_test_box(0.5, 0.5, 0.04);
-  cl_body_def bd;
-  cl_body_def_default(&bd);
-  bd.solver = "shape_matching";
   cl_param p[5] = {{"particles", 1200}, {"cluster_count", 24}, {"alpha", 1.0}, {"gamma", 0.2}, {"iterations", 4}};
-  bd.params = p;
-  bd.param_count = 5;
   cl_param cp[1] = {{"toughness", 0.001}};
-  bd.criterion = "cluster_stretch";
-  bd.criterion_params = cp;
-  bd.criterion_param_count = 1;
-  cl_id b;
-  cl_status s = cl_world_add_body(w, &bd, m, &b);
-  if (s != CL_OK) print_error("%s\n", cl_last_error());
-  assert_int_equal(s, CL_OK);
+  cl_id b = cl_test_add_body(w, "shape_matching", m, p, 5, "cluster_stretch", cp, 1);
   cl_mesh_destroy(m);
-  cl_region_def r;
-  cl_region_def_default(&r, CL_REGION_SLAB);
-  r.axis = 0;
-  cl_motion_def mo;
-  cl_motion_def_default(&mo, CL_MOTION_FIXED);
-  cl_id c;
-  r.lo[0] = -1.0;
-  r.hi[0] = -0.2;
-  assert_int_equal(cl_world_constrain(w, b, &r, &mo, &c), CL_OK);
-  r.lo[0] = 0.2;
-  r.hi[0] = 1.0;
-  assert_int_equal(cl_world_constrain(w, b, &r, &mo, &c), CL_OK);
+  cl_test_x_slab(w, b, -1.0, -0.2, 0.0);
+  cl_test_x_slab(w, b, 0.2, 1.0, 0.0);
   cl_collider_def cd;
   cl_collider_def_default(&cd, CL_COLLIDER_SPHERE);
   cd.radius = 0.08;
@@ -75,11 +48,9 @@ static void run(int threads, int no_shortcuts, int steps, run_out *o) {
   cd.velocity[2] = -0.6;
   cl_id col;
   assert_int_equal(cl_world_add_collider(w, &cd, &col), CL_OK);
-  cl_body *body = NULL;
-  assert_int_equal(cl_world_body(w, b, &body), CL_OK);
-  cl_sm *sm = body->solver;
+  cl_sm *sm = cl_test_body_solver(w, b);
   sm->no_shortcuts = no_shortcuts;
-  s = cl_world_step(w, steps);
+  cl_status s = cl_world_step(w, steps);
   if (s != CL_OK) print_error("%s\n", cl_last_error());
   assert_int_equal(s, CL_OK);
   cl_body_state *st = cl_world_body_state(w, b);

@@ -1,5 +1,7 @@
 #include "support/test_worlds.h"
 
+#include "world/world.h"
+
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -8,12 +10,56 @@
 cl_world *cl_test_world(double dt, double gy, int32_t threads) {
   cl_world_def def;
   cl_world_def_default(&def);
+  return cl_test_world_seeded(dt, gy, threads, def.seed);
+}
+
+cl_world *cl_test_world_seeded(double dt, double gy, int32_t threads, uint64_t seed) {
+  cl_world_def def;
+  cl_world_def_default(&def);
   def.dt = dt;
   def.gravity[0] = def.gravity[2] = 0.0;
   def.gravity[1] = gy;
   def.threads = threads;
+  def.seed = seed;
   cl_world *w = NULL;
   cl_status s = cl_world_create(&def, &w);
   if (s != CL_OK) fail_msg("cl_world_create (dt %g, gy %g, %d threads): %s", dt, gy, (int)threads, cl_last_error());
   return w;
+}
+
+void *cl_test_body_solver(cl_world *w, cl_id body) {
+  cl_body *b = NULL;
+  if (cl_world_body(w, body, &b) != CL_OK) fail_msg("cl_world_body: %s", cl_last_error());
+  return b->solver;
+}
+
+cl_id cl_test_add_body(cl_world *w, const char *solver, const cl_mesh *m, const cl_param *params, int32_t nparams,
+                       const char *criterion, const cl_param *cparams, int32_t ncparams) {
+  cl_body_def bd;
+  cl_body_def_default(&bd);
+  bd.solver = solver;
+  bd.params = params;
+  bd.param_count = nparams;
+  if (criterion) {
+    bd.criterion = criterion;
+    bd.criterion_params = cparams;
+    bd.criterion_param_count = ncparams;
+  }
+  cl_id b = 0;
+  cl_status s = cl_world_add_body(w, &bd, m, &b);
+  if (s != CL_OK) fail_msg("cl_world_add_body (%s): %s", solver, cl_last_error());
+  return b;
+}
+
+void cl_test_x_slab(cl_world *w, cl_id body, double lo, double hi, double vx) {
+  cl_region_def r;
+  cl_region_def_default(&r, CL_REGION_SLAB);
+  r.axis = 0;
+  r.lo[0] = lo;
+  r.hi[0] = hi;
+  cl_motion_def mo;
+  cl_motion_def_default(&mo, vx == 0.0 ? CL_MOTION_FIXED : CL_MOTION_TRANSLATE);
+  mo.velocity[0] = vx;
+  cl_id c;
+  if (cl_world_constrain(w, body, &r, &mo, &c) != CL_OK) fail_msg("cl_world_constrain: %s", cl_last_error());
 }

@@ -9,5 +9,15 @@
 /* A world with time step dt (s), gravity (0, gy, 0) m/s^2 and `threads` OpenMP threads (0 = all
  * cores); everything else as cl_world_def_default leaves it. */
 cl_world *cl_test_world(double dt, double gy, int32_t threads);
+/* The same with the world's random seed set (sampling and clustering depend on it). */
+cl_world *cl_test_world_seeded(double dt, double gy, int32_t threads, uint64_t seed);
+/* The private data of a body's solver (tests that look inside one solver cast it). */
+void *cl_test_body_solver(cl_world *w, cl_id body);
+/* Add a body of `solver` on mesh m with the given solver parameters; criterion NULL for none, else
+ * with its parameters. The error message is printed before the failure. */
+cl_id cl_test_add_body(cl_world *w, const char *solver, const cl_mesh *m, const cl_param *params, int32_t nparams,
+                       const char *criterion, const cl_param *cparams, int32_t ncparams);
+/* Hold (fixed) or move (translate at velocity vx along x) the nodes whose x lies in [lo, hi]. */
+void cl_test_x_slab(cl_world *w, cl_id body, double lo, double hi, double vx);
 
 #endif
