@@ -65,7 +65,7 @@ cl_status cl_rigid_check(const cl_collider_def *d) {
 
 /* Principal moments about the centre in the body frame: given, or a uniform solid sphere
  * (2/5 M r^2) or box (M/3 (b^2 + c^2) with half extents a, b, c). */
-static void body_inertia(const cl_collider_def *d, double I[3]) {
+void cl_rigid_body_inertia(const cl_collider_def *d, double I[3]) {
   if (d->inertia[0] > 0.0) {
     for (int k = 0; k < 3; ++k) I[k] = d->inertia[k];
     return;
@@ -81,7 +81,7 @@ static void body_inertia(const cl_collider_def *d, double I[3]) {
 }
 
 /* y = R diag(s) R^T x (world inertia for s = I, its inverse for s = 1/I). */
-static void apply_inertia(const double R[9], const double s[3], const double x[3], double y[3]) {
+void cl_rigid_apply_inertia(const double R[9], const double s[3], const double x[3], double y[3]) {
   double q[3];
   for (int k = 0; k < 3; ++k) q[k] = s[k] * (R[k] * x[0] + R[3 + k] * x[1] + R[6 + k] * x[2]);
   for (int i = 0; i < 3; ++i) y[i] = R[3 * i] * q[0] + R[3 * i + 1] * q[1] + R[3 * i + 2] * q[2];
@@ -139,8 +139,8 @@ static double hinge_frame(const cl_collider_def *d, double a[3], double r[3]) {
     r[k] = d->center[k] - d->hinge_point[k];
   }
   double I[3], Ia[3];
-  body_inertia(d, I);
-  apply_inertia(d->rotation, I, a, Ia);
+  cl_rigid_body_inertia(d, I);
+  cl_rigid_apply_inertia(d->rotation, I, a, Ia);
   double ra = dot(r, a);
   return dot(a, Ia) + d->mass * (dot(r, r) - ra * ra);
 }
@@ -171,9 +171,9 @@ void cl_rigid_predict(cl_world *w, double h, double t1) {
       cross(d->angular_velocity, rn, d->velocity);
     } else {
       double I[3], Iinv[3], L[3], phi[3];
-      body_inertia(d, I);
+      cl_rigid_body_inertia(d, I);
       for (int k = 0; k < 3; ++k) Iinv[k] = 1.0 / I[k];
-      apply_inertia(d->rotation, I, d->angular_velocity, L);
+      cl_rigid_apply_inertia(d->rotation, I, d->angular_velocity, L);
       for (int k = 0; k < 3; ++k) {
         d->center[k] += h * d->velocity[k] + 0.5 * h * h * g[k];
         d->velocity[k] += h * g[k];
@@ -181,7 +181,7 @@ void cl_rigid_predict(cl_world *w, double h, double t1) {
       }
       rotation_of(phi, Q);
       turn(d->rotation, Q);
-      apply_inertia(d->rotation, Iinv, L, d->angular_velocity);
+      cl_rigid_apply_inertia(d->rotation, Iinv, L, d->angular_velocity);
     }
     c->t_add = t1;
   }
@@ -202,9 +202,9 @@ void cl_rigid_apply_impulses(cl_world *w) {
       cross(d->angular_velocity, r, d->velocity);
     } else {
       double I[3], Iinv[3], dw[3];
-      body_inertia(d, I);
+      cl_rigid_body_inertia(d, I);
       for (int k = 0; k < 3; ++k) Iinv[k] = 1.0 / I[k];
-      apply_inertia(d->rotation, Iinv, Lc, dw);
+      cl_rigid_apply_inertia(d->rotation, Iinv, Lc, dw);
       for (int k = 0; k < 3; ++k) {
         d->velocity[k] += J[k] / d->mass;
         d->angular_velocity[k] += dw[k];

@@ -60,29 +60,6 @@ static void cross(const double a[3], const double b[3], double c[3]) {
   c[2] = a[0] * b[1] - a[1] * b[0];
 }
 
-/* y = R diag(s) R^T x (world-frame inverse inertia for s = 1/I). */
-static void apply_inertia(const double R[9], const double s[3], const double x[3], double y[3]) {
-  double q[3];
-  for (int k = 0; k < 3; ++k) q[k] = s[k] * (R[k] * x[0] + R[3 + k] * x[1] + R[6 + k] * x[2]);
-  for (int i = 0; i < 3; ++i) y[i] = R[3 * i] * q[0] + R[3 * i + 1] * q[1] + R[3 * i + 2] * q[2];
-}
-
-/* Principal moments about the centre, the same rule as rigid.c (given, or a uniform solid). */
-static void body_inertia(const cl_collider_def *d, double I[3]) {
-  if (d->inertia[0] > 0.0) {
-    for (int k = 0; k < 3; ++k) I[k] = d->inertia[k];
-    return;
-  }
-  if (d->kind == CL_COLLIDER_SPHERE) {
-    I[0] = I[1] = I[2] = 0.4 * d->mass * d->radius * d->radius;
-    return;
-  }
-  const double *h = d->half_extents;
-  I[0] = d->mass / 3.0 * (h[1] * h[1] + h[2] * h[2]);
-  I[1] = d->mass / 3.0 * (h[0] * h[0] + h[2] * h[2]);
-  I[2] = d->mass / 3.0 * (h[0] * h[0] + h[1] * h[1]);
-}
-
 static void load(rbody *b, cl_collider *c, double t1) {
   memset(b, 0, sizeof *b);
   b->c = c;
@@ -91,7 +68,7 @@ static void load(rbody *b, cl_collider *c, double t1) {
   b->bound = d->kind == CL_COLLIDER_SPHERE ? d->radius : sqrt(dot(d->half_extents, d->half_extents));
   if (!d->dynamic) return;
   double I[3];
-  body_inertia(d, I);
+  cl_rigid_body_inertia(d, I);
   if (d->hinged) {
     b->type = HINGED;
     double na = sqrt(dot(d->hinge_axis, d->hinge_axis)), r[3], Ir[3];
@@ -100,7 +77,7 @@ static void load(rbody *b, cl_collider *c, double t1) {
       b->hp[k] = d->hinge_point[k];
       r[k] = b->s.center[k] - b->hp[k];
     }
-    apply_inertia(b->s.R, I, b->a, Ir);
+    cl_rigid_apply_inertia(b->s.R, I, b->a, Ir);
     double ra = dot(r, b->a);
     b->Ia = dot(b->a, Ir) + d->mass * (dot(r, r) - ra * ra);
   } else {
@@ -141,7 +118,7 @@ static double response(const rbody *b, const double p[3], const double d[3]) {
   }
   double r[3] = {p[0] - b->s.center[0], p[1] - b->s.center[1], p[2] - b->s.center[2]}, rd[3], q[3], qr[3];
   cross(r, d, rd);
-  apply_inertia(b->s.R, b->Iinv, rd, q);
+  cl_rigid_apply_inertia(b->s.R, b->Iinv, rd, q);
   cross(q, r, qr);
   return b->inv_m + dot(d, qr);
 }
@@ -162,7 +139,7 @@ static void apply_impulse(rbody *b, const double p[3], const double J[3]) {
   }
   double r[3] = {p[0] - b->s.center[0], p[1] - b->s.center[1], p[2] - b->s.center[2]}, rJ[3], dw[3];
   cross(r, J, rJ);
-  apply_inertia(b->s.R, b->Iinv, rJ, dw);
+  cl_rigid_apply_inertia(b->s.R, b->Iinv, rJ, dw);
   for (int k = 0; k < 3; ++k) {
     b->s.velocity[k] += b->inv_m * J[k];
     b->s.omega[k] += dw[k];

@@ -177,6 +177,12 @@ cl_status cl_rigid_check(const cl_collider_def *def);
 void cl_rigid_predict(cl_world *world, double h, double t1);
 /* Apply the impulses the solvers accumulated over the substep to the velocities. */
 void cl_rigid_apply_impulses(cl_world *world);
+/* Principal moments of inertia about the centre, body frame: the def's, or those of a uniform solid
+ * sphere or box of its mass (kg m^2). */
+void cl_rigid_body_inertia(const cl_collider_def *def, double I[3]);
+/* y = R diag(s) R^T x: the world-frame inertia for s = I, its inverse for s = 1/I (R row-major,
+ * columns the body axes). */
+void cl_rigid_apply_inertia(const double R[9], const double s[3], const double x[3], double y[3]);
 
 /* ---- probes (probes.c) --------------------------------------------------------------------- */
 
