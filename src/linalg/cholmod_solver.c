@@ -169,14 +169,23 @@ cl_status cl_cholmod_set_fixed(cl_cholmod *c, const uint8_t *fixed) {
   return CL_OK;
 }
 
+/* The own sweeps keep pointers into L and a cut of its elimination tree: both end with the analysis. */
+static void drop_sweeps(cl_cholmod *c) {
+  cl_supernodal_destroy(c->sn);
+  c->sn = NULL;
+  c->sn_ok = 0;
+}
+
 void cl_cholmod_invalidate_analysis(cl_cholmod *c) {
   if (!c) return;
+  drop_sweeps(c);
   cholmod_l_free_factor(&c->L, &c->cc);
   c->factor_ok = 0;
 }
 
 cl_status cl_cholmod_analyse(cl_cholmod *c) {
   if (!c) return cl_fail(CL_ERR_INVALID_ARGUMENT, "cl_cholmod_analyse: NULL solver");
+  drop_sweeps(c);
   cholmod_l_free_factor(&c->L, &c->cc);
   c->factor_ok = 0;
   g_cholmod_msg[0] = '\0';

@@ -27,14 +27,15 @@ struct cl_supernodal {
   double *y;         /* n: the permuted right-hand side, solved in place */
   double *w;         /* largest supernode height: the rectangle below a diagonal block */
   int64_t w_cap, y_cap;
-  /* tree parallelism (threads > 1): per thread a list of subtrees; the rest ("top") in order */
-  int threads;
-  int64_t *range_ofs;    /* threads + 1: thread t owns ranges[range_ofs[t] .. range_ofs[t+1]) */
+  /* tree parallelism (parts > 1): per part a list of subtrees; the rest ("top") in order. Part t runs on
+   * thread t when there are enough threads, one after the other otherwise */
+  int parts;
+  int64_t *range_ofs;    /* parts + 1: part t owns ranges[range_ofs[t] .. range_ofs[t+1]) */
   sn_range *ranges;
   int64_t *top;          /* supernodes outside every subtree, ascending */
   int64_t ntop;
-  double *ytop;          /* threads x n: each thread's updates of top rows in the forward sweep */
-  double *wt;            /* threads x w_cap: per-thread scratch */
+  double *ytop;          /* parts x n: each part's updates of top rows in the forward sweep */
+  double *wt;            /* parts x w_cap: per-part scratch */
   int64_t *parent, *first_desc, *col_super; /* nsuper, nsuper, n */
   double *work;          /* nsuper: entries of L in the subtree */
   int64_t part_cap_super, part_cap_n;
@@ -61,7 +62,7 @@ void cl_supernodal_destroy(cl_supernodal *s) {
  * bitwise the same with 1 or 2 threads (the parts then run one after the other). */
 enum { CL_SUPERNODAL_PARTS = 2 };
 
-static cl_status partition_tree(cl_supernodal *s, int threads);
+static cl_status partition_tree(cl_supernodal *s, int parts);
 
 cl_status cl_supernodal_update(cl_supernodal **out, const cholmod_factor *L, cl_supernodal_precision precision) {
   if (!out || !L) return cl_fail(CL_ERR_INVALID_ARGUMENT, "cl_supernodal_update: NULL argument");
@@ -70,6 +71,7 @@ cl_status cl_supernodal_update(cl_supernodal **out, const cholmod_factor *L, cl_
                    "cl_supernodal_update: the factor is not a numeric supernodal LL' factor of a real matrix "
                    "with 64-bit indices (is_super %d, is_ll %d, xtype %d)", L->is_super, L->is_ll, L->xtype);
   cl_supernodal *s = *out;
+  const int fresh = s == NULL;
   if (!s) {
     s = cl_calloc(1, sizeof *s, "supernodal solve");
     if (!s) return cl_fail(CL_ERR_OUT_OF_MEMORY, "cl_supernodal_update: out of memory");
@@ -111,18 +113,20 @@ cl_status cl_supernodal_update(cl_supernodal **out, const cholmod_factor *L, cl_
     const double *x = L->x;
     for (size_t k = 0; k < nx; ++k) s->xf[k] = (float)x[k];
   }
-  return partition_tree(s, CL_SUPERNODAL_PARTS);
+  /* the tree depends on the symbolic analysis only: cut it once per analysis (the owner destroys this
+   * structure when it re-analyses), not at every refactorisation */
+  return fresh ? partition_tree(s, CL_SUPERNODAL_PARTS) : CL_OK;
 }
 
 /* ---- tree partition ---------------------------------------------------------------------------- */
 
-/* LPT assignment of the candidate subtrees to `threads` bins; returns the largest bin's work. */
-static double assign_bins(const double *work, const int64_t *cand, int64_t ncand, int threads, int *bin_of) {
+/* LPT assignment of the candidate subtrees to `parts` bins; returns the largest bin's work. */
+static double assign_bins(const double *work, const int64_t *cand, int64_t ncand, int parts, int *bin_of) {
   double load[64] = {0};
   double maxload = 0.0;
   for (int64_t q = 0; q < ncand; ++q) { /* cand is sorted by decreasing work */
     int best = 0;
-    for (int t = 1; t < threads; ++t)
+    for (int t = 1; t < parts; ++t)
       if (load[t] < load[best]) best = t;
     load[best] += work[cand[q]];
     bin_of[q] = best;
@@ -146,11 +150,11 @@ static void cand_insert(int64_t *cand, int64_t *ncand, const double *work, int64
  * of the subtree-to-thread mapping of parallel sparse triangular solves): starting from the roots,
  * the heaviest candidate subtree is opened (its root joins the top, its children become candidates)
  * while that lowers the estimated time, top work + the largest thread's share. Deterministic. */
-static cl_status partition_tree(cl_supernodal *s, int threads) {
+static cl_status partition_tree(cl_supernodal *s, int parts) {
   const int64_t ns = s->nsuper, n = s->n;
-  s->threads = 1;
-  if (threads < 2 || ns < 2) return CL_OK;
-  if (threads > 64) threads = 64;
+  s->parts = 1;
+  if (parts < 2 || ns < 2) return CL_OK;
+  if (parts > 64) parts = 64;
   if (ns > s->part_cap_super || n > s->part_cap_n) {
     free(s->parent), free(s->first_desc), free(s->col_super), free(s->work), free(s->top), free(s->ranges);
     s->parent = cl_malloc(sizeof(int64_t) * (size_t)ns, "supernodal tree");
@@ -215,7 +219,7 @@ static cl_status partition_tree(cl_supernodal *s, int threads) {
   for (int64_t k = 0; k < ns; ++k)
     if (parent[k] < 0) cand_insert(cand, &ncand, work, k);
   double topwork = 0.0;
-  double best = assign_bins(work, cand, ncand, threads, bin_of);
+  double best = assign_bins(work, cand, ncand, parts, bin_of);
   int64_t best_opened = 0, opened = 0;
   /* replay: remember the order in which subtrees were opened */
   int64_t *opened_list = s->top; /* scratch again (count no longer needed) */
@@ -228,7 +232,7 @@ static cl_status partition_tree(cl_supernodal *s, int threads) {
     topwork += (double)nc * (double)nr;
     for (int64_t q = child_ofs[c]; q < child_ofs[c + 1]; ++q) cand_insert(cand, &ncand, work, child[q]);
     opened_list[opened++] = c;
-    const double est = topwork + assign_bins(work, cand, ncand, threads, bin_of);
+    const double est = topwork + assign_bins(work, cand, ncand, parts, bin_of);
     if (est < best) {
       best = est;
       best_opened = opened;
@@ -243,17 +247,17 @@ static cl_status partition_tree(cl_supernodal *s, int threads) {
     const int top_k = in_top[k];
     if (!top_k && (p < 0 || in_top[p])) cand_insert(cand, &ncand, work, k);
   }
-  assign_bins(work, cand, ncand, threads, bin_of);
+  assign_bins(work, cand, ncand, parts, bin_of);
   /* ranges per thread, in candidate order within a thread */
-  int64_t *ofs = cl_calloc((size_t)threads + 1, sizeof(int64_t), "supernodal tree");
+  int64_t *ofs = cl_calloc((size_t)parts + 1, sizeof(int64_t), "supernodal tree");
   if (!ofs) {
     free(child_ofs), free(child), free(cand), free(bin_of), free(in_top);
     return cl_fail(CL_ERR_OUT_OF_MEMORY, "supernodal solve: out of memory for the tree partition");
   }
   for (int64_t q = 0; q < ncand; ++q) ofs[bin_of[q] + 1]++;
-  for (int t = 0; t < threads; ++t) ofs[t + 1] += ofs[t];
+  for (int t = 0; t < parts; ++t) ofs[t + 1] += ofs[t];
   int64_t fillpos[64];
-  for (int t = 0; t < threads; ++t) fillpos[t] = ofs[t];
+  for (int t = 0; t < parts; ++t) fillpos[t] = ofs[t];
   for (int64_t q = 0; q < ncand; ++q) {
     const int64_t k = cand[q];
     sn_range r = {first[k], k, (int64_t)s->super[k + 1] - 1};
@@ -272,10 +276,10 @@ static cl_status partition_tree(cl_supernodal *s, int threads) {
   /* per-thread scratch */
   free(s->ytop);
   free(s->wt);
-  s->ytop = cl_calloc((size_t)threads * (size_t)n, sizeof(double), "supernodal solve scratch");
-  s->wt = cl_malloc(sizeof(double) * (size_t)threads * (size_t)(s->w_cap > 0 ? s->w_cap : 1), "supernodal solve scratch");
+  s->ytop = cl_calloc((size_t)parts * (size_t)n, sizeof(double), "supernodal solve scratch");
+  s->wt = cl_malloc(sizeof(double) * (size_t)parts * (size_t)(s->w_cap > 0 ? s->w_cap : 1), "supernodal solve scratch");
   if (!s->ytop || !s->wt) return cl_fail(CL_ERR_OUT_OF_MEMORY, "supernodal solve: out of memory for per-thread scratch");
-  s->threads = threads;
+  s->parts = parts;
   return CL_OK;
 }
 
@@ -387,11 +391,11 @@ void cl_supernodal_solve(cl_supernodal *s, const double *b, double *x, int threa
     for (int64_t k = 0; k < n; ++k) y[k] = b[perm[k]];
   else
     memcpy(y, b, sizeof(double) * (size_t)n);
-  if (s->threads <= 1) {
+  if (s->parts <= 1) {
     for (int64_t k = 0; k < s->nsuper; ++k) forward(s, k, y, y, n, s->w);
     for (int64_t k = s->nsuper - 1; k >= 0; --k) backward(s, k, y, s->w);
   } else {
-    const int T = s->threads, run = threads < 1 ? 1 : (threads < T ? threads : T);
+    const int T = s->parts, run = threads < 1 ? 1 : (threads < T ? threads : T);
     /* forward: subtrees in parallel, each thread's updates of top rows kept apart and summed */
 #pragma omp parallel for schedule(static, 1) num_threads(run)
     for (int t = 0; t < T; ++t) {

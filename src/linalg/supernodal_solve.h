@@ -29,7 +29,8 @@ typedef struct cl_supernodal cl_supernodal;
 typedef enum cl_supernodal_precision { CL_SUPERNODAL_DOUBLE = 0, CL_SUPERNODAL_SINGLE = 1 } cl_supernodal_precision;
 
 /* Build (or refresh after a new numeric factorisation, same analysis) the solve structure from a
- * supernodal LL' factor L. *s may be NULL (allocated) or a structure from an earlier call. The
+ * supernodal LL' factor L. *s may be NULL (allocated) or a structure from an earlier call with the
+ * same symbolic analysis (after a new analysis, destroy it and pass NULL: the tree cut is kept). The
  * elimination tree is split into two sets of independent subtrees and a serial top, so that two
  * threads can share the sweeps. Returns CL_ERR_INVALID_ARGUMENT if L is not a numeric supernodal
  * LL' factor. */
