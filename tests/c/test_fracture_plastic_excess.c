@@ -17,6 +17,7 @@
 #include "geom/mesh.h"
 #include "geom/tet_grid.h"
 #include "support/unit_fixture.h"
+#include "support/test_worlds.h"
 #include "world/world.h"
 
 static const cl_material_def k_mat = {1000.0, 1e5, 0.3, 0.001, 1e9, 0.0, 0.01};
@@ -172,13 +173,8 @@ static void test_ductile_bar_tears(void **state) {
   const double lo[3] = {0, 0, 0}, hi[3] = {0.4, 0.05, 0.05};
   cl_mesh *m;
   assert_int_equal(cl_tet_grid(16, 2, 2, lo, hi, &m), CL_OK);
-  cl_world_def wd;
-  cl_world_def_default(&wd);
-  wd.dt = 2e-3;
-  wd.gravity[1] = 0.0;
-  wd.threads = 1;
-  cl_world *w;
-  assert_int_equal(cl_world_create(&wd, &w), CL_OK);
+  const double dt = 2e-3;
+  cl_world *w = cl_test_world(dt, 0.0, 1);
   cl_body_def bd;
   cl_body_def_default(&bd);
   bd.name = "ductile";
@@ -190,21 +186,10 @@ static void test_ductile_bar_tears(void **state) {
   cl_param cp[] = {{"toughness", 5.0}};
   bd.criterion_params = cp;
   bd.criterion_param_count = 1;
-  cl_id b, c;
+  cl_id b;
   assert_int_equal(cl_world_add_body(w, &bd, m, &b), CL_OK);
-  cl_region_def r;
-  cl_region_def_default(&r, CL_REGION_SLAB);
-  r.axis = 0;
-  r.lo[0] = -1;
-  r.hi[0] = 0.0;
-  cl_motion_def mv;
-  cl_motion_def_default(&mv, CL_MOTION_TRANSLATE);
-  mv.velocity[0] = -0.2;
-  assert_int_equal(cl_world_constrain(w, b, &r, &mv, &c), CL_OK);
-  r.lo[0] = 0.4;
-  r.hi[0] = 1.0;
-  mv.velocity[0] = 0.2;
-  assert_int_equal(cl_world_constrain(w, b, &r, &mv, &c), CL_OK);
+  cl_test_x_slab(w, b, -1.0, 0.0, -0.2);
+  cl_test_x_slab(w, b, 0.4, 1.0, 0.2);
   cl_body_info info = {0};
   int step = 0, first = -1;
   for (; step < 600 && info.pieces < 2; ++step) {
@@ -224,7 +209,7 @@ static void test_ductile_bar_tears(void **state) {
     pmax = fmax(pmax, sqrt(s));
   }
   print_message("ductile bar: first event at step %d, two pieces at step %d (stretch %.0f %%), max plastic strain %.3g\n",
-                first, step, 100.0 * 0.4 * step * wd.dt / 0.4, pmax);
+                first, step, 100.0 * 0.4 * step * dt / 0.4, pmax);
   assert_true(first > 0);
   assert_true(info.pieces >= 2);
   assert_true(pmax > 0.5 * bd.material.plastic_max);

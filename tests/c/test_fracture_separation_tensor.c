@@ -18,6 +18,7 @@
 #include "geom/mesh.h"
 #include "geom/tet_grid.h"
 #include "support/unit_fixture.h"
+#include "support/test_worlds.h"
 #include "world/world.h"
 
 typedef cl_test_unit_fixture fixture;
@@ -206,13 +207,8 @@ static void test_bar_pulled_apart(void **state) {
   const double lo[3] = {0, 0, 0}, hi[3] = {0.4, 0.05, 0.05};
   cl_mesh *m;
   assert_int_equal(cl_tet_grid(16, 2, 2, lo, hi, &m), CL_OK);
-  cl_world_def wd;
-  cl_world_def_default(&wd);
-  wd.dt = 1e-3;
-  wd.gravity[1] = 0.0;
-  wd.threads = 1;
-  cl_world *w;
-  assert_int_equal(cl_world_create(&wd, &w), CL_OK);
+  const double dt = 1e-3;
+  cl_world *w = cl_test_world(dt, 0.0, 1);
   cl_body_def bd;
   cl_body_def_default(&bd);
   bd.name = "brittle";
@@ -222,21 +218,10 @@ static void test_bar_pulled_apart(void **state) {
   cl_param cp[] = {{"toughness", 0.5}, {"largest_only", 0}};
   bd.criterion_params = cp;
   bd.criterion_param_count = 2;
-  cl_id b, cl, cr;
+  cl_id b;
   assert_int_equal(cl_world_add_body(w, &bd, m, &b), CL_OK);
-  cl_region_def r;
-  cl_region_def_default(&r, CL_REGION_SLAB);
-  r.axis = 0;
-  r.lo[0] = -1;
-  r.hi[0] = 0.0;
-  cl_motion_def mv;
-  cl_motion_def_default(&mv, CL_MOTION_TRANSLATE);
-  mv.velocity[0] = -0.5;
-  assert_int_equal(cl_world_constrain(w, b, &r, &mv, &cl), CL_OK);
-  r.lo[0] = 0.4;
-  r.hi[0] = 1.0;
-  mv.velocity[0] = 0.5;
-  assert_int_equal(cl_world_constrain(w, b, &r, &mv, &cr), CL_OK);
+  cl_test_x_slab(w, b, -1.0, 0.0, -0.5);
+  cl_test_x_slab(w, b, 0.4, 1.0, 0.5);
   cl_body_info before, after;
   assert_int_equal(cl_body_get_info(w, b, &before), CL_OK);
   int32_t events = 0;
