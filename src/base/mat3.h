@@ -216,6 +216,15 @@ cl_status cl_mat3_inverse(const cl_mat3 *a, cl_mat3 *out);
  * Jacobi iteration hit its sweep limit, which the tests never see. */
 cl_status cl_svd3(const cl_mat3 *A, cl_mat3 *U, cl_vec3 *sigma, cl_mat3 *V);
 
+/* Same contract, outputs and accuracy as cl_svd3 (ordering, signs, error returns, meaning of
+ * CL_WARN_NOT_CONVERGED), about 2x faster on near-rotations and general matrices: V starts from a
+ * closed-form eigen-decomposition of A^T A and is then polished by cl_svd3's one-sided Jacobi on
+ * A V, with the same stopping test, so the final accuracy is the one-sided method's (svd3.c
+ * explains). Results may differ from cl_svd3's in the last bits and, for repeated singular values,
+ * in the choice of singular vectors. Slower than cl_svd3 (~0.8x) only when two singular values
+ * are exactly equal, where cl_svd3 itself converges unusually fast. */
+cl_status cl_svd3_fast(const cl_mat3 *A, cl_mat3 *U, cl_vec3 *sigma, cl_mat3 *V);
+
 /* Polar decomposition A = R S with R a proper rotation and S symmetric, as given by the signed
  * SVD: R = U V^T, S = V diag(sigma) V^T. For det A < 0, S has one negative eigenvalue (R stays a
  * rotation, as corotational FEM with inversion handling wants). Well-conditioned A with det A > 0

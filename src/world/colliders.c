@@ -121,7 +121,11 @@ static int penetration(const cl_collider_shape *s, const double *x, double *p, d
       return 1;
     }
     case CL_COLLIDER_SPHERE: {
-      double r = sqrt(d[0] * d[0] + d[1] * d[1] + d[2] * d[2]);
+      const double r2 = d[0] * d[0] + d[1] * d[1] + d[2] * d[2];
+      /* most points are well outside: decided without the root (a margin far above its rounding,
+       * so the points it rejects are exactly those the test below would) */
+      if (r2 > s->radius * s->radius * (1.0 + 1e-9)) return 0;
+      double r = sqrt(r2);
       if (r >= s->radius) return 0;
       if (r > 0.0) {
         for (int k = 0; k < 3; ++k) n[k] = d[k] / r;

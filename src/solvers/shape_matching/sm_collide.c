@@ -68,7 +68,7 @@ static int adjacent(const cl_sm *s, int32_t c, int32_t d) {
 
 /* Where particle position x leaves the proxy of cluster d: returns 1 when x is inside, with *dx =
  * restitution x (exit point - x) and *depth = |exit point - x|. */
-static int proxy_exit(const cl_sm *s, const double *x, int32_t d, cl_vec3 *dx, double *depth) {
+SM_CLONES static int proxy_exit(const cl_sm *s, const double *x, int32_t d, cl_vec3 *dx, double *depth) {
   /* the operations of cl_vec3_sub / cl_vec3_norm / cl_mat3_mul_vec / cl_vec3_add written out on
    * the arrays, in the same order (bitwise the same values), without copying F and F^-1 of every
    * candidate: most candidates are rejected before F is needed */
@@ -119,6 +119,10 @@ static int push_out(cl_sm *s, cl_body_state *st, int32_t i, int32_t d, double dt
   double *x = st->x + 3 * (size_t)i;
   if (!proxy_exit(s, x, d, &dx, &depth)) return 0;
   s->proxy_pushes++;
+  if (s->cull_track) { /* the particle left the box its clusters had at the start of the call */
+    s->moved[i] = 1;
+    for (int64_t l = s->phead[i]; l >= 0; l = s->mnext[l]) s->cpos[s->mc[l]] = 1;
+  }
   double *v = st->v + 3 * (size_t)i;
   x[0] += dx.x;
   x[1] += dx.y;
@@ -129,7 +133,9 @@ static int push_out(cl_sm *s, cl_body_state *st, int32_t i, int32_t d, double dt
   return 1;
 }
 
-static void push_members(cl_sm *s, cl_body_state *st, int32_t c, int32_t d, double dt) {
+static int plane_reject(const cl_sm *s, int32_t q, const double *x);
+
+SM_CLONES static void push_members(cl_sm *s, cl_body_state *st, int32_t c, int32_t d, int cull, double dt) {
   /* most members of an overlapping pair lie outside d's world sphere: reject them on the squared
    * distance with a margin well above rounding, so push_out's exact test decides the rest as before */
   enum { SM_NEAR_BLOCK = 64 };
@@ -155,7 +161,7 @@ static void push_members(cl_sm *s, cl_body_state *st, int32_t c, int32_t d, doub
     }
     for (int32_t a = 0; a < nn; ++a) {
       const int32_t i = near[a];
-      if (s->held[i]) continue;
+      if (s->held[i] || (cull && plane_reject(s, d, x + 3 * (size_t)i))) continue;
       push_out(s, st, i, d, dt);
     }
   }
@@ -172,9 +178,153 @@ static int by_lo(const void *a, const void *b) {
   return (x->c > y->c) - (x->c < y->c);
 }
 
+/* Culling (the pieces of a shattered body are mostly neighbours across a crack whose world spheres
+ * overlap, while few of their members reach into each other's proxies: 85 % of the pair directions
+ * of the weak brittle plate push nothing). Only shortcuts: a pair direction P -> Q (members of P
+ * into the proxy of Q) is skipped when no member of P can pass proxy_exit's test, so no result
+ * changes, and the push order of the remaining pairs is that of the plain algorithm. Two tests on
+ * the box of P's members:
+ *  - the box lies outside Q's world sphere (wcom, wrad) by more than the rounding of the distance;
+ *  - the box lies on the outer side of one of Q's planes. proxy_exit evaluates a plane on the rest
+ *    position X = r_Q + F_Q^-1 (x - wcom_Q), h = n . X + e, which is affine in x:
+ *    h = m . (x - wcom_Q) + k with m = F_Q^-T n and k = n . r_Q + e (the world plane), and its
+ *    smallest value over a box is at a corner. When that bound exceeds the rounding of both
+ *    evaluations, every member has h >= 0 and proxy_exit returns 0. Rounding: h as proxy_exit
+ *    computes it is off by at most ~10 eps (|e| + |n|_1 (|r_Q|_inf + 2 M ||F_Q^-1||_inf)) and the bound
+ *    by ~10 eps (|e| + |n|_1 |r_Q|_inf + 6 M |n|_1 ||F_Q^-1||_inf), M the largest coordinate
+ *    magnitude of the box and wcom_Q; the margin used is 1e-11 (a + b M) with
+ *    a = max over planes (|e| + |n|_1 |r_Q|_inf) and b = 8 max |n|_1 ||F_Q^-1||_inf, a thousand times the
+ *    rounding and far below any physical length. A NaN anywhere fails the tests: no cull. */
+
+static inline double maxd(double a, double b) { return b > a ? b : a; }
+
+/* Room for the culling data of every cluster and plane; 0 when it cannot be had (then nothing is
+ * culled: the results are the same, only slower). */
+static int cull_reserve(cl_sm *s) {
+  if (s->ncl > s->cull_cap) {
+    int32_t cap = s->ccap > s->ncl ? s->ccap : s->ncl;
+    double *b = realloc(s->cbox, sizeof(double) * 6 * (size_t)cap);
+    if (b) s->cbox = b;
+    double *t = realloc(s->ctol, sizeof(double) * 2 * (size_t)cap);
+    if (t) s->ctol = t;
+    double *w = realloc(s->csw, sizeof(double) * 4 * (size_t)cap);
+    if (w) s->csw = w;
+    int32_t *o = realloc(s->cord, sizeof(int32_t) * (size_t)cap);
+    if (o) s->cord = o;
+    int32_t *p = realloc(s->cpos, sizeof(int32_t) * (size_t)cap);
+    if (p) s->cpos = p;
+    uint32_t *q = realloc(s->cstamp, sizeof(uint32_t) * (size_t)cap);
+    if (q) s->cstamp = q;
+    if (!b || !t || !w || !o || !p || !q) return 0;
+    for (int32_t c = s->cull_cap; c < cap; ++c) s->cstamp[c] = 0; /* no planes yet */
+    s->cull_cap = cap;
+  }
+  if (s->pltop > s->cwpl_cap) {
+    int64_t cap = s->plcap > s->pltop ? s->plcap : s->pltop;
+    double *w = realloc(s->cwpl, sizeof(double) * 4 * (size_t)cap);
+    if (!w) return 0;
+    s->cwpl = w;
+    s->cwpl_cap = cap;
+  }
+  return 1;
+}
+
+void cl_sm_collide_release(cl_sm *s) {
+  free(s->cbox);
+  free(s->ctol);
+  free(s->cwpl);
+  free(s->csw);
+  free(s->cord);
+  free(s->cpos);
+  free(s->cstamp);
+}
+
+/* The world planes of cluster c and their margin 1e-11 (a + b M) (see the culling comment), from
+ * its F^-1, once per call and only for the proxies a pair asks about (stamp cull_call). */
+static void need_planes(cl_sm *s, int32_t c) {
+  if (s->cstamp[c] == s->cull_call) return;
+  s->cstamp[c] = s->cull_call;
+  const double *r = s->rcom + 3 * (size_t)c, *f = s->Finv + 9 * (size_t)c;
+  double fin = 0.0; /* ||F^-1||_inf */
+  for (int i = 0; i < 3; ++i) fin = maxd(fin, fabs(f[3 * i]) + fabs(f[3 * i + 1]) + fabs(f[3 * i + 2]));
+  const double rin = maxd(fabs(r[0]), maxd(fabs(r[1]), fabs(r[2])));
+  double a = 0.0, b = 0.0;
+  for (int32_t j = 0; j < s->plcnt[c]; ++j) {
+    const int64_t at = (int64_t)s->ploff[c] + j;
+    const double *pl = s->planes + 4 * at;
+    double *w = s->cwpl + 4 * at;
+    w[0] = pl[0] * f[0] + pl[1] * f[3] + pl[2] * f[6];
+    w[1] = pl[0] * f[1] + pl[1] * f[4] + pl[2] * f[7];
+    w[2] = pl[0] * f[2] + pl[1] * f[5] + pl[2] * f[8];
+    w[3] = pl[0] * r[0] + pl[1] * r[1] + pl[2] * r[2] + pl[3];
+    const double n1 = fabs(pl[0]) + fabs(pl[1]) + fabs(pl[2]);
+    a = maxd(a, fabs(pl[3]) + n1 * rin);
+    b = maxd(b, 8.0 * n1 * fin);
+  }
+  s->ctol[c] = 1e-11 * (a + b * s->cull_mag);
+}
+
+/* Whether no member of cluster p can be inside the proxy of cluster q (see the culling comment);
+ * M (cull_mag) bounds every coordinate involved and ctol[2 q] is q's plane margin for it. */
+SM_CLONES static int direction_culled(const cl_sm *s, int32_t p, int32_t q) {
+  const double *lo = s->cbox + 6 * (size_t)p, *hi = lo + 3, *cq = s->wcom + 3 * (size_t)q;
+  double d2 = 0.0;
+  for (int j = 0; j < 3; ++j) {
+    const double t = cq[j] < lo[j] ? lo[j] - cq[j] : (cq[j] > hi[j] ? cq[j] - hi[j] : 0.0);
+    d2 += t * t;
+  }
+  const double lim = s->wrad[q] * (1.0 + 1e-9) + 1e-12 * s->cull_mag;
+  if (d2 > lim * lim) return 1;
+  const double tol = s->ctol[q];
+  /* the newest planes first: the crack between two pieces is usually the last split of each */
+  const double *w0 = s->cwpl + 4 * (int64_t)s->ploff[q];
+  for (int32_t j = s->plcnt[q] - 1; j >= 0; --j) {
+    const double *w = w0 + 4 * j;
+    double h = w[3];
+    for (int k = 0; k < 3; ++k) h += w[k] * (w[k] >= 0.0 ? lo[k] - cq[k] : hi[k] - cq[k]);
+    if (h > tol) return 1;
+  }
+  return 0;
+}
+
+/* Whether point x lies on the outer side of one of q's planes by more than the rounding (then
+ * proxy_exit returns 0 for it): the test of direction_culled for a single point, before the
+ * costlier exact test (three quarters of the points inside a proxy's world sphere are rejected by a
+ * plane: the pieces of a shattered body touch across their cracks). */
+SM_CLONES static int plane_reject(const cl_sm *s, int32_t q, const double *x) {
+  const double *cq = s->wcom + 3 * (size_t)q;
+  const double r0 = x[0] - cq[0], r1 = x[1] - cq[1], r2 = x[2] - cq[2];
+  const double tol = s->ctol[q];
+  const double *w0 = s->cwpl + 4 * (int64_t)s->ploff[q];
+  for (int32_t j = s->plcnt[q] - 1; j >= 0; --j) {
+    const double *w = w0 + 4 * j;
+    if (w[3] + w[0] * r0 + w[1] * r1 + w[2] * r2 > tol) return 1;
+  }
+  return 0;
+}
+
+/* The bound M of the culling margins: no coordinate of a member's box, of a proxy's centre, or of
+ * a pushed particle exceeds it (a push leaves the particle inside the pushing proxy's world
+ * sphere: |x| <= |wcom| + wrad). Starts a new call for need_planes. */
+static void cull_begin(cl_sm *s) {
+  double M = 0.0;
+  for (int32_t c = 0; c < s->ncl; ++c) {
+    if (!(s->wrad[c] > 0.0)) continue;
+    const double *b = s->cbox + 6 * (size_t)c, *w = s->wcom + 3 * (size_t)c;
+    for (int k = 0; k < 6; ++k) M = maxd(M, fabs(b[k]));
+    for (int k = 0; k < 3; ++k) M = maxd(M, fabs(w[k]) + s->wrad[c]);
+  }
+  s->cull_mag = M;
+  if (++s->cull_call == 0) { /* wrapped: no stamp may look current */
+    for (int32_t c = 0; c < s->cull_cap; ++c) s->cstamp[c] = 0;
+    s->cull_call = 1;
+  }
+}
+
 /* Current centre, F, F^-1 and world radius of every cluster with a proxy (wrad = -1 without one),
- * at the positions of st. Each cluster writes only its own slots: any thread count gives the same. */
-static void update_proxies(cl_sm *s, const cl_body_state *st) {
+ * at the positions of st; with `cull`, also the box of the members and the world planes. Each
+ * cluster writes only its own slots: any thread count gives the same. */
+static void update_proxies(cl_sm *s, const cl_body_state *st, int cull) {
   const int32_t ncl = s->ncl;
 #pragma omp parallel for num_threads(s->threads) schedule(dynamic, 4) if (ncl >= 64)
   for (int32_t c = 0; c < ncl; ++c) {
@@ -185,16 +335,24 @@ static void update_proxies(cl_sm *s, const cl_body_state *st) {
     cl_sm_cluster_F(s, st, c, com, &F);
     if (cl_mat3_inverse(&F, &Fi) != CL_OK) continue;
     double r2 = 0.0;
+    double l0 = INFINITY, l1 = INFINITY, l2 = INFINITY, h0 = -INFINITY, h1 = -INFINITY, h2 = -INFINITY;
     for (int64_t k = s->moff[c]; k < (int64_t)s->moff[c] + s->mcnt[c]; ++k) {
       const double *x = st->x + 3 * (size_t)s->mp[k];
       double dx = x[0] - com[0], dy = x[1] - com[1], dz = x[2] - com[2];
       const double e2 = dx * dx + dy * dy + dz * dz;
       r2 = e2 > r2 ? e2 : r2; /* fmax without the call: a NaN e2 is skipped as fmax does */
+      l0 = x[0] < l0 ? x[0] : l0, h0 = x[0] > h0 ? x[0] : h0;
+      l1 = x[1] < l1 ? x[1] : l1, h1 = x[1] > h1 ? x[1] : h1;
+      l2 = x[2] < l2 ? x[2] : l2, h2 = x[2] > h2 ? x[2] : h2;
     }
     memcpy(s->wcom + 3 * (size_t)c, com, sizeof com);
     memcpy(s->F + 9 * (size_t)c, F.m, sizeof F.m);
     memcpy(s->Finv + 9 * (size_t)c, Fi.m, sizeof Fi.m);
     s->wrad[c] = sqrt(r2);
+    if (cull) {
+      double *b = s->cbox + 6 * (size_t)c;
+      b[0] = l0, b[1] = l1, b[2] = l2, b[3] = h0, b[4] = h1, b[5] = h2;
+    }
   }
   double rmax = -1.0;
   for (int32_t c = 0; c < ncl; ++c) rmax = fmax(rmax, s->wrad[c]);
@@ -217,6 +375,53 @@ static int32_t sorted_spans(cl_sm *s) {
   return m;
 }
 
+/* The same list (same order: the order by (lo, c) is total) from the order of the last call:
+ * the kept proxies in their old order, new ones appended, then an insertion sort, which costs
+ * O(m) while the proxies move little between steps; beyond 16 moves per proxy, qsort. Also packs
+ * the spheres (x, y, z, r) in that order into csw for the sweep. */
+static int32_t sweep_order(cl_sm *s) {
+  span *sp = s->spans;
+  int32_t *pos = s->cpos;
+  for (int32_t c = 0; c < s->ncl; ++c) pos[c] = 0;
+  int32_t m = 0;
+  for (int32_t a = 0; a < s->nord; ++a) {
+    const int32_t c = s->cord[a];
+    if (c < s->ncl && s->wrad[c] > 0.0 && !pos[c]) {
+      pos[c] = 1;
+      sp[m].lo = s->wcom[3 * (size_t)c] - s->wrad[c];
+      sp[m].c = c;
+      ++m;
+    }
+  }
+  for (int32_t c = 0; c < s->ncl; ++c)
+    if (s->wrad[c] > 0.0 && !pos[c]) {
+      sp[m].lo = s->wcom[3 * (size_t)c] - s->wrad[c];
+      sp[m].c = c;
+      ++m;
+    }
+  int64_t moves = 0, budget = 16 * (int64_t)m + 1024;
+  for (int32_t a = 1; a < m && moves <= budget; ++a) {
+    const span v = sp[a];
+    int32_t b = a;
+    while (b > 0 && by_lo(&sp[b - 1], &v) > 0) {
+      sp[b] = sp[b - 1];
+      --b;
+      ++moves;
+    }
+    sp[b] = v;
+  }
+  if (moves > budget) qsort(sp, (size_t)m, sizeof *sp, by_lo);
+  for (int32_t a = 0; a < m; ++a) {
+    const int32_t c = sp[a].c;
+    s->cord[a] = c;
+    double *w = s->csw + 4 * (size_t)a;
+    w[0] = s->wcom[3 * (size_t)c], w[1] = s->wcom[3 * (size_t)c + 1], w[2] = s->wcom[3 * (size_t)c + 2];
+    w[3] = s->wrad[c];
+  }
+  s->nord = m;
+  return m;
+}
+
 static int spheres_overlap(const cl_sm *a, int32_t c, const cl_sm *b, int32_t d) {
   double rr = a->wrad[c] + b->wrad[d];
   return cl_vec3_norm2(cl_vec3_sub(cl_vec3_load(a->wcom, c), cl_vec3_load(b->wcom, d))) < rr * rr;
@@ -230,24 +435,52 @@ enum { SM_PARTNERS = 32 };
  * its own particle and reads only the proxies (fixed during the call), and no particle belongs to
  * both c and a partner (they are different pieces, and the clusters of a particle are one piece).
  * Each member of c is loaded once for all the partners (most members are outside every partner's
- * world sphere; see push_members for the test). */
-static void push_batch(cl_sm *s, cl_body_state *st, int32_t c, const int32_t *part, int32_t np, double dt) {
+ * world sphere; see push_members for the test).
+ * With `cull`, a direction whose cull test passes (on the boxes of the members' positions at the
+ * start of the call) is skipped for the members still at those positions: a particle pushed during
+ * the call (moved) is tested against every partner, and a partner any of whose members was pushed
+ * (cpos, see push_out) is pushed out of c in full. */
+SM_CLONES static void push_batch(cl_sm *s, cl_body_state *st, int32_t c, const int32_t *part, int32_t np, int cull,
+                       double dt) {
   double pc[SM_PARTNERS][3], pf[SM_PARTNERS];
+  int32_t act[SM_PARTNERS], na = 0; /* the partners whose direction is not culled */
+  if (cull) need_planes(s, c);
   for (int32_t j = 0; j < np; ++j) {
     const double *cd = s->wcom + 3 * (size_t)part[j];
     pc[j][0] = cd[0], pc[j][1] = cd[1], pc[j][2] = cd[2];
     pf[j] = s->wrad[part[j]] * s->wrad[part[j]] * (1.0 + 1e-9);
+    if (cull) need_planes(s, part[j]);
+    if (cull && direction_culled(s, c, part[j])) s->proxy_culled++;
+    else act[na++] = j;
   }
   for (int64_t k = s->moff[c]; k < (int64_t)s->moff[c] + s->mcnt[c]; ++k) {
     const int32_t i = s->mp[k];
     if (s->held[i]) continue;
     const double *x = st->x + 3 * (size_t)i;
-    for (int32_t j = 0; j < np; ++j) {
+    int32_t from = 0; /* a particle pushed during the call meets every partner from here on */
+    if (cull && !s->moved[i]) {
+      from = np;
+      for (int32_t t = 0; t < na; ++t) {
+        const int32_t j = act[t];
+        const double dx = x[0] - pc[j][0], dy = x[1] - pc[j][1], dz = x[2] - pc[j][2];
+        if (dx * dx + dy * dy + dz * dz < pf[j] && !plane_reject(s, part[j], x) && push_out(s, st, i, part[j], dt)) {
+          from = j + 1;
+          break;
+        }
+      }
+    }
+    for (int32_t j = from; j < np; ++j) {
       const double dx = x[0] - pc[j][0], dy = x[1] - pc[j][1], dz = x[2] - pc[j][2];
-      if (dx * dx + dy * dy + dz * dz < pf[j]) push_out(s, st, i, part[j], dt);
+      if (dx * dx + dy * dy + dz * dz < pf[j] && !(cull && plane_reject(s, part[j], x))) push_out(s, st, i, part[j], dt);
     }
   }
-  for (int32_t j = 0; j < np; ++j) push_members(s, st, part[j], c, dt);
+  for (int32_t j = 0; j < np; ++j) {
+    if (cull && !s->cpos[part[j]] && direction_culled(s, part[j], c)) {
+      s->proxy_culled++;
+      continue;
+    }
+    push_members(s, st, part[j], c, cull, dt);
+  }
 }
 
 /* The plain algorithm (tests: bit 4 of no_shortcuts): pair by pair, member by member. */
@@ -263,34 +496,66 @@ static void push_plain(cl_sm *s, cl_body_state *st, int32_t c, int32_t d, double
   }
 }
 
-void cl_sm_self_collide(cl_sm *s, cl_body_state *st, double dt) {
-  update_proxies(s, st);
-  const int plain = (s->no_shortcuts & 4) != 0;
-  /* sweep along x over the bounding spheres; the pairs of each cluster with the ones after it in
-   * the sweep are handled together (push_batch) */
+/* The plain sweep (tests): every overlapping pair of different pieces, pair by pair. */
+static void self_collide_plain(cl_sm *s, cl_body_state *st, double dt) {
   const span *sp = s->spans;
   const int32_t m = sorted_spans(s);
-  int32_t part[SM_PARTNERS];
   for (int32_t a = 0; a < m; ++a) {
-    int32_t c = sp[a].c, np = 0;
-    double hi = s->wcom[3 * (size_t)c] + s->wrad[c];
+    const int32_t c = sp[a].c;
+    const double hi = s->wcom[3 * (size_t)c] + s->wrad[c];
     for (int32_t b = a + 1; b < m && sp[b].lo <= hi; ++b) {
-      int32_t d = sp[b].c;
+      const int32_t d = sp[b].c;
       if (!spheres_overlap(s, c, s, d)) continue;
       if (s->cpiece[c] == s->cpiece[d] || adjacent(s, c, d)) continue;
-      if (plain) {
-        push_plain(s, st, c, d, dt);
-        push_plain(s, st, d, c, dt);
+      push_plain(s, st, c, d, dt);
+      push_plain(s, st, d, c, dt);
+    }
+  }
+}
+
+SM_CLONES void cl_sm_self_collide(cl_sm *s, cl_body_state *st, double dt) {
+  if (s->no_shortcuts & 4) {
+    update_proxies(s, st, 0);
+    self_collide_plain(s, st, dt);
+    return;
+  }
+  const int cull = cull_reserve(s);
+  update_proxies(s, st, cull);
+  if (cull) cull_begin(s);
+  /* sweep along x over the bounding spheres; the pairs of each cluster with the ones after it in
+   * the sweep are handled together (push_batch). The spheres are read packed in sweep order (the
+   * same values and operations as spheres_overlap) */
+  const span *sp = s->spans;
+  const int32_t m = cull ? sweep_order(s) : sorted_spans(s);
+  if (cull) { /* no particle pushed yet (moved is strain limiting's scratch, free here) */
+    memset(s->moved, 0, (size_t)st->n);
+    for (int32_t c = 0; c < s->ncl; ++c) s->cpos[c] = 0;
+  }
+  s->cull_track = cull;
+  int32_t part[SM_PARTNERS];
+  for (int32_t a = 0; a < m; ++a) {
+    const int32_t c = sp[a].c;
+    int32_t np = 0;
+    const double hi = s->wcom[3 * (size_t)c] + s->wrad[c];
+    for (int32_t b = a + 1; b < m && sp[b].lo <= hi; ++b) {
+      const int32_t d = sp[b].c;
+      if (cull) {
+        const double *u = s->csw + 4 * (size_t)a, *v = s->csw + 4 * (size_t)b;
+        const double rr = u[3] + v[3], e0 = u[0] - v[0], e1 = u[1] - v[1], e2 = u[2] - v[2];
+        if (!(e0 * e0 + e1 * e1 + e2 * e2 < rr * rr)) continue;
+      } else if (!spheres_overlap(s, c, s, d)) {
         continue;
       }
+      if (s->cpiece[c] == s->cpiece[d] || adjacent(s, c, d)) continue;
       part[np++] = d;
       if (np == SM_PARTNERS) {
-        push_batch(s, st, c, part, np, dt);
+        push_batch(s, st, c, part, np, cull, dt);
         np = 0;
       }
     }
-    if (np > 0) push_batch(s, st, c, part, np, dt);
+    if (np > 0) push_batch(s, st, c, part, np, cull, dt);
   }
+  s->cull_track = 0;
 }
 
 /* ---- contact between two bodies ------------------------------------------------------------ */
@@ -390,7 +655,7 @@ static cl_status sm_contact_bounds(void *solver, const cl_body_state *st, double
                    st->n, s->n);
   s->contact_stale = 1;
   if (!(s->contact_rmax > 0.0)) { /* never refreshed (or no proxy at the last refresh) */
-    update_proxies(s, st);
+    update_proxies(s, st, 0);
     s->contact_stale = 0;
   }
   if (!(s->contact_rmax > 0.0)) return CL_OK; /* no cluster has a proxy */
@@ -432,8 +697,8 @@ static cl_status sm_contact_pair(void *va, cl_body_state *sa, const cl_constrain
   if (sa->n > a->pcap || sb->n > b->pcap)
     return cl_fail(CL_ERR_STATE, "shape_matching contact pair: a state has more nodes than its solver knows");
   /* proxies at the positions the steps ended with (once per body and substep) */
-  if (a->contact_stale) update_proxies(a, sa);
-  if (b->contact_stale) update_proxies(b, sb);
+  if (a->contact_stale) update_proxies(a, sa, 0);
+  if (b->contact_stale) update_proxies(b, sb, 0);
   a->contact_stale = b->contact_stale = 0;
   mark_held(a, ca, 1);
   mark_held(b, cb, 1);

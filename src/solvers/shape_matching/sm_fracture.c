@@ -30,8 +30,9 @@
  * other cluster's F unchanged (step 2 only renames members, at the same positions and mass shares),
  * so an event stays valid until its own cluster is split; a cluster is split at most once per event.
  * Steps 3 and 4 run when at least one split happened (the world applies topology bookkeeping only
- * then). Only the clusters touched are recomputed; the reverse index, bonds and cluster adjacency are
- * rebuilt once per fracturing step in topology_changed. */
+ * then). Only the clusters touched are recomputed, and every particle and cluster whose memberships
+ * change is marked, so that topology_changed updates the membership lists, the reverse index, the
+ * bonds and the pieces of those only (sm_props.c), once per fracturing step. */
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -40,7 +41,27 @@
 #include "base/timer.h"
 #include "solvers/shape_matching/sm_internal.h"
 
+/* Mark particle i for topology_changed: its membership list or reverse-index entries change; and
+ * cluster c, whose bonds (members) and maybe piece change (see the topology bookkeeping block of
+ * sm_internal.h). Every change of a reverse-index entry goes through here: an entry that moves in
+ * the pool (new index, maybe a new cluster) is unlinked and linked again, and w~ = w / W_i changes
+ * only with W_i, which changes only when memberships of i are moved to a new particle or deleted,
+ * again by unlink and link; cl_sm_cluster_props recomputes w~ of the other members of a cluster to
+ * the same bits. tests/c/test_sm_topology.c checks the result against a rebuild from scratch after
+ * every fracturing step. */
+static inline void mark(cl_sm *s, int32_t i, int32_t c) {
+  if (!s->tdirty[i]) {
+    s->tdirty[i] = 1;
+    s->tdlist[s->tdcount++] = i;
+  }
+  if (!s->cdirty[c]) {
+    s->cdirty[c] = 1;
+    s->cdlist[s->cdcount++] = c;
+  }
+}
+
 static void unlink_m(cl_sm *s, int32_t i, int64_t k) {
+  mark(s, i, s->mc[k]);
   int64_t *at = &s->phead[i];
   while (*at >= 0 && *at != k) at = &s->mnext[*at];
   if (*at == k) {
@@ -50,6 +71,7 @@ static void unlink_m(cl_sm *s, int32_t i, int64_t k) {
 }
 
 static void link_m(cl_sm *s, int32_t i, int64_t k) {
+  mark(s, i, s->mc[k]);
   s->mnext[k] = s->phead[i];
   s->phead[i] = k;
   s->pnm[i]++;
@@ -63,6 +85,7 @@ static void copy_entry(cl_sm *s, int64_t from, int64_t to) {
   s->mwt[to] = s->mwt[from];
   s->mwm[to] = s->mwm[from];
   memcpy(s->mr + 3 * to, s->mr + 3 * from, 3 * sizeof(double));
+  s->orest[to] = s->orest[from];
 }
 
 /* A new particle copied from i, with no memberships and no mass yet. */
@@ -302,19 +325,23 @@ cl_status cl_sm_fracture(cl_sm *s, cl_body_state *st, const cl_fracture_event *e
   ++stamp;
   const double factor = (1.0 + s->p.gamma) * s->p.outlier;
   for (int32_t c = 0; c < s->ncl; ++c) {
-    if (!s->alive[c]) continue;
+    /* only members shared with another cluster are tested, so a cluster that was alone in its
+     * piece at the last topology update (calone: none of its members shared then, nor since) needs
+     * no centre; late in a brittle run that is most clusters and about half the memberships */
+    if (!s->alive[c] || (c < s->pncl && s->calone[c])) continue;
+    const int64_t k0 = s->moff[c], k1 = k0 + s->mcnt[c];
     const double *com = world_com(s, st, c, stamp);
     double cm[3] = {com[0], com[1], com[2]};
-    const double floor_c = 0.1 * s->width[c];
-    for (int64_t k = s->moff[c]; k < (int64_t)s->moff[c] + s->mcnt[c]; ++k) {
+    for (int64_t k = k0; k < k1; ++k) {
       int32_t i = s->mp[k];
-      if (s->pnm[i] < 2) continue;
-      /* fmax(|offset|, floor) without the library call (NaN handled as fmax does) */
-      const double nr = cl_vec3_norm(cl_vec3_load(s->mr, (int32_t)k));
-      const double rest = nr > floor_c ? nr : (floor_c == floor_c ? floor_c : nr);
+      /* max(|offset|, width / 10), kept by cl_sm_cluster_props with the offsets */
+      const double rest = s->orest[k];
       double dx = st->x[3 * (size_t)i] - cm[0], dy = st->x[3 * (size_t)i + 1] - cm[1],
              dz = st->x[3 * (size_t)i + 2] - cm[2];
-      if (dx * dx + dy * dy + dz * dz > factor * factor * rest * rest) CL_TRY(split_particle(s, st, i, &k, 1));
+      /* the distance test on every member, then whether the member is shared (pnm >= 2): one
+       * rarely taken branch per member instead of an unpredictable one on pnm (same decisions) */
+      const int far = dx * dx + dy * dy + dz * dz > factor * factor * rest * rest;
+      if (far & (s->pnm[i] >= 2)) CL_TRY(split_particle(s, st, i, &k, 1));
     }
   }
   /* delete small clusters */

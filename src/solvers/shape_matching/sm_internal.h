@@ -85,8 +85,20 @@ typedef struct cl_sm_params {
   double boundary_planes;  /* boundary planes of the proxies, fraction of the radius (0 = none) */
 } cl_sm_params;
 
-/* Doubles per cluster in gpack (sm_step.c) */
-#define SM_GPACK 32
+/* The hot member and particle loops (sm_step.c, sm_collide.c) built for AVX2 as well as the
+ * baseline x86-64 (GCC target_clones picks at load time): the same operations in the same order (no
+ * FMA: the AVX2 target does not include it, and -std=c11 does not contract), so results are
+ * bitwise the same, with the three-operand VEX forms instead of SSE2's register copies (a tenth to
+ * a fifth fewer instructions). */
+#if defined(__GNUC__) && !defined(__clang__) && defined(__x86_64__) && !defined(CL_SM_NO_CLONES)
+#define SM_CLONES __attribute__((target_clones("avx2", "default")))
+#else
+#define SM_CLONES
+#endif
+
+/* Doubles per cluster in gpack (sm_step.c): the gathers' blocks (24 or 28) and, at 28, the F^e of
+ * the goal pass (strain limiting's reference) */
+#define SM_GPACK 40
 
 /* Doubles per cluster in msum: xref 3, sx 3, A 9, C 9, U 9, sigma 3, V 9 */
 #define SM_MSUM 45
@@ -231,6 +243,49 @@ typedef struct cl_sm {
   /* sm_collide.c: pushes of particles out of the proxies of other pieces, in total (tests); with
    * bit 4 of no_shortcuts the pairs are handled one by one, as the plain algorithm */
   int64_t proxy_pushes;
+
+  /* self-collision culling (sm_collide.c): per cluster the box of its members (6: min, max), the
+   * rounding margin of its world planes (1e-11 (a + b M), see sm_collide.c), its proxy planes carried
+   * into the world (4 per plane, indexed as planes: m . (x - wcom) + k), the proxies packed in sweep
+   * order (x, y, z, r: 4 each) and that order kept from the last call (insertion sort); capacities
+   * in clusters and planes (ctol: one margin per cluster); cpos is per-cluster scratch (during the pushes: a member of the cluster
+   * was pushed), cull_track whether push_out keeps it. Only shortcuts: a cull never changes a
+   * result. proxy_culled counts the pair directions skipped (tests). */
+  double *cbox, *ctol, *cwpl, *csw;
+  int32_t *cord, *cpos;
+  int32_t cull_cap, nord;
+  int cull_track;
+  double cull_mag;
+  uint32_t *cstamp, cull_call; /* world planes of the cluster computed in call cull_call */
+  int64_t cwpl_cap;
+  int64_t proxy_culled;
+  /* topology bookkeeping (sm_props.c, sm_fracture.c, sm_solver.c): topology_changed updates the
+   * membership lists, the reverse index, the bonds and the pieces only where the fracture op changed
+   * something, and the sibling lists by the pairs added (rebuilds from scratch: bind, compaction).
+   * A particle is marked (tdirty, listed in tdlist[0..tdcount)) when a membership of it is linked,
+   * unlinked or moved in the pool (its weights w~ change only then, see sm_fracture.c), and so is
+   * the cluster of that membership (cdirty, cdlist[0..cdcount)). Every other particle keeps its
+   * reverse-index entries and every other cluster its bonds bit for bit; only their offsets shift.
+   * rn is the particle count the reverse index was built for; bofs[c] is the first bond of cluster c
+   * and bncl the cluster count the bonds were built for (bofs[bncl] = their count).
+   * uf is a union-find parent per cluster slot (pieces: clusters sharing a particle are one piece),
+   * pmap a map from old to new piece labels, pncl the cluster count the pieces were computed for;
+   * calone[c]: cluster c was the only cluster of its piece then, so none of its members belonged to
+   * another cluster, and none can since (clusters and existing particles never gain memberships):
+   * the fracture op's outlier test, which looks at shared members only, skips it.
+   * The sibling lists (cadj) were built for ancl clusters and asib pairs; agrow is a per-slot
+   * scratch of their update, zero between calls.
+   * orest, per pool entry: the outlier test's rest distance max(|X_i - r_c|, width_c / 10), set by
+   * cluster_props with the offsets it depends on, so the outlier pass after every fracturing step
+   * reads one double per membership instead of recomputing a norm from mr. */
+  uint8_t *tdirty, *cdirty, *calone;
+  int32_t *tdlist, *cdlist;
+  int32_t tdcount, cdcount;
+  int32_t rn, bncl, pncl, ancl;
+  int64_t asib;
+  int32_t *bofs;
+  int32_t *uf, *pmap, *agrow;
+  double *orest;
 } cl_sm;
 
 /* ---- sm_particles.c ----------------------------------------------------------------------- */
@@ -264,6 +319,27 @@ cl_status cl_sm_add_sibling(cl_sm *s, int32_t a, int32_t b);
 cl_status cl_sm_adjacency(cl_sm *s, int32_t n);
 /* Piece label of every live cluster from the bonds (after cl_sm_bonds). */
 cl_status cl_sm_pieces(cl_sm *s, const cl_body_state *st);
+/* The same partition from the pool (union-find over cluster slots, clusters sharing a particle are
+ * one piece): cpiece numbered 0..npieces-1 in order of each piece's lowest slot. */
+cl_status cl_sm_pieces_from_lists(cl_sm *s, int32_t n);
+/* The pieces after a fracture: only pieces holding a marked cluster can have split (pieces never
+ * merge), so only their clusters are joined again; the same labels as cl_sm_pieces_from_lists. */
+cl_status cl_sm_pieces_update(cl_sm *s, int32_t n);
+/* Put the membership list of every marked particle (tdirty) back in pool order (the order
+ * cl_sm_link_lists gives), as the fracture op's edits prepend. */
+void cl_sm_relink_marked(cl_sm *s);
+/* The reverse index after a fracture: marked particles and those added since the last build are
+ * rewritten from their (pool-ordered) lists, the others' entries moved. The same arrays as
+ * cl_sm_reverse_index from scratch. */
+cl_status cl_sm_reverse_index_update(cl_sm *s, int32_t n);
+/* The bonds after a fracture: marked clusters rewritten, the others moved; the same cells as
+ * cl_sm_bonds from scratch (which also records bofs for this update). */
+cl_status cl_sm_bonds_update(cl_sm *s, cl_body_state *st);
+/* The sibling lists after a fracture: the pairs added since the last build inserted; the same
+ * lists as cl_sm_adjacency from scratch. */
+cl_status cl_sm_adjacency_update(cl_sm *s);
+/* Drop the particle and cluster marks (topology_changed, after the updates or a rebuild). */
+void cl_sm_clear_marks(cl_sm *s);
 /* Initial collision half-spaces where a cluster's sphere sticks out of the body. */
 cl_status cl_sm_boundary_planes(cl_sm *s, const cl_body_state *st);
 
@@ -294,6 +370,8 @@ cl_status cl_sm_fracture(cl_sm *s, cl_body_state *st, const cl_fracture_event *e
 /* Push particles out of the proxies of clusters they do not belong to (positions of free particles
  * only; velocities follow from the position change). */
 void cl_sm_self_collide(cl_sm *s, cl_body_state *st, double dt);
+/* Free the culling scratch of the self-collision (sm_destroy). */
+void cl_sm_collide_release(cl_sm *s);
 /* Contact between two shape-matching bodies (solver.h, cl_solver_contact_ops): particles of each
  * against the other's cluster proxies, with the reaction on the proxy's cluster. Listed in
  * solvers/contact.c. It reads what the last step left: xold (step-start positions, with

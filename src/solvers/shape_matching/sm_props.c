@@ -49,6 +49,8 @@ cl_status cl_sm_grow_particles(cl_sm *s, int32_t n) {
   CL_TRY(regrow((void **)&s->pofs, old + 1, cap + 1, sizeof(int32_t), "reverse index"));
   CL_TRY(regrow((void **)&s->phead, old, cap, sizeof(int64_t), "membership lists"));
   CL_TRY(regrow((void **)&s->pnm, old, cap, sizeof(int32_t), "membership lists"));
+  CL_TRY(regrow((void **)&s->tdirty, old, cap, sizeof(uint8_t), "topology marks"));
+  CL_TRY(regrow((void **)&s->tdlist, old, cap, sizeof(int32_t), "topology marks"));
   for (size_t i = old; i < cap; ++i) s->phead[i] = -1;
   s->pcap = (int32_t)cap;
   return CL_OK;
@@ -104,6 +106,13 @@ cl_status cl_sm_grow_clusters(cl_sm *s, int32_t ncl) {
   CL_TRY(regrow((void **)&s->touched, o, c, sizeof(uint8_t), "clusters"));
   CL_TRY(regrow(&s->spans, o, c, 2 * sizeof(double), "clusters"));
   CL_TRY(regrow((void **)&s->cpiece, o, c, sizeof(int32_t), "clusters"));
+  CL_TRY(regrow((void **)&s->uf, o, c, sizeof(int32_t), "clusters"));
+  CL_TRY(regrow((void **)&s->pmap, o, c, sizeof(int32_t), "clusters"));
+  CL_TRY(regrow((void **)&s->agrow, o, c, sizeof(int32_t), "clusters"));
+  CL_TRY(regrow((void **)&s->calone, o, c, sizeof(uint8_t), "clusters"));
+  CL_TRY(regrow((void **)&s->cdirty, o, c, sizeof(uint8_t), "clusters"));
+  CL_TRY(regrow((void **)&s->cdlist, o, c, sizeof(int32_t), "clusters"));
+  CL_TRY(regrow((void **)&s->bofs, o + 1, c + 1, sizeof(int32_t), "clusters"));
   s->ccap = (int32_t)c;
   return CL_OK;
 }
@@ -120,6 +129,7 @@ cl_status cl_sm_grow_pool(cl_sm *s, int64_t need) {
   CL_TRY(regrow((void **)&s->mwm, o, c, sizeof(double), "memberships"));
   CL_TRY(regrow((void **)&s->mr, 3 * o, 3 * c, sizeof(double), "memberships"));
   CL_TRY(regrow((void **)&s->mnext, o, c, sizeof(int64_t), "memberships"));
+  CL_TRY(regrow((void **)&s->orest, o, c, sizeof(double), "memberships"));
   s->mcap = (int64_t)c;
   return CL_OK;
 }
@@ -162,10 +172,18 @@ void cl_sm_cluster_props(cl_sm *s, const cl_body_state *st, int32_t c) {
     cl_vec3_store(s->mr, (int32_t)k, p);
     cl_mat3_add_outer(&A, s->mwm[k], p, p);
     double d = cl_vec3_norm(p);
+    s->orest[k] = d;
     if (d > width) width = d;
     pabs += s->mwm[k] * d;
   }
   s->width[c] = width;
+  /* the outlier test's rest distance (sm_fracture.c): fmax(|p|, floor) without the library call,
+   * NaN handled as fmax does */
+  const double floor_c = 0.1 * width;
+  for (int64_t k = k0; k < k1; ++k) {
+    const double nr = s->orest[k];
+    s->orest[k] = nr > floor_c ? nr : (floor_c == floor_c ? floor_c : nr);
+  }
   s->pabs[c] = pabs;
   cl_mat3 Ainv;
   cl_status ps = cl_pinv3(&A, s->p.pinv_threshold, &Ainv);
@@ -180,18 +198,24 @@ void cl_sm_cluster_props(cl_sm *s, const cl_body_state *st, int32_t c) {
   }
 }
 
+/* The reverse index holds `total` entries. */
+static cl_status grow_rindex(cl_sm *s, int64_t total) {
+  if (total <= s->plist_cap) return CL_OK;
+  size_t o = (size_t)s->plist_cap, cap = next_cap(o, (size_t)total);
+  CL_TRY(regrow((void **)&s->plist, o, cap, sizeof(int64_t), "reverse index"));
+  CL_TRY(regrow((void **)&s->pc, o, cap, sizeof(int32_t), "reverse index"));
+  CL_TRY(regrow((void **)&s->pwt, o, cap, sizeof(double), "reverse index"));
+  s->plist_cap = (int64_t)cap;
+  return CL_OK;
+}
+
 cl_status cl_sm_reverse_index(cl_sm *s, int32_t n) {
   int64_t total = 0;
   for (int32_t c = 0; c < s->ncl; ++c)
     if (s->alive[c]) total += s->mcnt[c];
-  if (total > s->plist_cap) {
-    size_t o = (size_t)s->plist_cap, cap = next_cap(o, (size_t)total);
-    CL_TRY(regrow((void **)&s->plist, o, cap, sizeof(int64_t), "reverse index"));
-    CL_TRY(regrow((void **)&s->pc, o, cap, sizeof(int32_t), "reverse index"));
-    CL_TRY(regrow((void **)&s->pwt, o, cap, sizeof(double), "reverse index"));
-    s->plist_cap = (int64_t)cap;
-  }
+  CL_TRY(grow_rindex(s, total));
   s->memberships = total;
+  s->rn = n;
   int32_t *ofs = s->pofs;
   memset(ofs, 0, sizeof(int32_t) * (size_t)(n + 1));
   for (int32_t c = 0; c < s->ncl; ++c) {
@@ -222,6 +246,7 @@ cl_status cl_sm_bonds(cl_sm *s, cl_body_state *st) {
   CL_TRY(cl_body_state_reserve_cells(st, 2, (int32_t)(nb > 0 ? nb : 1)));
   int64_t b = 0;
   for (int32_t c = 0; c < s->ncl; ++c) {
+    s->bofs[c] = (int32_t)b; /* where the cluster's bonds start, for cl_sm_bonds_update */
     if (!s->alive[c] || s->mcnt[c] < 2) continue;
     int32_t first = s->mp[s->moff[c]];
     for (int64_t k = (int64_t)s->moff[c] + 1; k < (int64_t)s->moff[c] + s->mcnt[c]; ++k) {
@@ -231,6 +256,8 @@ cl_status cl_sm_bonds(cl_sm *s, cl_body_state *st) {
     }
   }
   st->ncells = (int32_t)b;
+  s->bofs[s->ncl] = (int32_t)b;
+  s->bncl = s->ncl;
   return CL_OK;
 }
 
@@ -343,10 +370,83 @@ cl_status cl_sm_adjacency(cl_sm *s, int32_t n) {
     s->cadj[cur[b]++] = a;
   }
   for (int32_t c = 0; c < ncl; ++c) {
-    if (cnt[c + 1] - cnt[c] > 1) qsort(s->cadj + cnt[c], (size_t)(cnt[c + 1] - cnt[c]), sizeof(int32_t), cmp_i32);
+    int32_t len = cnt[c + 1] - cnt[c];
+    if (len > 16) {
+      qsort(s->cadj + cnt[c], (size_t)len, sizeof(int32_t), cmp_i32);
+    } else if (len > 1) {
+      /* most lists hold a few siblings: insertion sort gives the same sorted list without qsort's
+       * call overhead (and, the lists being in pair order already, see cl_sm_adjacency_update, it
+       * only checks them) */
+      int32_t *v = s->cadj + cnt[c];
+      for (int32_t a = 1; a < len; ++a) {
+        int32_t x = v[a], b = a;
+        for (; b > 0 && v[b - 1] > x; --b) v[b] = v[b - 1];
+        v[b] = x;
+      }
+    }
     s->stamp[c] = 0;
   }
+  s->ancl = ncl;
+  s->asib = s->nsib;
   return CL_OK;
+}
+
+/* Sibling lists in place. A pair (c, c2) is recorded when c2 = ncl is created, so every pair adds
+ * to c's list a slot larger than all before it, and a new cluster's list starts with its parent,
+ * smaller than itself: each list in pair order is already sorted. The update therefore moves each
+ * list up by the number of new entries below it (from the last cluster down, stopping where
+ * nothing moves any more) and appends the new pairs in order. */
+cl_status cl_sm_adjacency_update(cl_sm *s) {
+  const int32_t ncl = s->ncl, c0 = s->ancl;
+  const int64_t e0 = s->asib, e1 = s->nsib;
+  if (c0 > ncl || e0 > e1) return cl_sm_adjacency(s, 0);
+  int32_t *ofs = s->cadj_ofs, *grow = s->agrow;
+  const int32_t old_total = ofs[c0];
+  const int64_t total = old_total + 2 * (e1 - e0);
+  if (total > INT32_MAX) return cl_fail(CL_ERR_OUT_OF_MEMORY, "solver 'shape_matching': %lld cluster siblings", (long long)total);
+  if (total > s->cadj_cap) {
+    size_t o = (size_t)s->cadj_cap, c = next_cap(o, (size_t)total);
+    CL_TRY(regrow((void **)&s->cadj, o, c, sizeof(int32_t), "cluster siblings"));
+    s->cadj_cap = (int64_t)c;
+  }
+  for (int64_t e = e0; e < e1; ++e) {
+    grow[s->sib[2 * e]]++;
+    grow[s->sib[2 * e + 1]]++;
+  }
+  int32_t *adj = s->cadj;
+  int32_t cum = (int32_t)(total - old_total); /* new entries in clusters 0..c */
+  int32_t end_old = old_total;                /* old end of cluster c's list */
+  ofs[ncl] = (int32_t)total;
+  for (int32_t c = ncl - 1; c >= 0; --c) {
+    const int32_t start_old = c < c0 ? ofs[c] : old_total, had = end_old - start_old;
+    const int32_t g = grow[c];
+    cum -= g;
+    const int32_t start = start_old + cum;
+    if (cum > 0 && had > 0) memmove(adj + start, adj + start_old, sizeof(int32_t) * (size_t)had);
+    if (g > 0) grow[c] = start + had; /* where its new entries go */
+    ofs[c] = start;
+    end_old = start_old;
+    if (cum == 0 && c <= c0) break; /* the lists below did not move */
+  }
+  for (int64_t e = e0; e < e1; ++e) {
+    const int32_t a = s->sib[2 * e], b = s->sib[2 * e + 1];
+    adj[grow[a]++] = b;
+    adj[grow[b]++] = a;
+  }
+  for (int64_t e = e0; e < e1; ++e) grow[s->sib[2 * e]] = grow[s->sib[2 * e + 1]] = 0;
+  s->ancl = ncl;
+  s->asib = e1;
+  return CL_OK;
+}
+
+/* After a piece numbering (cpiece 0..npieces-1, -1 for no piece): which clusters are alone in their
+ * piece (calone), counting the clusters per piece in uf (free once the labels are set). */
+static void mark_alone(cl_sm *s) {
+  int32_t *count = s->uf;
+  for (int32_t l = 0; l < s->npieces; ++l) count[l] = 0;
+  for (int32_t c = 0; c < s->ncl; ++c)
+    if (s->cpiece[c] >= 0) count[s->cpiece[c]]++;
+  for (int32_t c = 0; c < s->ncl; ++c) s->calone[c] = s->cpiece[c] >= 0 && count[s->cpiece[c]] == 1;
 }
 
 cl_status cl_sm_pieces(cl_sm *s, const cl_body_state *st) {
@@ -364,13 +464,307 @@ cl_status cl_sm_pieces(cl_sm *s, const cl_body_state *st) {
     s->cpiece[c] = -1;
     if (s->alive[c] && s->mcnt[c] > 0) s->cpiece[c] = s->plabel[s->mp[s->moff[c]]];
   }
-  /* count distinct labels among clusters (labels are 0..count-1) */
-  for (int32_t i = 0; i < st->n; ++i) s->plabel[i] = 0;
-  for (int32_t c = 0; c < s->ncl; ++c)
-    if (s->cpiece[c] >= 0 && !s->plabel[s->cpiece[c]]) {
-      s->plabel[s->cpiece[c]] = 1;
-      ++pieces;
-    }
+  /* number the components holding clusters 0..pieces-1 in slot order of first appearance (labels
+   * are 0..count-1), the numbering of cl_sm_pieces_from_lists and cl_sm_pieces_update */
+  for (int32_t l = 0; l < count; ++l) s->plabel[l] = -1;
+  for (int32_t c = 0; c < s->ncl; ++c) {
+    const int32_t l = s->cpiece[c];
+    if (l < 0) continue;
+    if (s->plabel[l] < 0) s->plabel[l] = pieces++;
+    s->cpiece[c] = s->plabel[l];
+  }
   s->npieces = pieces;
+  s->pncl = s->ncl;
+  mark_alone(s);
+  return CL_OK;
+}
+
+static int32_t uf_find(int32_t *parent, int32_t c) {
+  while (parent[c] != c) {
+    parent[c] = parent[parent[c]]; /* path halving */
+    c = parent[c];
+  }
+  return c;
+}
+
+/* Pieces without the bonds: cl_sm_pieces labels the particles through every bond (a union-find
+ * over all particles, then passes over them), but two clusters are in one piece exactly when a
+ * chain of shared particles joins them, so a union-find over the cluster slots, joining each
+ * cluster to the first cluster seen holding each of its members, gives the same partition of the
+ * clusters in O(slots + memberships). The pool is read in order and the per-particle array (plabel,
+ * 4 bytes a particle) stays in cache, where walking the membership lists would jump through the
+ * pool. The root of a set is its lowest slot, so numbering the roots in slot order gives each
+ * cluster its label in one ascending pass. */
+static cl_status grow_plabel(cl_sm *s, int32_t n) {
+  if (n <= s->plabel_cap) return CL_OK;
+  int64_t want = (int64_t)n + n / 4 + 64; /* headroom: fracture adds particles every step */
+  int32_t cap = want > INT32_MAX ? INT32_MAX : (int32_t)want;
+  int32_t *l = realloc(s->plabel, sizeof(int32_t) * (size_t)cap);
+  if (!l) return cl_fail(CL_ERR_OUT_OF_MEMORY, "solver 'shape_matching': out of memory (pieces)");
+  s->plabel = l;
+  s->plabel_cap = cap;
+  return CL_OK;
+}
+
+cl_status cl_sm_pieces_from_lists(cl_sm *s, int32_t n) {
+  CL_TRY(grow_plabel(s, n));
+  int32_t *owner = s->plabel, *parent = s->uf;
+  for (int32_t i = 0; i < n; ++i) owner[i] = -1;
+  for (int32_t c = 0; c < s->ncl; ++c) {
+    parent[c] = c;
+    if (!s->alive[c]) continue;
+    int32_t r = c; /* root of c's set: c joins only lower slots (owners are seen first) */
+    for (int64_t k = s->moff[c]; k < (int64_t)s->moff[c] + s->mcnt[c]; ++k) {
+      const int32_t i = s->mp[k];
+      if (owner[i] < 0) {
+        owner[i] = c;
+        continue;
+      }
+      int32_t d = uf_find(parent, owner[i]);
+      if (d == r) continue;
+      if (d < r) {
+        parent[r] = d;
+        r = d;
+      } else {
+        parent[d] = r;
+      }
+    }
+  }
+  int32_t pieces = 0;
+  for (int32_t c = 0; c < s->ncl; ++c) {
+    s->cpiece[c] = -1;
+    if (!s->alive[c] || s->mcnt[c] <= 0) continue;
+    int32_t r = uf_find(parent, c);
+    /* r <= c is a live cluster with members: labelled already */
+    s->cpiece[c] = r == c ? pieces++ : s->cpiece[r];
+  }
+  s->npieces = pieces;
+  s->pncl = s->ncl;
+  mark_alone(s);
+  return CL_OK;
+}
+
+/* Incremental pieces. A fracture only takes memberships away (a split divides a cluster, eq 15 and
+ * the outlier step move memberships to new particles, deletion drops them), so pieces only split,
+ * and only where a cluster changed: every change of a membership marks its cluster (cdirty). The
+ * clusters of the pieces holding a marked cluster, and the new clusters (split from marked ones),
+ * are joined again as in cl_sm_pieces_from_lists; every other piece keeps its clusters. Late in a
+ * brittle run a step touches a few pieces of hundreds. One pass in slot order then numbers the
+ * pieces by their lowest slots, as the full computation does. */
+cl_status cl_sm_pieces_update(cl_sm *s, int32_t n) {
+  const int32_t c0 = s->pncl, ncl = s->ncl;
+  if (c0 <= 0 || c0 > ncl) return cl_sm_pieces_from_lists(s, n);
+  CL_TRY(grow_plabel(s, n));
+  int32_t *owner = s->plabel, *parent = s->uf, *map = s->pmap, *lab = s->cpiece;
+  const int32_t np = s->npieces;
+  if (np < 0 || np > c0) return cl_sm_pieces_from_lists(s, n);
+  for (int32_t l = 0; l < np; ++l) map[l] = -1;
+  for (int32_t t = 0; t < s->cdcount; ++t) {
+    const int32_t c = s->cdlist[t];
+    if (c >= c0 || lab[c] < 0) continue;
+    if (lab[c] >= np) return cl_sm_pieces_from_lists(s, n); /* not labels of this numbering */
+    map[lab[c]] = -2; /* a piece to join again */
+  }
+  /* parent >= 0: the cluster takes part (a union-find root or child); -1: its piece is kept */
+  for (int32_t c = 0; c < ncl; ++c) {
+    if (c < c0 && lab[c] >= np) return cl_sm_pieces_from_lists(s, n);
+    parent[c] = c >= c0 || (lab[c] >= 0 && map[lab[c]] == -2) ? c : -1;
+    if (parent[c] < 0 || !s->alive[c]) continue;
+    for (int64_t k = s->moff[c]; k < (int64_t)s->moff[c] + s->mcnt[c]; ++k) owner[s->mp[k]] = -1;
+  }
+  for (int32_t c = 0; c < ncl; ++c) {
+    if (parent[c] < 0 || !s->alive[c]) continue;
+    int32_t r = uf_find(parent, c);
+    for (int64_t k = s->moff[c]; k < (int64_t)s->moff[c] + s->mcnt[c]; ++k) {
+      const int32_t i = s->mp[k];
+      if (owner[i] < 0) {
+        owner[i] = c;
+        continue;
+      }
+      int32_t d = uf_find(parent, owner[i]);
+      if (d == r) continue;
+      if (d < r) {
+        parent[r] = d;
+        r = d;
+      } else {
+        parent[d] = r;
+      }
+    }
+  }
+  int32_t pieces = 0;
+  for (int32_t c = 0; c < ncl; ++c) {
+    if (!s->alive[c] || s->mcnt[c] <= 0) {
+      lab[c] = -1;
+      continue;
+    }
+    if (parent[c] >= 0) {
+      const int32_t r = uf_find(parent, c);
+      lab[c] = r == c ? pieces++ : lab[r]; /* r < c is labelled already */
+    } else {
+      const int32_t l = lab[c];
+      if (map[l] < 0) map[l] = pieces++;
+      lab[c] = map[l];
+    }
+  }
+  s->npieces = pieces;
+  s->pncl = ncl;
+  mark_alone(s);
+  return CL_OK;
+}
+
+void cl_sm_relink_marked(cl_sm *s) {
+  for (int32_t t = 0; t < s->tdcount; ++t) {
+    const int32_t i = s->tdlist[t];
+    /* insertion sort of the (short) list by pool index: ascending pool index is pool order, and
+     * since live clusters' ranges lie in slot order it is also cluster order */
+    int64_t head = -1;
+    for (int64_t k = s->phead[i]; k >= 0;) {
+      const int64_t next = s->mnext[k];
+      int64_t *at = &head;
+      while (*at >= 0 && *at < k) at = &s->mnext[*at];
+      s->mnext[k] = *at;
+      *at = k;
+      k = next;
+    }
+    s->phead[i] = head;
+  }
+}
+
+void cl_sm_clear_marks(cl_sm *s) {
+  for (int32_t t = 0; t < s->tdcount; ++t) s->tdirty[s->tdlist[t]] = 0;
+  s->tdcount = 0;
+  for (int32_t t = 0; t < s->cdcount; ++t) s->cdirty[s->cdlist[t]] = 0;
+  s->cdcount = 0;
+}
+
+/* First marked index in [i, end), or end: eight marks per test over the long unmarked stretches. */
+static int32_t next_marked(const uint8_t *mark, int32_t i, int32_t end) {
+  while (i < end && (i & 7)) {
+    if (mark[i]) return i;
+    ++i;
+  }
+  for (; i + 8 <= end; i += 8) {
+    uint64_t w;
+    memcpy(&w, mark + i, sizeof w);
+    if (w) break;
+  }
+  while (i < end && !mark[i]) ++i;
+  return i;
+}
+
+/* The reverse index in place. A particle that existed at the last build never gains memberships
+ * (a split moves its members within the pool, eq 15 and the outlier step move some of them to a
+ * new particle, deletion drops some), so its new entries start at or before its old ones and one
+ * left-to-right pass can move every unmarked run down by the entries dropped before it (nothing
+ * to move before the first drop) and rewrite each marked particle from its list; new particles,
+ * last in index order, are appended. Any count that breaks this or the total (a change the marks
+ * missed) falls back to the rebuild from scratch. */
+cl_status cl_sm_reverse_index_update(cl_sm *s, int32_t n) {
+  const int32_t n0 = s->rn < n ? s->rn : n;
+  int32_t *ofs = s->pofs;
+  const int32_t old_total = ofs[n0];
+  int64_t add = 0;
+  for (int32_t i = n0; i < n; ++i) add += s->pnm[i];
+  if ((int64_t)old_total + add > INT32_MAX)
+    return cl_fail(CL_ERR_OUT_OF_MEMORY, "solver 'shape_matching': %lld memberships", (long long)(old_total + add));
+  CL_TRY(grow_rindex(s, (int64_t)old_total + add));
+  int64_t *plist = s->plist;
+  int32_t *pc = s->pc;
+  double *pwt = s->pwt;
+  int32_t shift = 0; /* entries dropped before particle i */
+  for (int32_t i = 0; i < n0;) {
+    const int32_t j = next_marked(s->tdirty, i, n0);
+    if (shift > 0 && j > i) {
+      const int32_t a0 = ofs[i], len = ofs[j] - a0;
+      memmove(plist + a0 - shift, plist + a0, sizeof(int64_t) * (size_t)len);
+      memmove(pc + a0 - shift, pc + a0, sizeof(int32_t) * (size_t)len);
+      memmove(pwt + a0 - shift, pwt + a0, sizeof(double) * (size_t)len);
+      for (int32_t t = i; t < j; ++t) ofs[t] -= shift;
+    }
+    if (j >= n0) break;
+    const int32_t a0 = ofs[j], had = ofs[j + 1] - a0, has = s->pnm[j];
+    if (has > had) goto rebuild;
+    int32_t a = a0 - shift;
+    ofs[j] = a;
+    for (int64_t k = s->phead[j]; k >= 0; k = s->mnext[k], ++a) {
+      plist[a] = k;
+      pc[a] = s->mc[k];
+      pwt[a] = s->mwt[k];
+    }
+    shift += had - has;
+    i = j + 1;
+  }
+  ofs[n0] = old_total - shift;
+  for (int32_t i = n0; i < n; ++i) {
+    int32_t a = ofs[i];
+    for (int64_t k = s->phead[i]; k >= 0; k = s->mnext[k], ++a) {
+      plist[a] = k;
+      pc[a] = s->mc[k];
+      pwt[a] = s->mwt[k];
+    }
+    ofs[i + 1] = a;
+  }
+  int64_t total = 0;
+  for (int32_t c = 0; c < s->ncl; ++c)
+    if (s->alive[c]) total += s->mcnt[c];
+  if (ofs[n] != total) goto rebuild;
+  s->memberships = total;
+  s->rn = n;
+  return CL_OK;
+rebuild:
+  cl_sm_link_lists(s, n);
+  return cl_sm_reverse_index(s, n);
+}
+
+/* Bonds of cluster c: a star from its first member, so mcnt - 1 of a live cluster. */
+static int32_t bond_count(const cl_sm *s, int32_t c) { return s->alive[c] && s->mcnt[c] > 1 ? s->mcnt[c] - 1 : 0; }
+
+static void write_star(const cl_sm *s, int32_t *cells, int32_t c) {
+  const int64_t k0 = s->moff[c], k1 = k0 + s->mcnt[c];
+  const int32_t first = s->mp[k0];
+  for (int64_t k = k0 + 1; k < k1; ++k, cells += 2) {
+    cells[0] = first;
+    cells[1] = s->mp[k];
+  }
+}
+
+/* The bonds in place, as the reverse index: a cluster that existed at the last build only loses
+ * members or dies, so unmarked runs move down and marked clusters are rewritten; new clusters, last
+ * in slot order, are appended. The result is cl_sm_bonds' (the world's pieces and output read
+ * them); anything unexpected falls back to it. */
+cl_status cl_sm_bonds_update(cl_sm *s, cl_body_state *st) {
+  const int32_t c0 = s->bncl < s->ncl ? s->bncl : s->ncl;
+  int32_t *bo = s->bofs;
+  const int32_t old_total = bo[c0];
+  if (st->cell_size != 2 || st->ncells != old_total || s->bncl > s->ncl) return cl_sm_bonds(s, st);
+  int64_t add = 0;
+  for (int32_t c = c0; c < s->ncl; ++c) add += bond_count(s, c);
+  if ((int64_t)old_total + add > INT32_MAX / 8) return cl_fail(CL_ERR_OUT_OF_MEMORY, "solver 'shape_matching': too many bonds");
+  CL_TRY(cl_body_state_reserve_cells(st, 2, (int32_t)(old_total + add > 0 ? old_total + add : 1)));
+  int32_t *cells = st->cells;
+  int32_t shift = 0;
+  for (int32_t c = 0; c < c0;) {
+    const int32_t d = next_marked(s->cdirty, c, c0);
+    if (shift > 0 && d > c) {
+      const int32_t b0 = bo[c], len = bo[d] - b0;
+      memmove(cells + 2 * (b0 - shift), cells + 2 * b0, sizeof(int32_t) * 2 * (size_t)len);
+      for (int32_t t = c; t < d; ++t) bo[t] -= shift;
+    }
+    if (d >= c0) break;
+    const int32_t b0 = bo[d], had = bo[d + 1] - b0, has = bond_count(s, d);
+    if (has > had) return cl_sm_bonds(s, st);
+    bo[d] = b0 - shift;
+    if (has > 0) write_star(s, cells + 2 * (size_t)bo[d], d);
+    shift += had - has;
+    c = d + 1;
+  }
+  bo[c0] = old_total - shift;
+  for (int32_t c = c0; c < s->ncl; ++c) {
+    const int32_t has = bond_count(s, c);
+    if (has > 0) write_star(s, cells + 2 * (size_t)bo[c], c);
+    bo[c + 1] = bo[c] + has;
+  }
+  st->ncells = bo[s->ncl];
+  s->bncl = s->ncl;
   return CL_OK;
 }

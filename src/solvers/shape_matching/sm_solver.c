@@ -27,8 +27,9 @@ static void sm_destroy(void *p) {
                     s->pwt,   s->planes, s->phead, s->mnext, s->pnm,
                     s->cadj_ofs, s->cadj, s->sib, s->stamp, s->wcom, s->wrad, s->touched, s->Finv, s->spans, s->cpiece, s->plabel, s->moved, s->clampc, s->scom, s->mark, s->sl_list, s->msum, s->xmeas,
                     s->mok, s->sl_sum, s->sl_T, s->sl_y, s->sl_g, s->sl_d, s->sl_s, s->sl_k, s->sl_f, s->sl_ok,
-                    s->pabs, s->pdisp, s->gpack};
+                    s->pabs, s->pdisp, s->gpack, s->tdirty, s->tdlist, s->cdirty, s->cdlist, s->bofs, s->uf, s->pmap, s->agrow, s->calone, s->orest};
   for (size_t i = 0; i < sizeof arrays / sizeof arrays[0]; ++i) free(arrays[i]);
+  cl_sm_collide_release(s);
   free(s);
 }
 
@@ -75,7 +76,7 @@ static cl_status sm_bind(void *p, const cl_bind_input *in, cl_body_state *st) {
   CL_TRY(cl_sm_adjacency(s, st->n));
   CL_TRY(cl_sm_reverse_index(s, st->n));
   CL_TRY(cl_sm_bonds(s, st));
-  CL_TRY(cl_sm_pieces(s, st));
+  CL_TRY(cl_sm_pieces_from_lists(s, st->n));
   for (int32_t c = 0; c < s->ncl; ++c) cl_vec3_store(s->com, c, cl_vec3_load(s->rcom, c));
   return CL_OK;
 }
@@ -87,12 +88,13 @@ static cl_status sm_step(void *p, cl_body_state *st, const cl_step_input *in, cl
 }
 
 /* Pool entries of live clusters, compacted when more than half of the pool is holes left by splits
- * and deletions (cluster order and member order are kept). */
-static void compact_pool(cl_sm *s) {
+ * and deletions (cluster order and member order are kept). Returns 1 when it compacted: every pool
+ * index changed, so the membership lists and the reverse index need a rebuild from scratch. */
+static int compact_pool(cl_sm *s) {
   int64_t live = 0;
   for (int32_t c = 0; c < s->ncl; ++c)
     if (s->alive[c]) live += s->mcnt[c];
-  if (s->mtop <= 2 * live + 4096) return;
+  if (s->mtop <= 2 * live + 4096) return 0;
   int64_t w = 0;
   for (int32_t c = 0; c < s->ncl; ++c) {
     if (!s->alive[c]) {
@@ -110,9 +112,11 @@ static void compact_pool(cl_sm *s) {
       s->mwt[w] = s->mwt[k];
       s->mwm[w] = s->mwm[k];
       memcpy(s->mr + 3 * w, s->mr + 3 * k, 3 * sizeof(double));
+      s->orest[w] = s->orest[k];
     }
   }
   s->mtop = w;
+  return 1;
 }
 
 static cl_status sm_topology_changed(void *p, cl_body_state *st) {
@@ -121,12 +125,24 @@ static cl_status sm_topology_changed(void *p, cl_body_state *st) {
    * fracture op cleared the clusters whose memberships or weights it changed */
   CL_TRY(cl_sm_grow_particles(s, st->n));
   s->n = st->n;
-  compact_pool(s);
-  cl_sm_link_lists(s, st->n);
-  CL_TRY(cl_sm_adjacency(s, st->n));
-  CL_TRY(cl_sm_reverse_index(s, st->n));
-  CL_TRY(cl_sm_bonds(s, st));
-  return cl_sm_pieces(s, st);
+  cl_status r;
+  if (compact_pool(s)) {
+    cl_sm_link_lists(s, st->n);
+    r = cl_sm_reverse_index(s, st->n);
+    if (r >= 0) r = cl_sm_bonds(s, st);
+    if (r >= 0) r = cl_sm_pieces_from_lists(s, st->n);
+  } else {
+    /* only what the fracture op marked changed: those lists back in pool order (the order the
+     * step's gathers sum in, as a rebuild would give), their reverse-index entries and bonds, and
+     * the pieces that held a marked cluster */
+    cl_sm_relink_marked(s);
+    r = cl_sm_reverse_index_update(s, st->n);
+    if (r >= 0) r = cl_sm_bonds_update(s, st);
+    if (r >= 0) r = cl_sm_pieces_update(s, st->n);
+  }
+  cl_sm_clear_marks(s);
+  CL_TRY(r);
+  return cl_sm_adjacency_update(s);
 }
 
 static cl_status sm_fracture(void *p, cl_body_state *st, const cl_fracture_event *ev, int32_t count,

@@ -92,7 +92,8 @@ typedef struct sums {
  * 18 accumulators to the stack): su = w~m d is formed once and reused, as cl_mat3_add_outer does, so
  * sx and A are bitwise those of the outer-product form. The second moments are symmetric: six sums,
  * mirrored. Strain limiting's sums (sl_sums) are the loop without the moments. */
-static void member_sums(const cl_sm *s, const double *x, const double *X, int32_t c, int moments, sums *out) {
+SM_CLONES static void member_sums(const cl_sm *s, const double *x, const double *X, int32_t c, int moments,
+                                  sums *out) {
   const int64_t k0 = s->moff[c], k1 = k0 + s->mcnt[c];
   const int32_t *mp = s->mp;
   const double *mwm = s->mwm;
@@ -270,8 +271,8 @@ static cl_mat3 inertia_inverse(const cl_mat3 *I) {
  * alone (spin = 1: the damping then pulls toward the mean velocity and slows spin, as the authors'
  * damping does) or of all of e (spin = 0: toward the cluster's rigid motion). Returns -1 when the
  * deformation gradient is not finite. */
-static int goal_pass(cl_sm *s, const cl_body_state *st, int32_t c, double ka, double kd, int spin, int tf,
-                     int64_t *nreuse) {
+SM_CLONES static int goal_pass(cl_sm *s, const cl_body_state *st, int32_t c, double ka, double kd, int spin,
+                               int tf, int64_t *nreuse) {
   const int64_t k0 = s->moff[c], k1 = k0 + s->mcnt[c];
   const double M = s->mass[c];
   sums m;
@@ -381,6 +382,7 @@ static int goal_pass(cl_sm *s, const cl_body_state *st, int32_t c, double ka, do
     const double blk[24] = {Tm[0], Tm[3], Tm[1], Tm[4], Tm[2], Tm[5], rc[0], rc[1], y[0],  y[1],  ga[0], ga[1],
                             gw[1], gw[2], gw[2], gw[0], Tm[6], Tm[7], Tm[8], rc[2], y[2], ga[2], gw[0], gw[1]};
     memcpy(pk, blk, sizeof blk);
+    memcpy(pk + 28, Fe.m, sizeof Fe.m); /* strain limiting's reference F^e (sl_eval) */
   }
   s->clampc[c] = (uint8_t)(nheld > 0 && nheld < s->mcnt[c]);
   /* the reference of strain limiting's first iteration: these goals at the step-start positions */
@@ -458,7 +460,7 @@ static int sl_cheap_skip(const cl_sm *s, int32_t c, double D, double lim) {
  * iteration). Four running maxima: one chain waited for each compare (the loop was bound by its
  * latency); the maximum of a set does not depend on the order (NaN never compares greater, so it
  * is skipped in any order). */
-static double max_pdisp(const cl_sm *s, int32_t c, int *moved) {
+SM_CLONES static double max_pdisp(const cl_sm *s, int32_t c, int *moved) {
   const int64_t k0 = s->moff[c], k1 = k0 + s->mcnt[c];
   const int32_t *mp = s->mp;
   const double *pd = s->pdisp;
@@ -492,7 +494,7 @@ static double max_pdisp(const cl_sm *s, int32_t c, int *moved) {
 
 /* Add the last iteration's displacements (acc) of the members that moved. Returns 0 when none did
  * (the cluster then sees exactly the positions of its last evaluation). */
-static int sl_update(cl_sm *s, const cl_body_state *st, int32_t c) {
+SM_CLONES static int sl_update(cl_sm *s, const cl_body_state *st, int32_t c) {
   const int64_t k0 = s->moff[c], k1 = k0 + s->mcnt[c];
   const int32_t *mp = s->mp;
   const uint8_t *mv = s->moved;
@@ -565,7 +567,7 @@ static int sl_update(cl_sm *s, const cl_body_state *st, int32_t c) {
  * |x - x_r| <= the summed largest displacements of the members since (sl_d). When
  * g_r + ||T - T_r||_F width + |y - y_r| + sl_d stays below the limit (with a margin far above the
  * rounding), the sweep would clamp nothing: the decision is the same, at a fraction of the cost. */
-static int sl_eval(cl_sm *s, const cl_body_state *st, int32_t c, double gamma, int tf, int force) {
+SM_CLONES static int sl_eval(cl_sm *s, const cl_body_state *st, int32_t c, double gamma, int tf, int force) {
   const int64_t k0 = s->moff[c], k1 = k0 + s->mcnt[c];
   const double M = s->mass[c];
   const double *o = s->sl_sum + 15 * (size_t)c;
@@ -575,10 +577,34 @@ static int sl_eval(cl_sm *s, const cl_body_state *st, int32_t c, double gamma, i
   cl_mat3 Ai = load9(s->Arr_inv, c), Fpi = load9(s->Fp_inv, c), Fp = load9(s->Fp, c);
   cl_mat3 F = cl_mat3_mul(&A, &Ai);
   cl_mat3 Fe = cl_mat3_mul(&F, &Fpi);
+  const double lim = gamma * s->width[c];
+  if (!force && s->sl_s[c] > 0.0) {
+    /* The bound below without the polar decomposition, while the reference is the goal pass's
+     * (sl_s > 0: the smallest singular value sigma_r of its F^e_r, kept at gpack + 28): with
+     * eps = ||F^e - F^e_r||_F < sigma_r / 2, ||R - R_r||_F <= 2 eps / (2 sigma_r - eps) (Li's bound, as
+     * in sl_cheap_skip) and ||T - T_r||_F <= that x ||F^p||_2, which bounds the ||T - T_r||_F of the
+     * test below; the margins are twice that test's, so whenever this skips, it would have skipped
+     * too (three quarters of the evaluations of the weak brittle plate end in that skip). */
+    const double *Fr = s->gpack + SM_GPACK * (size_t)c + 28;
+    double e2 = 0.0;
+    for (int k = 0; k < 9; ++k) e2 += (Fe.m[k] - Fr[k]) * (Fe.m[k] - Fr[k]);
+    const double eps = sqrt(e2), sr = s->sl_s[c];
+    if (eps < 0.5 * sr) {
+      const cl_vec3 yr = cl_vec3_load(s->sl_y, c);
+      const double wf = s->width[c] * s->sl_f[c];
+      const double bound =
+          s->sl_g[c] + 2.0 * eps / (2.0 * sr - eps) * wf + cl_vec3_norm(cl_vec3_sub(com, yr)) + s->sl_d[c];
+      const double mag =
+          fabs(com.x) + fabs(com.y) + fabs(com.z) + fabs(yr.x) + fabs(yr.y) + fabs(yr.z) + s->width[c];
+      if (bound * (1.0 + 2e-9) + 2e-12 * (mag + wf) < lim && isfinite(bound)) {
+        s->active[c] = 0;
+        return 2;
+      }
+    }
+  }
   cl_mat3 R;
   if (cl_polar3(&Fe, &R, NULL) < 0) R = cl_mat3_identity();
   cl_mat3 T = cl_mat3_mul(&R, &Fp);
-  const double lim = gamma * s->width[c];
   if (!force) {
     const cl_mat3 Tr = load9(s->sl_T, c);
     const cl_vec3 yr = cl_vec3_load(s->sl_y, c);
@@ -743,6 +769,91 @@ static inline cl_vec3 gather_limit(const cl_sm *s, const cl_body_state *st, int3
 #endif
 }
 
+/* This thread's share [i0, i1) of n items, as schedule(static) gives it (whole without OpenMP). */
+static void thread_range(int32_t n, int32_t *i0, int32_t *i1) {
+#ifdef _OPENMP
+  const int32_t t = omp_get_thread_num(), nt = omp_get_num_threads();
+#else
+  const int32_t t = 0, nt = 1;
+#endif
+  const int32_t chunk = n / nt + (n % nt != 0);
+  const int64_t a = (int64_t)t * chunk, b = a + chunk;
+  *i0 = (int32_t)(a < n ? a : n);
+  *i1 = (int32_t)(b < n ? b : n);
+}
+
+/* Step 2 for particles [i0, i1): velocities toward the goals (eq 8), then positions; held
+ * particles go to their targets (each particle writes only its own data). */
+SM_CLONES static void goal_velocities(cl_sm *s, cl_body_state *st, const cl_step_input *in, double ka, double kd,
+                                      int32_t i0, int32_t i1) {
+  const double h = in->dt, *g = in->gravity, *fx = in->f_ext;
+  const cl_constraint_set *cs = &in->constraints;
+  for (int32_t i = i0; i < i1; ++i) {
+    double *x = st->x + 3 * i, *v = st->v + 3 * i;
+    for (int k = 0; k < 3; ++k) s->xold[3 * i + k] = x[k];
+    cl_vec3 dv = (s->flags[i] & SM_DEBRIS) ? cl_vec3_zero() : gather_goals(s, st, i, ka, kd);
+    int32_t slot = s->held[i];
+    if (slot) { /* what the reaction of a held particle needs (only theirs: see the end of the step) */
+      for (int k = 0; k < 3; ++k) {
+        s->vold[3 * i + k] = v[k];
+        s->dsum[3 * i + k] = 0.0;
+      }
+      cl_vec3_store(s->dvsh, i, dv);
+      memcpy(x, cs->target_x + 3 * (slot - 1), 3 * sizeof(double));
+      const double e0 = x[0] - s->xold[3 * i], e1 = x[1] - s->xold[3 * i + 1], e2 = x[2] - s->xold[3 * i + 2];
+      s->pdisp[i] = e0 * e0 + e1 * e1 + e2 * e2;
+      continue;
+    }
+    double im = 1.0 / st->m[i];
+    v[0] += h * g[0] + dv.x + (fx ? h * fx[3 * i] * im : 0.0);
+    v[1] += h * g[1] + dv.y + (fx ? h * fx[3 * i + 1] * im : 0.0);
+    v[2] += h * g[2] + dv.z + (fx ? h * fx[3 * i + 2] * im : 0.0);
+    for (int k = 0; k < 3; ++k) x[k] += h * v[k];
+    const double e0 = x[0] - s->xold[3 * i], e1 = x[1] - s->xold[3 * i + 1], e2 = x[2] - s->xold[3 * i + 2];
+    s->pdisp[i] = e0 * e0 + e1 * e1 + e2 * e2; /* strain limiting bounds the clusters with it */
+  }
+}
+
+/* Step 4 for particles [i0, i1): v = (x - x_start) / dt, then the world's colliders. */
+SM_CLONES static void end_velocities(cl_sm *s, cl_body_state *st, const cl_collider_view *view, double ih, int32_t i0,
+                                     int32_t i1) {
+  const int colliders = view && view->count;
+  for (int32_t i = i0; i < i1; ++i) {
+    if (s->held[i]) continue;
+    double *x = st->x + 3 * i, *v = st->v + 3 * i;
+    for (int k = 0; k < 3; ++k) v[k] = (x[k] - s->xold[3 * i + k]) * ih;
+    if (colliders) cl_collider_project_mass(view, x, v, st->m[i]);
+  }
+}
+
+/* Strain limiting's move of the particles cur[a0 .. a1) (each reads only its own position and
+ * per-cluster data: updating in place is safe). */
+SM_CLONES static void limit_moves(cl_sm *s, cl_body_state *st, const int32_t *cur, int32_t a0, int32_t a1,
+                                  double gamma, double om) {
+  for (int32_t a = a0; a < a1; ++a) {
+    const int32_t i = cur[a];
+    cl_vec3 d = cl_vec3_scale(gather_limit(s, st, i, gamma), om);
+    if (s->held[i]) { /* held particles stay on their targets: they do not move */
+      for (int k = 0; k < 3; ++k) s->dsum[3 * i + k] += cl_vec3_get(d, k);
+      s->moved[i] = 0;
+    } else {
+      /* the displacement actually made (x + d - x may round differently from d) */
+      double *xi = st->x + 3 * i;
+      for (int k = 0; k < 3; ++k) {
+        const double x0 = xi[k];
+        xi[k] = x0 + cl_vec3_get(d, k);
+        s->acc[3 * i + k] = xi[k] - x0;
+      }
+      const double *a3 = s->acc + 3 * i;
+      s->moved[i] = a3[0] != 0.0 || a3[1] != 0.0 || a3[2] != 0.0;
+      if (s->moved[i]) {
+        const double e0 = xi[0] - s->xold[3 * i], e1 = xi[1] - s->xold[3 * i + 1], e2 = xi[2] - s->xold[3 * i + 2];
+        s->pdisp[i] = e0 * e0 + e1 * e1 + e2 * e2;
+      }
+    }
+  }
+}
+
 cl_status cl_sm_step(cl_sm *s, cl_body_state *st, const cl_step_input *in, cl_step_report *rep) {
   const double t_start = cl_time_ms();
   const double h = in->dt;
@@ -787,30 +898,11 @@ cl_status cl_sm_step(cl_sm *s, cl_body_state *st, const cl_step_input *in, cl_st
   }
 
   /* 2. velocities toward the goals, then positions; held particles go to their targets */
-#pragma omp parallel for num_threads(nt) schedule(static) if (par_p)
-  for (int32_t i = 0; i < n; ++i) {
-    double *x = st->x + 3 * i, *v = st->v + 3 * i;
-    for (int k = 0; k < 3; ++k) {
-      s->xold[3 * i + k] = x[k];
-      s->vold[3 * i + k] = v[k];
-      s->dsum[3 * i + k] = 0.0;
-    }
-    cl_vec3 dv = (s->flags[i] & SM_DEBRIS) ? cl_vec3_zero() : gather_goals(s, st, i, ka, kd);
-    int32_t slot = s->held[i];
-    if (slot) {
-      cl_vec3_store(s->dvsh, i, dv);
-      memcpy(x, cs->target_x + 3 * (slot - 1), 3 * sizeof(double));
-      const double e0 = x[0] - s->xold[3 * i], e1 = x[1] - s->xold[3 * i + 1], e2 = x[2] - s->xold[3 * i + 2];
-      s->pdisp[i] = e0 * e0 + e1 * e1 + e2 * e2;
-      continue;
-    }
-    double im = 1.0 / st->m[i];
-    v[0] += h * g[0] + dv.x + (fx ? h * fx[3 * i] * im : 0.0);
-    v[1] += h * g[1] + dv.y + (fx ? h * fx[3 * i + 1] * im : 0.0);
-    v[2] += h * g[2] + dv.z + (fx ? h * fx[3 * i + 2] * im : 0.0);
-    for (int k = 0; k < 3; ++k) x[k] += h * v[k];
-    const double e0 = x[0] - s->xold[3 * i], e1 = x[1] - s->xold[3 * i + 1], e2 = x[2] - s->xold[3 * i + 2];
-    s->pdisp[i] = e0 * e0 + e1 * e1 + e2 * e2; /* strain limiting bounds the clusters with it */
+#pragma omp parallel num_threads(nt) if (par_p)
+  {
+    int32_t i0, i1;
+    thread_range(n, &i0, &i1);
+    goal_velocities(s, st, in, ka, kd, i0, i1);
   }
 
   /* 3. strain limiting */
@@ -893,29 +985,11 @@ cl_status cl_sm_step(cl_sm *s, cl_body_state *st, const cl_step_input *in, cl_st
       }
       for (int32_t a = 0; a < ncur; ++a) s->mark[cur[a]] = 0;
       for (int32_t a = 0; a < nprev; ++a) s->moved[prev[a]] = 0;
-      /* each particle reads only its own position and per-cluster data: updating in place is safe */
-#pragma omp parallel for num_threads(nt) schedule(static) if (par_p)
-      for (int32_t a = 0; a < ncur; ++a) {
-        const int32_t i = cur[a];
-        cl_vec3 d = cl_vec3_scale(gather_limit(s, st, i, gamma), om);
-        if (s->held[i]) { /* held particles stay on their targets: they do not move */
-          for (int k = 0; k < 3; ++k) s->dsum[3 * i + k] += cl_vec3_get(d, k);
-          s->moved[i] = 0;
-        } else {
-          /* the displacement actually made (x + d - x may round differently from d) */
-          double *xi = st->x + 3 * i;
-          for (int k = 0; k < 3; ++k) {
-            const double x0 = xi[k];
-            xi[k] = x0 + cl_vec3_get(d, k);
-            s->acc[3 * i + k] = xi[k] - x0;
-          }
-          const double *a3 = s->acc + 3 * i;
-          s->moved[i] = a3[0] != 0.0 || a3[1] != 0.0 || a3[2] != 0.0;
-          if (s->moved[i]) {
-            const double e0 = xi[0] - s->xold[3 * i], e1 = xi[1] - s->xold[3 * i + 1], e2 = xi[2] - s->xold[3 * i + 2];
-            s->pdisp[i] = e0 * e0 + e1 * e1 + e2 * e2;
-          }
-        }
+#pragma omp parallel num_threads(nt) if (par_p)
+      {
+        int32_t a0, a1;
+        thread_range(ncur, &a0, &a1);
+        limit_moves(s, st, cur, a0, a1, gamma, om);
       }
       int32_t *t = prev;
       prev = cur;
@@ -931,12 +1005,11 @@ cl_status cl_sm_step(cl_sm *s, cl_body_state *st, const cl_step_input *in, cl_st
   double t_c0 = cl_time_ms();
   const cl_collider_view *view = in->colliders;
   const double ih = 1.0 / h;
-#pragma omp parallel for num_threads(nt) schedule(static) if (par_p)
-  for (int32_t i = 0; i < n; ++i) {
-    if (s->held[i]) continue;
-    double *x = st->x + 3 * i, *v = st->v + 3 * i;
-    for (int k = 0; k < 3; ++k) v[k] = (x[k] - s->xold[3 * i + k]) * ih;
-    if (view && view->count) cl_collider_project_mass(view, x, v, st->m[i]);
+#pragma omp parallel num_threads(nt) if (par_p)
+  {
+    int32_t i0, i1;
+    thread_range(n, &i0, &i1);
+    end_velocities(s, st, view, ih, i0, i1);
   }
   if (s->p.self_collisions && s->npieces > 1) cl_sm_self_collide(s, st, h);
   t_collide = cl_time_ms() - t_c0;
