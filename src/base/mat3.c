@@ -172,7 +172,7 @@ cl_status cl_polar3(const cl_mat3 *A, cl_mat3 *R, cl_mat3 *S) {
   }
   cl_mat3 U, V;
   cl_vec3 s;
-  cl_status st = cl_svd3(A, &U, &s, &V);
+  cl_status st = cl_svd3_fast(A, &U, &s, &V);
   if (st < 0) return cl_fail_context(st, "cl_polar3: ");
   if (R) *R = cl_mat3_mul_nt(&U, &V);
   if (S) {
@@ -190,7 +190,7 @@ cl_status cl_pinv3(const cl_mat3 *A, double threshold, cl_mat3 *Ainv) {
   if (st < 0) return cl_fail_context(st, "cl_pinv3: ");
   cl_mat3 U, V;
   cl_vec3 s;
-  st = cl_svd3(A, &U, &s, &V);
+  st = cl_svd3_fast(A, &U, &s, &V);
   if (st < 0) return cl_fail_context(st, "cl_pinv3: ");
   double cut = threshold * fabs(s.x); /* |s.x| is the largest magnitude */
   double sv[3] = {s.x, s.y, s.z}, inv[3];

@@ -153,7 +153,7 @@ static cl_status cs_evaluate(void *p, const cl_unit_fields *u, const cl_body_sta
     }
     cl_mat3 U, V;
     cl_vec3 sg;
-    if (cl_svd3(&Fe, &U, &sg, &V) < 0) {
+    if (cl_svd3_fast(&Fe, &U, &sg, &V) < 0) {
       c->since[j] += dt;
       continue;
     }

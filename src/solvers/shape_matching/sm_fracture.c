@@ -193,7 +193,7 @@ static int split_cluster(cl_sm *s, cl_body_state *st, int32_t c, const double *n
     cl_vec3 sg;
     memcpy(Fpi.m, s->Fp_inv + 9 * (size_t)c, sizeof Fpi.m);
     cl_mat3 Fe = cl_mat3_mul(&F, &Fpi);
-    if (cl_svd3(&Fe, &U, &sg, &V) < 0) return 0;
+    if (cl_svd3_fast(&Fe, &U, &sg, &V) < 0) return 0;
     n[0] = U.m[0];
     n[1] = U.m[3];
     n[2] = U.m[6];

@@ -30,7 +30,7 @@ static int decompose(cl_sm *s, const cl_body_state *st, int32_t c, int keep, dou
   cl_mat3 Fpi;
   memcpy(Fpi.m, s->Fp_inv + 9 * (size_t)c, sizeof Fpi.m);
   cl_mat3 Fe = cl_mat3_mul(F, &Fpi);
-  if (cl_svd3(&Fe, U, sig, V) < 0) return -1;
+  if (cl_svd3_fast(&Fe, U, sig, V) < 0) return -1;
   if (keep) cl_sm_keep_svd(s, c, U, *sig, V);
   return 0;
 }

@@ -49,7 +49,7 @@ void cl_sm_plastic_update(cl_sm *s, int32_t c, double dt) {
     if (s->plastic_max > 0.0) {
       cl_mat3 U, W;
       cl_vec3 ps;
-      if (cl_svd3(&Fn, &U, &ps, &W) < 0) ok = 0;
+      if (cl_svd3_fast(&Fn, &U, &ps, &W) < 0) ok = 0;
       else {
         double e = sqrt((ps.x - 1.0) * (ps.x - 1.0) + (ps.y - 1.0) * (ps.y - 1.0) + (ps.z - 1.0) * (ps.z - 1.0));
         if (e > s->plastic_max) ok = 0;

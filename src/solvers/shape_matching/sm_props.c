@@ -487,6 +487,27 @@ static int32_t uf_find(int32_t *parent, int32_t c) {
   return c;
 }
 
+/* Joins cluster c, whose set has root r, to the set of the first cluster seen holding each of its
+ * members (owner[i] < 0: none yet, and c becomes the owner). The lower root wins, so every root is
+ * its set's lowest slot. */
+static void join_members(const cl_sm *s, int32_t *parent, int32_t *owner, int32_t c, int32_t r) {
+  for (int64_t k = s->moff[c]; k < (int64_t)s->moff[c] + s->mcnt[c]; ++k) {
+    const int32_t i = s->mp[k];
+    if (owner[i] < 0) {
+      owner[i] = c;
+      continue;
+    }
+    int32_t d = uf_find(parent, owner[i]);
+    if (d == r) continue;
+    if (d < r) {
+      parent[r] = d;
+      r = d;
+    } else {
+      parent[d] = r;
+    }
+  }
+}
+
 /* Pieces without the bonds: cl_sm_pieces labels the particles through every bond (a union-find
  * over all particles, then passes over them), but two clusters are in one piece exactly when a
  * chain of shared particles joins them, so a union-find over the cluster slots, joining each
@@ -513,22 +534,7 @@ cl_status cl_sm_pieces_from_lists(cl_sm *s, int32_t n) {
   for (int32_t c = 0; c < s->ncl; ++c) {
     parent[c] = c;
     if (!s->alive[c]) continue;
-    int32_t r = c; /* root of c's set: c joins only lower slots (owners are seen first) */
-    for (int64_t k = s->moff[c]; k < (int64_t)s->moff[c] + s->mcnt[c]; ++k) {
-      const int32_t i = s->mp[k];
-      if (owner[i] < 0) {
-        owner[i] = c;
-        continue;
-      }
-      int32_t d = uf_find(parent, owner[i]);
-      if (d == r) continue;
-      if (d < r) {
-        parent[r] = d;
-        r = d;
-      } else {
-        parent[d] = r;
-      }
-    }
+    join_members(s, parent, owner, c, c); /* c is its set's root: it joins only lower slots */
   }
   int32_t pieces = 0;
   for (int32_t c = 0; c < s->ncl; ++c) {
@@ -574,22 +580,7 @@ cl_status cl_sm_pieces_update(cl_sm *s, int32_t n) {
   }
   for (int32_t c = 0; c < ncl; ++c) {
     if (parent[c] < 0 || !s->alive[c]) continue;
-    int32_t r = uf_find(parent, c);
-    for (int64_t k = s->moff[c]; k < (int64_t)s->moff[c] + s->mcnt[c]; ++k) {
-      const int32_t i = s->mp[k];
-      if (owner[i] < 0) {
-        owner[i] = c;
-        continue;
-      }
-      int32_t d = uf_find(parent, owner[i]);
-      if (d == r) continue;
-      if (d < r) {
-        parent[r] = d;
-        r = d;
-      } else {
-        parent[d] = r;
-      }
-    }
+    join_members(s, parent, owner, c, uf_find(parent, c));
   }
   int32_t pieces = 0;
   for (int32_t c = 0; c < ncl; ++c) {
@@ -652,6 +643,17 @@ static int32_t next_marked(const uint8_t *mark, int32_t i, int32_t end) {
   return i;
 }
 
+/* Writes particle i's reverse-index entries from its membership list, from entry a on; returns the
+ * entry after its last. */
+static int32_t write_entries(cl_sm *s, int32_t i, int32_t a) {
+  for (int64_t k = s->phead[i]; k >= 0; k = s->mnext[k], ++a) {
+    s->plist[a] = k;
+    s->pc[a] = s->mc[k];
+    s->pwt[a] = s->mwt[k];
+  }
+  return a;
+}
+
 /* The reverse index in place. A particle that existed at the last build never gains memberships
  * (a split moves its members within the pool, eq 15 and the outlier step move some of them to a
  * new particle, deletion drops some), so its new entries start at or before its old ones and one
@@ -684,25 +686,14 @@ cl_status cl_sm_reverse_index_update(cl_sm *s, int32_t n) {
     if (j >= n0) break;
     const int32_t a0 = ofs[j], had = ofs[j + 1] - a0, has = s->pnm[j];
     if (has > had) goto rebuild;
-    int32_t a = a0 - shift;
-    ofs[j] = a;
-    for (int64_t k = s->phead[j]; k >= 0; k = s->mnext[k], ++a) {
-      plist[a] = k;
-      pc[a] = s->mc[k];
-      pwt[a] = s->mwt[k];
-    }
+    ofs[j] = a0 - shift;
+    write_entries(s, j, ofs[j]);
     shift += had - has;
     i = j + 1;
   }
   ofs[n0] = old_total - shift;
   for (int32_t i = n0; i < n; ++i) {
-    int32_t a = ofs[i];
-    for (int64_t k = s->phead[i]; k >= 0; k = s->mnext[k], ++a) {
-      plist[a] = k;
-      pc[a] = s->mc[k];
-      pwt[a] = s->mwt[k];
-    }
-    ofs[i + 1] = a;
+    ofs[i + 1] = write_entries(s, i, ofs[i]);
   }
   int64_t total = 0;
   for (int32_t c = 0; c < s->ncl; ++c)

@@ -308,7 +308,7 @@ SM_CLONES static int goal_pass(cl_sm *s, const cl_body_state *st, int32_t c, dou
     memcpy(U.m, o + 24, sizeof U.m);
     sig = cl_vec3_make(o[33], o[34], o[35]);
     memcpy(V.m, o + 36, sizeof V.m);
-  } else if (cl_svd3(&Fe, &U, &sig, &V) < 0) { /* non-finite F: keep the rest shape as goal */
+  } else if (cl_svd3_fast(&Fe, &U, &sig, &V) < 0) { /* non-finite F: keep the rest shape as goal */
     U = V = cl_mat3_identity();
     sig = cl_vec3_make(1.0, 1.0, 1.0);
     bad = -1;
