@@ -100,6 +100,63 @@ static void any_orthogonal(const double *a, double *out) {
   for (int k = 0; k < 3; ++k) out[k] = r[k] / n;
 }
 
+/* Rutishauser's rotation for a pair with Gram entries alpha = |b_p|^2, beta = |b_q|^2,
+ * gamma = b_p . b_q: returns 0 (c = 1, s = 0) when they already count as orthogonal
+ * (gamma^2 <= tol^2 alpha beta, which also covers zero columns: all three are 0), else 1.
+ * Rotation b_p' = c b_p - s b_q, b_q' = s b_p + c b_q makes b_p' . b_q' = 0 when
+ * t = s/c solves t^2 + 2 zeta t - 1 = 0, zeta = delta / gamma, delta = (beta - alpha) / 2;
+ * the root of smaller magnitude, t = sign(delta) gamma / (|delta| + h) with
+ * h = sqrt(delta^2 + gamma^2), keeps the rotation below 45 degrees (Rutishauser 1966).
+ * With D = |delta| + h, 1 + t^2 = (D^2 + gamma^2) / D^2 = 2 h D / D^2, so
+ * c = D / sqrt(2 h D) and s = sign(delta) gamma / sqrt(2 h D): two square roots and one
+ * division, the latency chain that bounds the cost of a rotation. No overflow after the
+ * scaling. c^2 + s^2 = 1 needs h^2 = delta^2 + gamma^2 to full precision, which fails when
+ * the sum is subnormal (columns near 1e-77 of the largest, e.g. a tiny nearly repeated
+ * pair beside a big singular value): then delta and gamma are first divided by the larger
+ * of the two (t is homogeneous of degree 0 in them). gamma^2 > 0 here, so h >= |gamma| > 0. */
+static inline int jacobi_cs(double alpha, double beta, double gamma, double *c, double *s) {
+  *c = 1.0, *s = 0.0;
+  if (!(gamma * gamma > SVD_TOL * SVD_TOL * alpha * beta)) return 0;
+  double delta = 0.5 * (beta - alpha);
+  double h2 = delta * delta + gamma * gamma;
+  if (h2 < 1e-280) {
+    double m = fmax(fabs(delta), fabs(gamma));
+    delta /= m;
+    gamma /= m;
+    h2 = delta * delta + gamma * gamma;
+  }
+  double h = sqrt(h2);
+  double D = fabs(delta) + h;
+  double k = 1.0 / sqrt(2.0 * h * D);
+  *c = D * k, *s = copysign(1.0, delta) * gamma * k;
+  return 1;
+}
+
+/* One-sided sweeps on b (B = A V) and v over the pairs (0,1), (0,2), (1,2) until a whole sweep
+ * finds every pair orthogonal; returns 1 when converged within SVD_MAX_SWEEPS. */
+static int onesided_sweeps(col3 *b, col3 *v) {
+  static const int pairs[3][2] = {{0, 1}, {0, 2}, {1, 2}};
+  for (int sweep = 0; sweep < SVD_MAX_SWEEPS; ++sweep) {
+    int converged = 1;
+    for (int pk = 0; pk < 3; ++pk) {
+      int p = pairs[pk][0], q = pairs[pk][1];
+      double c, s;
+      if (!jacobi_cs(dot3(b[p], b[p]), dot3(b[q], b[q]), dot3(b[p], b[q]), &c, &s)) continue;
+      converged = 0;
+      for (int i = 0; i < 3; ++i) {
+        double x = b[p][i], y = b[q][i];
+        b[p][i] = c * x - s * y;
+        b[q][i] = s * x + c * y;
+        x = v[p][i], y = v[q][i];
+        v[p][i] = c * x - s * y;
+        v[q][i] = s * x + c * y;
+      }
+    }
+    if (converged) return 1;
+  }
+  return 0;
+}
+
 /* Order the columns of B = A V by length, longest first (n: their squared lengths, sorted too). A
  * permutation of odd parity would make det V = -1: negate the last column of V and of B (B = A V
  * stays true). */
@@ -201,50 +258,7 @@ cl_status cl_svd3(const cl_mat3 *A, cl_mat3 *U, cl_vec3 *sigma, cl_mat3 *V) {
   }
 
   /* One-sided Jacobi sweeps over the pairs (0,1), (0,2), (1,2). */
-  static const int pairs[3][2] = {{0, 1}, {0, 2}, {1, 2}};
-  const double tol2 = SVD_TOL * SVD_TOL;
-  int converged = 0;
-  for (int sweep = 0; sweep < SVD_MAX_SWEEPS && !converged; ++sweep) {
-    converged = 1;
-    for (int pk = 0; pk < 3; ++pk) {
-      int p = pairs[pk][0], q = pairs[pk][1];
-      double alpha = dot3(b[p], b[p]), beta = dot3(b[q], b[q]), gamma = dot3(b[p], b[q]);
-      /* gamma^2 <= tol^2 alpha beta also covers zero columns (all three are 0). */
-      if (!(gamma * gamma > tol2 * alpha * beta)) continue;
-      converged = 0;
-      /* Rotation b_p' = c b_p - s b_q, b_q' = s b_p + c b_q makes b_p' . b_q' = 0 when
-       * t = s/c solves t^2 + 2 zeta t - 1 = 0, zeta = delta / gamma, delta = (beta - alpha) / 2;
-       * the root of smaller magnitude, t = sign(delta) gamma / (|delta| + h) with
-       * h = sqrt(delta^2 + gamma^2), keeps the rotation below 45 degrees (Rutishauser 1966).
-       * With D = |delta| + h, 1 + t^2 = (D^2 + gamma^2) / D^2 = 2 h D / D^2, so
-       * c = D / sqrt(2 h D) and s = sign(delta) gamma / sqrt(2 h D): two square roots and one
-       * division, the latency chain that bounds the cost of a rotation. No overflow after the
-       * scaling. c^2 + s^2 = 1 needs h^2 = delta^2 + gamma^2 to full precision, which fails when
-       * the sum is subnormal (columns near 1e-77 of the largest, e.g. a tiny nearly repeated
-       * pair beside a big singular value): then delta and gamma are first divided by the larger
-       * of the two (t is homogeneous of degree 0 in them). gamma^2 > 0 here, so h >= |gamma| > 0. */
-      double delta = 0.5 * (beta - alpha);
-      double h2 = delta * delta + gamma * gamma;
-      if (h2 < 1e-280) { /* rare: keep the division off the common path */
-        double m = fmax(fabs(delta), fabs(gamma));
-        delta /= m;
-        gamma /= m;
-        h2 = delta * delta + gamma * gamma;
-      }
-      double h = sqrt(h2);
-      double D = fabs(delta) + h;
-      double k = 1.0 / sqrt(2.0 * h * D);
-      double c = D * k, s = copysign(1.0, delta) * gamma * k;
-      for (int i = 0; i < 3; ++i) {
-        double x = b[p][i], y = b[q][i];
-        b[p][i] = c * x - s * y;
-        b[q][i] = s * x + c * y;
-        x = v[p][i], y = v[q][i];
-        v[p][i] = c * x - s * y;
-        v[q][i] = s * x + c * y;
-      }
-    }
-  }
+  int converged = onesided_sweeps(b, v);
 
   double n[3];
   sort_columns(b, v, n);
@@ -287,51 +301,6 @@ cl_status cl_svd3(const cl_mat3 *A, cl_mat3 *U, cl_vec3 *sigma, cl_mat3 *V) {
  *    test, hence cl_svd3's accuracy; the speed comes from step 1 (about 2x on near-rotations).
  * 3. Ordering, U, canonical signs and scaling back as in cl_svd3, except that converged columns
  *    let U's Gram-Schmidt run its square roots and divisions in parallel (see there). */
-
-/* Rutishauser's rotation (as in cl_svd3) for a pair with Gram entries alpha = |b_p|^2,
- * beta = |b_q|^2, gamma = b_p . b_q: b_p' = c b_p - s b_q, b_q' = s b_p + c b_q makes them
- * orthogonal. Returns 0 (c = 1, s = 0) when they already count as orthogonal. */
-static inline int jacobi_cs(double alpha, double beta, double gamma, double *c, double *s) {
-  *c = 1.0, *s = 0.0;
-  if (!(gamma * gamma > SVD_TOL * SVD_TOL * alpha * beta)) return 0;
-  double delta = 0.5 * (beta - alpha);
-  double h2 = delta * delta + gamma * gamma;
-  if (h2 < 1e-280) {
-    double m = fmax(fabs(delta), fabs(gamma));
-    delta /= m;
-    gamma /= m;
-    h2 = delta * delta + gamma * gamma;
-  }
-  double h = sqrt(h2);
-  double D = fabs(delta) + h;
-  double k = 1.0 / sqrt(2.0 * h * D);
-  *c = D * k, *s = copysign(1.0, delta) * gamma * k;
-  return 1;
-}
-
-/* cl_svd3's one-sided sweeps on b (B = A V) and v; returns 1 when converged. */
-static int onesided_sweeps(col3 *b, col3 *v) {
-  static const int pairs[3][2] = {{0, 1}, {0, 2}, {1, 2}};
-  for (int sweep = 0; sweep < SVD_MAX_SWEEPS; ++sweep) {
-    int converged = 1;
-    for (int pk = 0; pk < 3; ++pk) {
-      int p = pairs[pk][0], q = pairs[pk][1];
-      double c, s;
-      if (!jacobi_cs(dot3(b[p], b[p]), dot3(b[q], b[q]), dot3(b[p], b[q]), &c, &s)) continue;
-      converged = 0;
-      for (int i = 0; i < 3; ++i) {
-        double x = b[p][i], y = b[q][i];
-        b[p][i] = c * x - s * y;
-        b[q][i] = s * x + c * y;
-        x = v[p][i], y = v[q][i];
-        v[p][i] = c * x - s * y;
-        v[q][i] = s * x + c * y;
-      }
-    }
-    if (converged) return 1;
-  }
-  return 0;
-}
 
 static inline void cross3(const double *a, const double *b, double *out) {
   out[0] = a[1] * b[2] - a[2] * b[1];

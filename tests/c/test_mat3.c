@@ -2,7 +2,8 @@
  * inverse, and the RNG they are tested with.
  *
  * Test matrices are built as A = P diag(s) Q^T from random rotations P, Q and chosen singular
- * values s, so the true s is known, in categories that stress different paths: generic,
+ * values s, so the true s is known, in categories (support/svd_cases.c, shared with
+ * test_svd3_fast) that stress different paths: generic,
  * near-singular, rank 2/1/0 (also exactly rank-deficient integer matrices), repeated and nearly
  * repeated values, inverted, Gaussian entries, extreme scales. Tolerances (issue text): relative
  * reconstruction <= 1e-10, ||U^T U - I||_F <= 1e-12, |det U - 1| <= 1e-12. Each category keeps
@@ -22,6 +23,7 @@
 #include "base/mat3.h"
 #include "base/rng.h"
 #include "base/timer.h"
+#include "support/svd_cases.h"
 
 #define N_PER_CATEGORY 20000
 #define TOL_REC 1e-10
@@ -75,24 +77,6 @@ static cl_mat3 usvt(const cl_mat3 *U, cl_vec3 s, const cl_mat3 *V) {
   cl_mat3 d = cl_mat3_diag(s);
   cl_mat3 us = cl_mat3_mul(U, &d);
   return cl_mat3_mul_nt(&us, V);
-}
-
-/* P diag(s) Q^T with random rotations P, Q. */
-static cl_mat3 random_with_svals(cl_rng *r, double s1, double s2, double s3) {
-  cl_mat3 P = cl_rng_rotation(r), Q = cl_rng_rotation(r);
-  return usvt(&P, cl_vec3_make(s1, s2, s3), &Q);
-}
-
-/* Three values in [lo, hi], log-uniform, sorted descending. */
-static void random_svals(cl_rng *r, double lo, double hi, double *s) {
-  for (int k = 0; k < 3; ++k) s[k] = exp(cl_rng_range(r, log(lo), log(hi)));
-  for (int i = 0; i < 2; ++i)
-    for (int j = 0; j < 2 - i; ++j)
-      if (s[j] < s[j + 1]) {
-        double t = s[j];
-        s[j] = s[j + 1];
-        s[j + 1] = t;
-      }
 }
 
 /* Worst case bookkeeping for one category. */
@@ -159,18 +143,22 @@ static void stats_assert(const svd_stats *st) {
 
 /* ---- SVD categories ----------------------------------------------------------------------- */
 
+/* n matrices of category `kind` from r, each checked against its known values (cl_svd_case). */
+static void check_cases(svd_stats *st, cl_rng *r, cl_svd_case_kind kind, int n) {
+  for (int i = 0; i < n; ++i) {
+    cl_svd_case c;
+    cl_svd_case_make(kind, i, r, &c);
+    check_svd(st, &c.A, c.known ? c.s : NULL, c.det_sign);
+  }
+}
+
 static void test_svd_generic(void **state) {
   (void)state;
   cl_rng r;
   cl_rng_seed(&r, 1);
   svd_stats st;
   stats_init(&st, "generic");
-  for (int i = 0; i < N_PER_CATEGORY; ++i) {
-    double s[3];
-    random_svals(&r, 1e-2, 1e2, s);
-    cl_mat3 A = random_with_svals(&r, s[0], s[1], s[2]);
-    check_svd(&st, &A, s, 1);
-  }
+  check_cases(&st, &r, CL_SVD_CASE_GENERIC, N_PER_CATEGORY);
   stats_assert(&st);
 }
 
@@ -180,19 +168,7 @@ static void test_svd_near_singular(void **state) {
   cl_rng_seed(&r, 2);
   svd_stats st;
   stats_init(&st, "near-singular");
-  for (int i = 0; i < N_PER_CATEGORY; ++i) {
-    double s[3];
-    s[0] = cl_rng_range(&r, 0.5, 2.0);
-    /* smallest relative singular value 1e-6 .. 1e-12; every fourth also has a tiny middle one */
-    s[2] = s[0] * pow(10.0, -cl_rng_range(&r, 6.0, 12.0));
-    s[1] = (i % 4 == 0) ? s[2] * cl_rng_range(&r, 1.0, 1e3) : s[0] * cl_rng_range(&r, 0.01, 1.0);
-    double sign = (i % 2) ? -1.0 : 1.0;
-    double truth[3] = {s[0], s[1], sign * s[2]};
-    cl_mat3 A = random_with_svals(&r, s[0], s[1], sign * s[2]);
-    /* the sign of a 1e-12 relative sigma_3 survives the rounding of A only when sigma_3 is well
-     * above eps * s1: check it from 1e-10 up */
-    check_svd(&st, &A, truth, s[2] > 1e-10 * s[0] ? (int)sign : 0);
-  }
+  check_cases(&st, &r, CL_SVD_CASE_NEAR_SINGULAR, N_PER_CATEGORY);
   stats_assert(&st);
 }
 
@@ -201,39 +177,21 @@ static void test_svd_rank_deficient(void **state) {
   cl_rng r;
   cl_rng_seed(&r, 3);
   svd_stats st;
-  stats_init(&st, "rank 2 and rank 1 (rotated)");
-  for (int i = 0; i < N_PER_CATEGORY; ++i) {
-    double s1 = cl_rng_range(&r, 0.1, 10.0);
-    double s2 = (i % 2) ? 0.0 : s1 * cl_rng_range(&r, 1e-3, 1.0);
-    double truth[3] = {s1, s2, 0.0};
-    cl_mat3 A = random_with_svals(&r, s1, s2, 0.0);
-    check_svd(&st, &A, truth, 0);
-  }
+  stats_init(&st, "rank 2, rank 1 and graded (rotated)");
+  check_cases(&st, &r, CL_SVD_CASE_RANK_DEFICIENT, N_PER_CATEGORY);
   stats_assert(&st);
 
-  /* Exactly rank-deficient: small integers, a dependent third row (rank <= 2) or an outer product
-   * (rank <= 1): every entry and the dependency are exact in double. */
   stats_init(&st, "rank 2 and rank 1 (exact integers)");
   for (int i = 0; i < N_PER_CATEGORY; ++i) {
-    cl_mat3 A;
-    if (i % 2) {
-      for (int k = 0; k < 6; ++k) A.m[k] = (double)((int)cl_rng_below(&r, 21) - 10);
-      int a = (int)cl_rng_below(&r, 7) - 3, b = (int)cl_rng_below(&r, 7) - 3;
-      for (int k = 0; k < 3; ++k) A.m[6 + k] = a * A.m[k] + b * A.m[3 + k];
-    } else {
-      double u[3], v[3];
-      for (int k = 0; k < 3; ++k) u[k] = (double)((int)cl_rng_below(&r, 21) - 10);
-      for (int k = 0; k < 3; ++k) v[k] = (double)((int)cl_rng_below(&r, 21) - 10);
-      for (int a = 0; a < 3; ++a)
-        for (int b = 0; b < 3; ++b) A.m[3 * a + b] = u[a] * v[b];
-    }
-    check_svd(&st, &A, NULL, 0);
+    cl_svd_case c;
+    cl_svd_case_make(CL_SVD_CASE_EXACT_INTEGER, i, &r, &c);
+    check_svd(&st, &c.A, NULL, 0);
     cl_mat3 U, V;
     cl_vec3 s;
-    assert_int_equal(cl_svd3(&A, &U, &s, &V), CL_OK);
+    assert_int_equal(cl_svd3(&c.A, &U, &s, &V), CL_OK);
     /* the exact zero singular values must come out at rounding level */
-    if (!(fabs(s.z) <= 1e-14 * s.x) || ((i % 2) == 0 && !(s.y <= 1e-14 * s.x))) {
-      print_mat("A", &A);
+    if (!(fabs(s.z) <= 1e-14 * s.x) || (c.exact_rank <= 1 && !(s.y <= 1e-14 * s.x))) {
+      print_mat("A", &c.A);
       fail_msg("exact rank deficiency missed: sigma = %.17g %.17g %.17g", s.x, s.y, s.z);
     }
   }
@@ -262,23 +220,7 @@ static void test_svd_repeated(void **state) {
   cl_rng_seed(&r, 4);
   svd_stats st;
   stats_init(&st, "repeated and nearly repeated");
-  for (int i = 0; i < N_PER_CATEGORY; ++i) {
-    double a = cl_rng_range(&r, 0.5, 2.0), b = a * cl_rng_range(&r, 0.01, 0.9);
-    double near = 1.0 + pow(10.0, -cl_rng_range(&r, 6.0, 15.0)); /* nearly repeated factor */
-    double s[3];
-    switch (i % 6) {
-      case 0: s[0] = a, s[1] = a, s[2] = b; break;                   /* s1 = s2 */
-      case 1: s[0] = a, s[1] = b, s[2] = b; break;                   /* s2 = s3 */
-      case 2: s[0] = a, s[1] = a, s[2] = a; break;                   /* all equal: a scaled rotation */
-      case 3: s[0] = a * near, s[1] = a, s[2] = b; break;            /* s1 ~ s2 */
-      case 4: s[0] = a, s[1] = b * near, s[2] = b; break;            /* s2 ~ s3 */
-      default: s[0] = a * near * near, s[1] = a * near, s[2] = a; break;
-    }
-    int neg = (i / 6) % 2;
-    double truth[3] = {s[0], s[1], neg ? -s[2] : s[2]};
-    cl_mat3 A = random_with_svals(&r, s[0], s[1], truth[2]);
-    check_svd(&st, &A, truth, neg ? -1 : 1);
-  }
+  check_cases(&st, &r, CL_SVD_CASE_REPEATED, N_PER_CATEGORY);
   stats_assert(&st);
   /* the identity and a pure reflection (all singular values 1, det -1) exactly */
   cl_mat3 I = cl_mat3_identity(), M = cl_mat3_identity();
@@ -295,26 +237,7 @@ static void test_svd_inverted(void **state) {
   cl_rng_seed(&r, 5);
   svd_stats st;
   stats_init(&st, "inverted");
-  for (int i = 0; i < N_PER_CATEGORY; ++i) {
-    double s[3];
-    random_svals(&r, 1e-2, 1e2, s);
-    /* any odd number of negative values in any position: det A < 0, and the SVD must put the
-     * sign on the smallest one */
-    double d[3] = {s[0], s[1], s[2]};
-    int pattern = (int)cl_rng_below(&r, 4); /* which entries to negate: {0},{1},{2},{0,1,2} */
-    if (pattern == 3)
-      d[0] = -d[0], d[1] = -d[1], d[2] = -d[2];
-    else
-      d[pattern] = -d[pattern];
-    /* shuffle positions so the sign is not always on the diagonal's last entry */
-    int p = (int)cl_rng_below(&r, 3);
-    double t = d[p];
-    d[p] = d[2];
-    d[2] = t;
-    double truth[3] = {s[0], s[1], -s[2]};
-    cl_mat3 A = random_with_svals(&r, d[0], d[1], d[2]);
-    check_svd(&st, &A, truth, -1);
-  }
+  check_cases(&st, &r, CL_SVD_CASE_INVERTED, N_PER_CATEGORY);
   stats_assert(&st);
   /* an inverted element: a tet flattened through itself, F = diag(1, 1, -0.2) */
   cl_mat3 F = cl_mat3_diag(cl_vec3_make(1.0, 1.0, -0.2));
@@ -329,12 +252,7 @@ static void test_svd_gaussian(void **state) {
   cl_rng_seed(&r, 6);
   svd_stats st;
   stats_init(&st, "Gaussian entries");
-  for (int i = 0; i < N_PER_CATEGORY; ++i) {
-    cl_mat3 A;
-    for (int k = 0; k < 9; ++k) A.m[k] = cl_rng_normal(&r);
-    double d = cl_mat3_det(&A);
-    check_svd(&st, &A, NULL, fabs(d) > 1e-8 ? (d > 0 ? 1 : -1) : 0);
-  }
+  check_cases(&st, &r, CL_SVD_CASE_GAUSSIAN, N_PER_CATEGORY);
   stats_assert(&st);
 }
 
@@ -344,39 +262,9 @@ static void test_svd_extreme_scales(void **state) {
   cl_rng_seed(&r, 7);
   svd_stats st;
   stats_init(&st, "extreme scales");
-  static const double scales[] = {1e-150, 1e150, 1e-300, 1e300, 1e-305};
-  for (int i = 0; i < N_PER_CATEGORY; ++i) {
-    double sc = scales[i % 5];
-    double s[3];
-    random_svals(&r, 1e-2, 1e2, s);
-    if (i % 3 == 0) s[2] = 0.0;
-    double sign = (i % 2) ? -1.0 : 1.0;
-    double truth[3] = {s[0] * sc, s[1] * sc, sign * s[2] * sc};
-    cl_mat3 A = random_with_svals(&r, s[0], s[1], sign * s[2]);
-    A = cl_mat3_scale(&A, sc);
-    check_svd(&st, &A, truth, s[2] > 0.0 ? (int)sign : 0);
-  }
-  /* graded: rows of wildly different size (a tet squashed by 1e-150 along one axis) */
-  for (int i = 0; i < 2000; ++i) {
-    cl_mat3 A;
-    for (int k = 0; k < 9; ++k) A.m[k] = cl_rng_normal(&r) * (k < 3 ? 1e150 : k < 6 ? 1.0 : 1e-150);
-    /* sigma_3 ~ 1e-150 sigma_1 is zero to working precision: no sign check */
-    check_svd(&st, &A, NULL, 0);
-  }
-  /* A big singular value beside a tiny, nearly repeated 2x2 block (1e-70 .. 1e-82 of it): the
-   * Jacobi rotation of the tiny pair works on squares near the subnormal range, where a rotation
-   * that is not renormalised loses orthogonality (this caught such a bug). */
-  for (int i = 0; i < 5000; ++i) {
-    double sc = pow(10.0, -cl_rng_range(&r, 70.0, 82.0)), gap = pow(10.0, -cl_rng_range(&r, 1.0, 12.0));
-    cl_mat3 P = cl_rng_rotation(&r), Q = cl_rng_rotation(&r);
-    /* keep only the rotations' action on the y-z plane: R(e_x) = e_x */
-    double cp = P.m[4] / hypot(P.m[4], P.m[5]), sp = P.m[5] / hypot(P.m[4], P.m[5]);
-    double cq = Q.m[4] / hypot(Q.m[4], Q.m[5]), sq = Q.m[5] / hypot(Q.m[4], Q.m[5]);
-    cl_mat3 Rp = {{1, 0, 0, 0, cp, -sp, 0, sp, cp}}, Rq = {{1, 0, 0, 0, cq, -sq, 0, sq, cq}};
-    cl_mat3 A = usvt(&Rp, cl_vec3_make(1.0, sc * (1.0 + gap), sc), &Rq);
-    double truth[3] = {1.0, sc * (1.0 + gap), sc};
-    check_svd(&st, &A, truth, 1);
-  }
+  check_cases(&st, &r, CL_SVD_CASE_SCALED, N_PER_CATEGORY);
+  check_cases(&st, &r, CL_SVD_CASE_GRADED_ROWS, 2000);
+  check_cases(&st, &r, CL_SVD_CASE_TINY_PAIR_PLANE, 5000);
   stats_assert(&st);
   /* denormal entries and the largest doubles that still give finite singular values */
   cl_mat3 D = cl_mat3_diag(cl_vec3_make(4e-320, 1e-321, -5e-324));
@@ -436,7 +324,7 @@ static void test_polar(void **state) {
   cl_mat3 worst = cl_mat3_zero();
   for (int i = 0; i < N_PER_CATEGORY; ++i) {
     double s[3];
-    random_svals(&r, 1e-3, 1e1, s);
+    cl_svd_case_log_svals(&r, 1e-3, 1e1, s);
     int kind = i % 4; /* 0 generic, 1 inverted, 2 rank 2, 3 rank 1 */
     double d3 = kind == 1 ? -s[2] : kind >= 2 ? 0.0 : s[2];
     double d2 = kind == 3 ? 0.0 : s[1];
@@ -588,7 +476,7 @@ static void test_pinv(void **state) {
   const double thr = 1e-6;
   for (int i = 0; i < 5000; ++i) {
     double s[3];
-    random_svals(&r, 1e-2, 1e2, s);
+    cl_svd_case_log_svals(&r, 1e-2, 1e2, s);
     int kind = i % 5;
     int expect_clamped;
     /* 0: well conditioned; 1: sigma_3 ten times above the cut; 2: ten times below it;
@@ -601,7 +489,7 @@ static void test_pinv(void **state) {
       default: expect_clamped = (s[2] <= thr * s[0]); break;
     }
     double sign = (i % 2) ? -1.0 : 1.0;
-    cl_mat3 A = random_with_svals(&r, s[0], s[1], sign * s[2]), P;
+    cl_mat3 A = cl_svd_case_with_svals(&r, s[0], s[1], sign * s[2]), P;
     cl_clear_error();
     cl_status st = cl_pinv3(&A, thr, &P);
     if (expect_clamped) {
@@ -704,9 +592,9 @@ static void test_inverse(void **state) {
   cl_mat3 I = cl_mat3_identity();
   for (int i = 0; i < 2000; ++i) {
     double s[3];
-    random_svals(&r, 1e-2, 1e2, s);
+    cl_svd_case_log_svals(&r, 1e-2, 1e2, s);
     double sc = (i % 3 == 0) ? 1e-200 : (i % 3 == 1) ? 1e200 : 1.0;
-    cl_mat3 A = random_with_svals(&r, s[0] * sc, s[1] * sc, ((i % 2) ? -1 : 1) * s[2] * sc), B;
+    cl_mat3 A = cl_svd_case_with_svals(&r, s[0] * sc, s[1] * sc, ((i % 2) ? -1 : 1) * s[2] * sc), B;
     assert_int_equal(cl_mat3_inverse(&A, &B), CL_OK);
     cl_mat3 AB = cl_mat3_mul(&A, &B);
     double e = diff_fro(&AB, &I, 1.0);

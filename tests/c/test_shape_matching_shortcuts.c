@@ -107,6 +107,49 @@ static void test_strain_limit_bounds_match_plain_sweeps(void **state) {
   free(b.x);
 }
 
+/* Small clusters flying off without deforming (fragments of a shattered body): strain limiting's
+ * bound from the box of the members' displacements (translation-free) skips them where the bound
+ * from the largest displacement alone cannot, with the trajectory of sweeping every cluster. */
+static void fly(int no_shortcuts, run_out *o, int64_t *box_skips) {
+  cl_world *w = world(1);
+  cl_mesh *m = cl_test_box(0.3, 0.2, 0.1);
+  cl_param p[5] = {{"particles", 600}, {"cluster_count", 60}, {"alpha", 0.8}, {"gamma", 0.2}, {"iterations", 4}};
+  cl_id b = cl_test_add_body(w, "shape_matching", m, p, 5, NULL, NULL, 0);
+  cl_mesh_destroy(m);
+  const double v[3] = {3.0, -1.0, 0.5}, omega[3] = {0.0, 0.0, 0.4};
+  assert_int_equal(cl_body_set_rigid_velocity(w, b, v, omega), CL_OK);
+  cl_sm *s = solver_of(w, b);
+  s->no_shortcuts = no_shortcuts;
+  assert_int_equal(cl_world_step(w, 40), CL_OK);
+  cl_body_state *st = cl_world_body_state(w, b);
+  o->n = st->n;
+  o->x = malloc(sizeof(double) * 3 * (size_t)st->n);
+  assert_non_null(o->x);
+  memcpy(o->x, st->x, sizeof(double) * 3 * (size_t)st->n);
+  o->sweeps = s->sl_sweeps;
+  o->skips = s->sl_skips;
+  *box_skips = s->sl_box_skips;
+  cl_world_destroy(w);
+}
+
+static void test_displacement_box_skips_rigid_flight(void **state) {
+  (void)state;
+  run_out a, b;
+  int64_t box_a = 0, box_b = 0;
+  fly(0, &a, &box_a);
+  fly(2, &b, &box_b);
+  double dmax = 0.0;
+  assert_int_equal(a.n, b.n);
+  for (int32_t k = 0; k < 3 * a.n; ++k) dmax = fmax(dmax, fabs(a.x[k] - b.x[k]));
+  print_message("rigid flight: %lld skips, %lld of them by the displacement box (plain: %lld sweeps); "
+                "max |dx| %.3g m\n", (long long)a.skips, (long long)box_a, (long long)b.sweeps, dmax);
+  assert_true(box_a > 60 * 20); /* most clusters in most steps: the travel (5 cm per step) is no obstacle */
+  assert_int_equal(box_b, 0);
+  assert_true(dmax < 1e-9);
+  free(a.x);
+  free(b.x);
+}
+
 /* The member sums of the step and the measure keep two components in the lanes of a vector
  * register (sm_step.c, v2d): each lane must do the scalar code's operations in its order, so the
  * sums the measure keeps (msum: xref, sx, A_xr about xref, the second moments C) are bitwise those
@@ -163,6 +206,7 @@ int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_measure_reuse_is_exact_through_fracture),
       cmocka_unit_test(test_strain_limit_bounds_match_plain_sweeps),
+      cmocka_unit_test(test_displacement_box_skips_rigid_flight),
       cmocka_unit_test(test_member_sums_are_the_scalar_sums),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);

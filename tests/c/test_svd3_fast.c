@@ -24,6 +24,7 @@
 #include "base/error.h"
 #include "base/mat3.h"
 #include "base/rng.h"
+#include "support/svd_cases.h"
 
 #define EPS DBL_EPSILON
 /* Tolerances for cl_svd3_fast, in eps: cl_svd3 itself reaches ~22 eps of orthonormality on the
@@ -136,6 +137,15 @@ static void check(category *c, const cl_mat3 *A, int det_sign) {
   c->n++;
 }
 
+/* n matrices of category `kind` from r (support/svd_cases.c, the ones test_mat3 checks cl_svd3 on). */
+static void check_cases(category *c, cl_rng *r, cl_svd_case_kind kind, int n) {
+  for (int i = 0; i < n; ++i) {
+    cl_svd_case k;
+    cl_svd_case_make(kind, i, r, &k);
+    check(c, &k.A, k.det_sign);
+  }
+}
+
 static void cat_assert(const category *c) {
   if (getenv("CLEAVE_SVD3_FAST_REPORT"))
     print_message("%-34s n=%6d  fast: rec %5.2f orth %5.2f det %5.2f agree %5.2f | svd3: rec %5.2f orth %5.2f det %5.2f "
@@ -156,15 +166,18 @@ static void cat_assert(const category *c) {
   }
 }
 
-/* P diag(s) Q^T with random rotations P, Q. */
-static cl_mat3 with_svals(cl_rng *r, double s1, double s2, double s3) {
-  cl_mat3 P = cl_rng_rotation(r), Q = cl_rng_rotation(r);
-  cl_mat3 D = cl_mat3_diag(cl_vec3_make(s1, s2, s3));
-  cl_mat3 T = cl_mat3_mul(&P, &D);
-  return cl_mat3_mul_nt(&T, &Q);
-}
-
 #define N 20000
+
+/* R (I + E), E with N(0, strain^2) entries, strain log-uniform in 1e-4 .. 0.2; with `flip` one axis
+ * of I + E (by i % 3) is flipped, inverting A. */
+static cl_mat3 near_rotation(cl_rng *r, int i, int flip) {
+  double strain = pow(10.0, cl_rng_range(r, -4.0, log10(0.2)));
+  cl_mat3 E = cl_mat3_identity();
+  for (int k = 0; k < 9; ++k) E.m[k] += strain * cl_rng_normal(r);
+  if (flip) E.m[8 - 4 * (i % 3)] *= -1.0;
+  cl_mat3 R = cl_rng_rotation(r);
+  return cl_mat3_mul(&R, &E);
+}
 
 /* The solver's case: deformation gradients R (I + E), strains 1e-4 .. 0.2, some inverted. */
 static void test_near_rotations(void **state) {
@@ -174,20 +187,13 @@ static void test_near_rotations(void **state) {
   category c;
   cat_init(&c, "near rotations R (I + E)");
   for (int i = 0; i < N; ++i) {
-    double strain = pow(10.0, cl_rng_range(&r, -4.0, log10(0.2)));
-    cl_mat3 E = cl_mat3_identity();
-    for (int k = 0; k < 9; ++k) E.m[k] += strain * cl_rng_normal(&r);
-    cl_mat3 R = cl_rng_rotation(&r), A = cl_mat3_mul(&R, &E);
+    cl_mat3 A = near_rotation(&r, i, 0);
     check(&c, &A, 1);
   }
   cat_assert(&c);
   cat_init(&c, "inverted near rotations");
   for (int i = 0; i < N; ++i) {
-    double strain = pow(10.0, cl_rng_range(&r, -4.0, log10(0.2)));
-    cl_mat3 E = cl_mat3_identity();
-    for (int k = 0; k < 9; ++k) E.m[k] += strain * cl_rng_normal(&r);
-    E.m[8 - 4 * (i % 3)] *= -1.0; /* flip one axis */
-    cl_mat3 R = cl_rng_rotation(&r), A = cl_mat3_mul(&R, &E);
+    cl_mat3 A = near_rotation(&r, i, 1);
     check(&c, &A, -1);
   }
   cat_assert(&c);
@@ -199,20 +205,10 @@ static void test_generic_and_gaussian(void **state) {
   cl_rng_seed(&r, 12);
   category c;
   cat_init(&c, "generic (s in 1e-2 .. 1e2)");
-  for (int i = 0; i < N; ++i) {
-    double s[3];
-    for (int k = 0; k < 3; ++k) s[k] = exp(cl_rng_range(&r, log(1e-2), log(1e2)));
-    cl_mat3 A = with_svals(&r, s[0], s[1], s[2]);
-    check(&c, &A, 1);
-  }
+  check_cases(&c, &r, CL_SVD_CASE_GENERIC, N);
   cat_assert(&c);
   cat_init(&c, "Gaussian entries");
-  for (int i = 0; i < N; ++i) {
-    cl_mat3 A;
-    for (int k = 0; k < 9; ++k) A.m[k] = cl_rng_normal(&r);
-    double d = cl_mat3_det(&A);
-    check(&c, &A, fabs(d) > 1e-8 ? (d > 0 ? 1 : -1) : 0);
-  }
+  check_cases(&c, &r, CL_SVD_CASE_GAUSSIAN, N);
   cat_assert(&c);
 }
 
@@ -222,24 +218,7 @@ static void test_repeated(void **state) {
   cl_rng_seed(&r, 13);
   category c;
   cat_init(&c, "repeated / nearly repeated");
-  for (int i = 0; i < N; ++i) {
-    double a = cl_rng_range(&r, 0.5, 2.0), b = a * cl_rng_range(&r, 0.01, 0.9);
-    /* 1 + 1e-8 (the brief's case) and 1 + 10^-(6..15) */
-    double near = (i % 2) ? 1.0 + 1e-8 : 1.0 + pow(10.0, -cl_rng_range(&r, 6.0, 15.0));
-    double s[3];
-    switch (i % 7) {
-      case 0: s[0] = a, s[1] = a, s[2] = b; break;
-      case 1: s[0] = a, s[1] = b, s[2] = b; break;
-      case 2: s[0] = a, s[1] = a, s[2] = a; break;
-      case 3: s[0] = a * near, s[1] = a, s[2] = b; break;
-      case 4: s[0] = a, s[1] = b * near, s[2] = b; break;
-      case 5: s[0] = a * near * near, s[1] = a * near, s[2] = a; break;
-      default: s[0] = a * near, s[1] = a, s[2] = a; break;
-    }
-    int neg = (i / 7) % 2;
-    cl_mat3 A = with_svals(&r, s[0], s[1], neg ? -s[2] : s[2]);
-    check(&c, &A, neg ? -1 : 1);
-  }
+  check_cases(&c, &r, CL_SVD_CASE_REPEATED, N);
   /* exact: identity, reflection, scaled rotation */
   cl_mat3 I = cl_mat3_identity(), M = cl_mat3_identity();
   M.m[4] = -1.0;
@@ -260,41 +239,19 @@ static void test_rank_deficient(void **state) {
   cl_rng_seed(&r, 14);
   category c;
   cat_init(&c, "rank 2 / rank 1 / near-singular");
-  for (int i = 0; i < N; ++i) {
-    double s1 = cl_rng_range(&r, 0.1, 10.0), s2, s3;
-    switch (i % 3) {
-      case 0: s2 = s1 * cl_rng_range(&r, 1e-3, 1.0), s3 = 0.0; break;
-      case 1: s2 = 0.0, s3 = 0.0; break;
-      default: /* graded: 1e-6 .. 1e-12 */
-        s3 = s1 * pow(10.0, -cl_rng_range(&r, 6.0, 12.0));
-        s2 = (i % 2) ? s3 * cl_rng_range(&r, 1.0, 1e3) : s1 * cl_rng_range(&r, 0.01, 1.0);
-        break;
-    }
-    cl_mat3 A = with_svals(&r, s1, s2, s3);
-    check(&c, &A, 0);
-  }
+  check_cases(&c, &r, CL_SVD_CASE_RANK_DEFICIENT, N);
   cat_assert(&c);
   /* exactly rank deficient integers: the zero singular values at rounding level */
   cat_init(&c, "rank 2 / rank 1 (exact integers)");
   for (int i = 0; i < N; ++i) {
-    cl_mat3 A;
-    if (i % 2) {
-      for (int k = 0; k < 6; ++k) A.m[k] = (double)((int)cl_rng_below(&r, 21) - 10);
-      int a = (int)cl_rng_below(&r, 7) - 3, b = (int)cl_rng_below(&r, 7) - 3;
-      for (int k = 0; k < 3; ++k) A.m[6 + k] = a * A.m[k] + b * A.m[3 + k];
-    } else {
-      double u[3], v[3];
-      for (int k = 0; k < 3; ++k) u[k] = (double)((int)cl_rng_below(&r, 21) - 10);
-      for (int k = 0; k < 3; ++k) v[k] = (double)((int)cl_rng_below(&r, 21) - 10);
-      for (int a = 0; a < 3; ++a)
-        for (int b = 0; b < 3; ++b) A.m[3 * a + b] = u[a] * v[b];
-    }
-    check(&c, &A, 0);
+    cl_svd_case k;
+    cl_svd_case_make(CL_SVD_CASE_EXACT_INTEGER, i, &r, &k);
+    check(&c, &k.A, 0);
     cl_mat3 U, V;
     cl_vec3 s;
-    assert_int_equal(cl_svd3_fast(&A, &U, &s, &V), CL_OK);
-    if (!(fabs(s.z) <= 8.0 * EPS * s.x) || ((i % 2) == 0 && !(s.y <= 8.0 * EPS * s.x))) {
-      print_mat("A", &A);
+    assert_int_equal(cl_svd3_fast(&k.A, &U, &s, &V), CL_OK);
+    if (!(fabs(s.z) <= 8.0 * EPS * s.x) || (k.exact_rank <= 1 && !(s.y <= 8.0 * EPS * s.x))) {
+      print_mat("A", &k.A);
       fail_msg("exact rank deficiency missed: sigma = %.17g %.17g %.17g", s.x, s.y, s.z);
     }
   }
@@ -314,27 +271,9 @@ static void test_extreme_scales(void **state) {
   cl_rng_seed(&r, 15);
   category c;
   cat_init(&c, "scales 1e-305 .. 1e300, graded");
-  static const double scales[] = {1e-150, 1e150, 1e-300, 1e300, 1e-305};
-  for (int i = 0; i < N; ++i) {
-    double sc = scales[i % 5], s[3];
-    for (int k = 0; k < 3; ++k) s[k] = exp(cl_rng_range(&r, log(1e-2), log(1e2)));
-    if (i % 3 == 0) s[2] = 0.0;
-    double sign = (i % 2) ? -1.0 : 1.0;
-    cl_mat3 A = with_svals(&r, s[0], s[1], sign * s[2]);
-    A = cl_mat3_scale(&A, sc);
-    check(&c, &A, 0);
-  }
-  for (int i = 0; i < 2000; ++i) { /* rows 1e150 : 1 : 1e-150 */
-    cl_mat3 A;
-    for (int k = 0; k < 9; ++k) A.m[k] = cl_rng_normal(&r) * (k < 3 ? 1e150 : k < 6 ? 1.0 : 1e-150);
-    check(&c, &A, 0);
-  }
-  /* a tiny nearly repeated pair (1e-70 .. 1e-82) beside a big value: Gram entries underflow */
-  for (int i = 0; i < 5000; ++i) {
-    double sc = pow(10.0, -cl_rng_range(&r, 70.0, 82.0)), gap = pow(10.0, -cl_rng_range(&r, 1.0, 12.0));
-    cl_mat3 A = with_svals(&r, 1.0, sc * (1.0 + gap), sc);
-    check(&c, &A, 0);
-  }
+  check_cases(&c, &r, CL_SVD_CASE_SCALED, N);
+  check_cases(&c, &r, CL_SVD_CASE_GRADED_ROWS, 2000);
+  check_cases(&c, &r, CL_SVD_CASE_TINY_PAIR, 5000); /* Gram entries underflow */
   cat_assert(&c);
   /* denormal entries, the largest finite singular values, and overflow as an error */
   cl_mat3 D = cl_mat3_diag(cl_vec3_make(4e-320, 1e-321, -5e-324)), U, V;
@@ -377,7 +316,7 @@ static void test_structured(void **state) {
         break;
       }
       case 2: /* uniaxial: two equal singular values */
-        A = with_svals(&r, cl_rng_range(&r, 0.5, 2.0), 1.0, (i % 2) ? -1.0 : 1.0);
+        A = cl_svd_case_with_svals(&r, cl_rng_range(&r, 0.5, 2.0), 1.0, (i % 2) ? -1.0 : 1.0);
         break;
       default: break;
     }

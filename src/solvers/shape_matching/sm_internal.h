@@ -228,6 +228,7 @@ typedef struct cl_sm {
    * (every cluster is then summed and swept as in the plain algorithm) */
   int no_shortcuts;
   int64_t sl_sweeps, sl_skips; /* strain limiting: member sweeps done and avoided by a bound, in total */
+  int64_t sl_box_skips;        /* of the skips, those only the displacement box allowed (tests) */
   int64_t reused;     /* clusters whose goal pass took the measure's sums and SVD, in total */
 
   double mean_cluster_mass0;

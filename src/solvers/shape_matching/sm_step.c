@@ -435,25 +435,53 @@ static void sl_sums(cl_sm *s, const cl_body_state *st, int32_t c) {
 }
 
 /* Whether no member of cluster c can be clamped, from how far its members moved since the
- * reference (D) alone, without the member sums. With every member displaced by at most D:
- *   |y - y_r| <= D;  ||A - A_r||_F <= D sum w~m |p| (the sum of w~m d p^T with sum w~m p = 0);
+ * reference, without the member sums. Every member moved by at most D, and every member's
+ * displacement d_i lies within H of a common point (the centre of their box; H = D with the
+ * origin). Then:
+ *   the centre's displacement (a weighted mean of the d_i) is within 2 min(D, H) of each d_i;
+ *   ||A - A_r||_F <= min(D, H) sum w~m |p| (sum w~m (d_i - c) p^T = sum w~m d_i p^T for any c,
+ *   since sum w~m p = 0);
  *   ||F^e - F^e_r||_F <= that x ||A_rr^+||_2 ||F^p^-1||_2 = eps;
  *   the rotation of F^e moves by ||R - R_r||_F <= 2 eps / (sigma_r + sigma) with
  *   sigma >= sigma_r - eps the smallest singular values (the perturbation bound of the polar factor,
  *   R.-C. Li, "New perturbation bounds for the unitary polar factor", SIAM J. Matrix Anal. Appl.
  *   16(1), 1995; for eps < sigma_r, F^e stays a proper deformation and its polar factor is R);
  *   ||T - T_r||_F <= ||R - R_r||_F ||F^p||_2,
- * so a goal distance is at most g_r + ||T - T_r||_F width + 2 D. */
-static int sl_cheap_skip(const cl_sm *s, int32_t c, double D, double lim) {
+ * so a goal distance is at most g_r + ||T - T_r||_F width + 2 min(D, H). A cluster that moves
+ * rigidly without turning has H = 0 however far it travels, where D alone counts its travel twice. */
+static int sl_cheap_skip2(const cl_sm *s, int32_t c, double D, double H, double lim) {
   const double sr = s->sl_s[c];
   if (!(sr > 0.0)) return 0;
-  const double eps = s->sl_k[c] * D;
+  const double Hm = H < D ? H : D;
+  const double eps = s->sl_k[c] * Hm;
   if (!(eps < 0.5 * sr)) return 0;
   const double w = s->width[c];
-  const double bound = s->sl_g[c] + 2.0 * eps / (2.0 * sr - eps) * s->sl_f[c] * w + 2.0 * D;
+  const double bound = s->sl_g[c] + 2.0 * eps / (2.0 * sr - eps) * s->sl_f[c] * w + 2.0 * Hm;
   const double *yr = s->sl_y + 3 * (size_t)c;
   const double mag = fabs(yr[0]) + fabs(yr[1]) + fabs(yr[2]) + w;
   return bound * (1.0 + 1e-9) + 1e-12 * mag < lim && isfinite(bound);
+}
+
+static int sl_cheap_skip(const cl_sm *s, int32_t c, double D, double lim) { return sl_cheap_skip2(s, c, D, D, lim); }
+
+/* Clusters up to this many members also try the bound with H (a pass over their members against
+ * the sums and an evaluation, which cost the same per member plus a fixed ~1 us) */
+enum { SM_BOX_SKIP_MAX = 64 };
+
+/* Half the diagonal of the box of the members' displacements since the step start (x - xold): each
+ * displacement is within it of the box centre. */
+SM_CLONES static double disp_half_diagonal(const cl_sm *s, const cl_body_state *st, int32_t c) {
+  double l0 = INFINITY, l1 = INFINITY, l2 = INFINITY, h0 = -INFINITY, h1 = -INFINITY, h2 = -INFINITY;
+  const double *x = st->x, *xo = s->xold;
+  for (int64_t k = s->moff[c]; k < (int64_t)s->moff[c] + s->mcnt[c]; ++k) {
+    const size_t i3 = 3 * (size_t)s->mp[k];
+    const double d0 = x[i3] - xo[i3], d1 = x[i3 + 1] - xo[i3 + 1], d2 = x[i3 + 2] - xo[i3 + 2];
+    l0 = d0 < l0 ? d0 : l0, h0 = d0 > h0 ? d0 : h0;
+    l1 = d1 < l1 ? d1 : l1, h1 = d1 > h1 ? d1 : h1;
+    l2 = d2 < l2 ? d2 : l2, h2 = d2 > h2 ? d2 : h2;
+  }
+  const double e0 = h0 - l0, e1 = h1 - l1, e2 = h2 - l2;
+  return 0.5 * sqrt(e0 * e0 + e1 * e1 + e2 * e2) * (1.0 + 1e-12);
 }
 
 /* The largest pdisp over the members of c (and in *moved whether one of them moved in the last
@@ -912,12 +940,12 @@ cl_status cl_sm_step(cl_sm *s, cl_body_state *st, const cl_step_input *in, cl_st
     int32_t *cur = s->sl_list, *prev = s->sl_list + s->pcap, ncur = 0, nprev = 0;
     memset(s->moved, 0, (size_t)n);
     const int plain = (s->no_shortcuts & 2) != 0;
-    int64_t nsweep = 0, nskip = 0;
+    int64_t nsweep = 0, nskip = 0, nbox = 0;
     for (int32_t it = 0; it < s->p.iterations; ++it) {
       int any = 0;
       /* after the first iteration only clusters that clamped, or whose members moved, can clamp:
        * the others see the same positions as before (the result is the same as a full sweep) */
-#pragma omp parallel for num_threads(nt) schedule(dynamic, 4) reduction(| : any) reduction(+ : nsweep, nskip) \
+#pragma omp parallel for num_threads(nt) schedule(dynamic, 4) reduction(| : any) reduction(+ : nsweep, nskip, nbox) \
     if (par_c)
       for (int32_t c = 0; c < ncl; ++c) {
         if (!s->alive[c]) {
@@ -940,7 +968,14 @@ cl_status cl_sm_step(cl_sm *s, cl_body_state *st, const cl_step_input *in, cl_st
           double D = sqrt(max_pdisp(s, c, NULL));
           s->sl_d[c] = D;
           s->sl_ok[c] = 0;
-          if (sl_cheap_skip(s, c, D, lim)) {
+          /* small clusters: also the finer bound (a box pass over a few members against the sums
+           * and an evaluation; fragments of a shattered body fly off without deforming) */
+          int skip = sl_cheap_skip(s, c, D, lim);
+          if (!skip && s->mcnt[c] <= SM_BOX_SKIP_MAX) {
+            skip = sl_cheap_skip2(s, c, D, disp_half_diagonal(s, st, c), lim);
+            nbox += skip;
+          }
+          if (skip) {
             s->active[c] = 0;
             ++nskip;
             continue;
@@ -998,6 +1033,7 @@ cl_status cl_sm_step(cl_sm *s, cl_body_state *st, const cl_step_input *in, cl_st
     }
     s->sl_sweeps += nsweep;
     s->sl_skips += nskip;
+    s->sl_box_skips += nbox;
   }
   s->stats.strain_limit_iterations = iters_run;
 
