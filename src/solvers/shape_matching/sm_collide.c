@@ -68,7 +68,7 @@ static int adjacent(const cl_sm *s, int32_t c, int32_t d) {
 
 /* Where particle position x leaves the proxy of cluster d: returns 1 when x is inside, with *dx =
  * restitution x (exit point - x) and *depth = |exit point - x|. */
-SM_CLONES static int proxy_exit(const cl_sm *s, const double *x, int32_t d, cl_vec3 *dx, double *depth) {
+static int proxy_exit(const cl_sm *s, const double *x, int32_t d, cl_vec3 *dx, double *depth) {
   /* the operations of cl_vec3_sub / cl_vec3_norm / cl_mat3_mul_vec / cl_vec3_add written out on
    * the arrays, in the same order (bitwise the same values), without copying F and F^-1 of every
    * candidate: most candidates are rejected before F is needed */
@@ -135,7 +135,7 @@ static int push_out(cl_sm *s, cl_body_state *st, int32_t i, int32_t d, double dt
 
 static int plane_reject(const cl_sm *s, int32_t q, const double *x);
 
-SM_CLONES static void push_members(cl_sm *s, cl_body_state *st, int32_t c, int32_t d, int cull, double dt) {
+static void push_members(cl_sm *s, cl_body_state *st, int32_t c, int32_t d, int cull, double dt) {
   /* most members of an overlapping pair lie outside d's world sphere: reject them on the squared
    * distance with a margin well above rounding, so push_out's exact test decides the rest as before */
   enum { SM_NEAR_BLOCK = 64 };
@@ -266,7 +266,7 @@ static void need_planes(cl_sm *s, int32_t c) {
 
 /* Whether no member of cluster p can be inside the proxy of cluster q (see the culling comment);
  * M (cull_mag) bounds every coordinate involved and ctol[2 q] is q's plane margin for it. */
-SM_CLONES static int direction_culled(const cl_sm *s, int32_t p, int32_t q) {
+static int direction_culled(const cl_sm *s, int32_t p, int32_t q) {
   const double *lo = s->cbox + 6 * (size_t)p, *hi = lo + 3, *cq = s->wcom + 3 * (size_t)q;
   double d2 = 0.0;
   for (int j = 0; j < 3; ++j) {
@@ -291,7 +291,7 @@ SM_CLONES static int direction_culled(const cl_sm *s, int32_t p, int32_t q) {
  * proxy_exit returns 0 for it): the test of direction_culled for a single point, before the
  * costlier exact test (three quarters of the points inside a proxy's world sphere are rejected by a
  * plane: the pieces of a shattered body touch across their cracks). */
-SM_CLONES static int plane_reject(const cl_sm *s, int32_t q, const double *x) {
+static int plane_reject(const cl_sm *s, int32_t q, const double *x) {
   const double *cq = s->wcom + 3 * (size_t)q;
   const double r0 = x[0] - cq[0], r1 = x[1] - cq[1], r2 = x[2] - cq[2];
   const double tol = s->ctol[q];
@@ -440,7 +440,7 @@ enum { SM_PARTNERS = 32 };
  * start of the call) is skipped for the members still at those positions: a particle pushed during
  * the call (moved) is tested against every partner, and a partner any of whose members was pushed
  * (cpos, see push_out) is pushed out of c in full. */
-SM_CLONES static void push_batch(cl_sm *s, cl_body_state *st, int32_t c, const int32_t *part, int32_t np, int cull,
+static void push_batch(cl_sm *s, cl_body_state *st, int32_t c, const int32_t *part, int32_t np, int cull,
                        double dt) {
   double pc[SM_PARTNERS][3], pf[SM_PARTNERS];
   int32_t act[SM_PARTNERS], na = 0; /* the partners whose direction is not culled */
@@ -513,7 +513,7 @@ static void self_collide_plain(cl_sm *s, cl_body_state *st, double dt) {
   }
 }
 
-SM_CLONES void cl_sm_self_collide(cl_sm *s, cl_body_state *st, double dt) {
+void cl_sm_self_collide(cl_sm *s, cl_body_state *st, double dt) {
   if (s->no_shortcuts & 4) {
     update_proxies(s, st, 0);
     self_collide_plain(s, st, dt);

@@ -85,17 +85,6 @@ typedef struct cl_sm_params {
   double boundary_planes;  /* boundary planes of the proxies, fraction of the radius (0 = none) */
 } cl_sm_params;
 
-/* The hot member and particle loops (sm_step.c, sm_collide.c) built for AVX2 as well as the
- * baseline x86-64 (GCC target_clones picks at load time): the same operations in the same order (no
- * FMA: the AVX2 target does not include it, and -std=c11 does not contract), so results are
- * bitwise the same, with the three-operand VEX forms instead of SSE2's register copies (a tenth to
- * a fifth fewer instructions). */
-#if defined(__GNUC__) && !defined(__clang__) && defined(__x86_64__) && !defined(CL_SM_NO_CLONES)
-#define SM_CLONES __attribute__((target_clones("avx2", "default")))
-#else
-#define SM_CLONES
-#endif
-
 /* Doubles per cluster in gpack (sm_step.c): the gathers' blocks (24 or 28) and, at 28, the F^e of
  * the goal pass (strain limiting's reference) */
 #define SM_GPACK 40

@@ -92,8 +92,7 @@ typedef struct sums {
  * 18 accumulators to the stack): su = w~m d is formed once and reused, as cl_mat3_add_outer does, so
  * sx and A are bitwise those of the outer-product form. The second moments are symmetric: six sums,
  * mirrored. Strain limiting's sums (sl_sums) are the loop without the moments. */
-SM_CLONES static void member_sums(const cl_sm *s, const double *x, const double *X, int32_t c, int moments,
-                                  sums *out) {
+static void member_sums(const cl_sm *s, const double *x, const double *X, int32_t c, int moments, sums *out) {
   const int64_t k0 = s->moff[c], k1 = k0 + s->mcnt[c];
   const int32_t *mp = s->mp;
   const double *mwm = s->mwm;
@@ -271,8 +270,8 @@ static cl_mat3 inertia_inverse(const cl_mat3 *I) {
  * alone (spin = 1: the damping then pulls toward the mean velocity and slows spin, as the authors'
  * damping does) or of all of e (spin = 0: toward the cluster's rigid motion). Returns -1 when the
  * deformation gradient is not finite. */
-SM_CLONES static int goal_pass(cl_sm *s, const cl_body_state *st, int32_t c, double ka, double kd, int spin,
-                               int tf, int64_t *nreuse) {
+static int goal_pass(cl_sm *s, const cl_body_state *st, int32_t c, double ka, double kd, int spin, int tf,
+                     int64_t *nreuse) {
   const int64_t k0 = s->moff[c], k1 = k0 + s->mcnt[c];
   const double M = s->mass[c];
   sums m;
@@ -470,7 +469,7 @@ enum { SM_BOX_SKIP_MAX = 64 };
 
 /* Half the diagonal of the box of the members' displacements since the step start (x - xold): each
  * displacement is within it of the box centre. */
-SM_CLONES static double disp_half_diagonal(const cl_sm *s, const cl_body_state *st, int32_t c) {
+static double disp_half_diagonal(const cl_sm *s, const cl_body_state *st, int32_t c) {
   double l0 = INFINITY, l1 = INFINITY, l2 = INFINITY, h0 = -INFINITY, h1 = -INFINITY, h2 = -INFINITY;
   const double *x = st->x, *xo = s->xold;
   for (int64_t k = s->moff[c]; k < (int64_t)s->moff[c] + s->mcnt[c]; ++k) {
@@ -488,7 +487,7 @@ SM_CLONES static double disp_half_diagonal(const cl_sm *s, const cl_body_state *
  * iteration). Four running maxima: one chain waited for each compare (the loop was bound by its
  * latency); the maximum of a set does not depend on the order (NaN never compares greater, so it
  * is skipped in any order). */
-SM_CLONES static double max_pdisp(const cl_sm *s, int32_t c, int *moved) {
+static double max_pdisp(const cl_sm *s, int32_t c, int *moved) {
   const int64_t k0 = s->moff[c], k1 = k0 + s->mcnt[c];
   const int32_t *mp = s->mp;
   const double *pd = s->pdisp;
@@ -522,7 +521,7 @@ SM_CLONES static double max_pdisp(const cl_sm *s, int32_t c, int *moved) {
 
 /* Add the last iteration's displacements (acc) of the members that moved. Returns 0 when none did
  * (the cluster then sees exactly the positions of its last evaluation). */
-SM_CLONES static int sl_update(cl_sm *s, const cl_body_state *st, int32_t c) {
+static int sl_update(cl_sm *s, const cl_body_state *st, int32_t c) {
   const int64_t k0 = s->moff[c], k1 = k0 + s->mcnt[c];
   const int32_t *mp = s->mp;
   const uint8_t *mv = s->moved;
@@ -595,7 +594,7 @@ SM_CLONES static int sl_update(cl_sm *s, const cl_body_state *st, int32_t c) {
  * |x - x_r| <= the summed largest displacements of the members since (sl_d). When
  * g_r + ||T - T_r||_F width + |y - y_r| + sl_d stays below the limit (with a margin far above the
  * rounding), the sweep would clamp nothing: the decision is the same, at a fraction of the cost. */
-SM_CLONES static int sl_eval(cl_sm *s, const cl_body_state *st, int32_t c, double gamma, int tf, int force) {
+static int sl_eval(cl_sm *s, const cl_body_state *st, int32_t c, double gamma, int tf, int force) {
   const int64_t k0 = s->moff[c], k1 = k0 + s->mcnt[c];
   const double M = s->mass[c];
   const double *o = s->sl_sum + 15 * (size_t)c;
@@ -812,8 +811,8 @@ static void thread_range(int32_t n, int32_t *i0, int32_t *i1) {
 
 /* Step 2 for particles [i0, i1): velocities toward the goals (eq 8), then positions; held
  * particles go to their targets (each particle writes only its own data). */
-SM_CLONES static void goal_velocities(cl_sm *s, cl_body_state *st, const cl_step_input *in, double ka, double kd,
-                                      int32_t i0, int32_t i1) {
+static void goal_velocities(cl_sm *s, cl_body_state *st, const cl_step_input *in, double ka, double kd, int32_t i0,
+                            int32_t i1) {
   const double h = in->dt, *g = in->gravity, *fx = in->f_ext;
   const cl_constraint_set *cs = &in->constraints;
   for (int32_t i = i0; i < i1; ++i) {
@@ -843,8 +842,8 @@ SM_CLONES static void goal_velocities(cl_sm *s, cl_body_state *st, const cl_step
 }
 
 /* Step 4 for particles [i0, i1): v = (x - x_start) / dt, then the world's colliders. */
-SM_CLONES static void end_velocities(cl_sm *s, cl_body_state *st, const cl_collider_view *view, double ih, int32_t i0,
-                                     int32_t i1) {
+static void end_velocities(cl_sm *s, cl_body_state *st, const cl_collider_view *view, double ih, int32_t i0,
+                           int32_t i1) {
   const int colliders = view && view->count;
   for (int32_t i = i0; i < i1; ++i) {
     if (s->held[i]) continue;
@@ -856,8 +855,8 @@ SM_CLONES static void end_velocities(cl_sm *s, cl_body_state *st, const cl_colli
 
 /* Strain limiting's move of the particles cur[a0 .. a1) (each reads only its own position and
  * per-cluster data: updating in place is safe). */
-SM_CLONES static void limit_moves(cl_sm *s, cl_body_state *st, const int32_t *cur, int32_t a0, int32_t a1,
-                                  double gamma, double om) {
+static void limit_moves(cl_sm *s, cl_body_state *st, const int32_t *cur, int32_t a0, int32_t a1, double gamma,
+                        double om) {
   for (int32_t a = a0; a < a1; ++a) {
     const int32_t i = cur[a];
     cl_vec3 d = cl_vec3_scale(gather_limit(s, st, i, gamma), om);
