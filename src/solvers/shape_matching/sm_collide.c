@@ -326,7 +326,7 @@ static void cull_begin(cl_sm *s) {
  * cluster writes only its own slots: any thread count gives the same. */
 static void update_proxies(cl_sm *s, const cl_body_state *st, int cull) {
   const int32_t ncl = s->ncl;
-#pragma omp parallel for num_threads(s->threads) schedule(dynamic, 4) if (ncl >= 64)
+#pragma omp parallel for num_threads(s->threads) schedule(dynamic, 4) if (cl_sm_parallel(s))
   for (int32_t c = 0; c < ncl; ++c) {
     s->wrad[c] = -1.0;
     if (!s->alive[c] || s->mcnt[c] < SM_PROXY_MIN_MEMBERS) continue;

@@ -85,6 +85,10 @@ typedef struct cl_sm_params {
   double boundary_planes;  /* boundary planes of the proxies, fraction of the radius (0 = none) */
 } cl_sm_params;
 
+/* Whether the per-cluster loops of a step, the measure and the proxies run on the body's threads:
+ * only with enough work to pay for their fork/joins (sm_step.c, cl_sm_step, says what was measured). */
+#define SM_PAR_MEMBERSHIPS 12000
+
 /* Doubles per cluster in gpack (sm_step.c): the gathers' blocks (24 or 28) and, at 28, the F^e of
  * the goal pass (strain limiting's reference) */
 #define SM_GPACK 40
@@ -334,6 +338,7 @@ void cl_sm_clear_marks(cl_sm *s);
 cl_status cl_sm_boundary_planes(cl_sm *s, const cl_body_state *st);
 
 /* ---- sm_step.c ---------------------------------------------------------------------------- */
+static inline int cl_sm_parallel(const cl_sm *s) { return s->ncl >= 32 && s->memberships >= SM_PAR_MEMBERSHIPS; }
 cl_status cl_sm_step(cl_sm *s, cl_body_state *st, const cl_step_input *in, cl_step_report *rep);
 /* World centre of mass and F = A_xr A_rr^+ of cluster c at the current positions (eqs 3, 7). */
 void cl_sm_cluster_F(const cl_sm *s, const cl_body_state *st, int32_t c, double *com, cl_mat3 *F);

@@ -39,7 +39,7 @@ cl_status cl_sm_measure(cl_sm *s, const cl_body_state *st, cl_unit_fields *out) 
   const int32_t ncl = s->ncl < out->count ? s->ncl : out->count;
   const double mu = s->mu, la = s->lambda;
   int bad = 0;
-#pragma omp parallel for num_threads(s->threads) schedule(dynamic, 4) reduction(| : bad) if (ncl >= 64)
+#pragma omp parallel for num_threads(s->threads) schedule(dynamic, 4) reduction(| : bad) if (cl_sm_parallel(s))
   for (int32_t c = 0; c < ncl; ++c) {
     double *F = out->F + 9 * (size_t)c, *S = out->stress + 9 * (size_t)c, *P = out->plastic + 9 * (size_t)c;
     double *cen = out->center + 3 * (size_t)c;

@@ -889,9 +889,11 @@ cl_status cl_sm_step(cl_sm *s, cl_body_state *st, const cl_step_input *in, cl_st
   const double *fx = in->f_ext;
   const cl_constraint_set *cs = &in->constraints;
   int nt = in->threads > 0 ? in->threads : 1;
-  /* threads only where there is enough work to pay for a barrier (on a shared machine a barrier
-   * waits for a descheduled thread) */
-  const int par_c = ncl >= 32 && s->memberships >= 8000, par_p = n >= 4096;
+  /* threads only where there is enough work to pay for the ~13 fork/joins of a step (on a shared
+   * machine each waits for a descheduled thread): below ~12k memberships two threads were slower
+   * than one on the 2-vCPU VM (the weak brittle plate, 10-11k memberships: 2.2-3.0 ms against
+   * 2.0-2.9 ms per frame; the twisted bar, 13.8k with 8 strain-limiting iterations, gains) */
+  const int par_c = cl_sm_parallel(s), par_p = par_c && n >= 4096;
   (void)nt;
   (void)par_c;
   (void)par_p;
