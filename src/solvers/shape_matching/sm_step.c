@@ -322,11 +322,10 @@ static int goal_pass(cl_sm *s, const cl_body_state *st, int32_t c, double ka, do
    * drift by 1e-11 over a few hundred steps) */
   cl_vec3 se = cl_vec3_zero(), tau = cl_vec3_zero();
   const double *Tm = s->Rt + 9 * (size_t)c, *rc = s->rcom + 3 * (size_t)c, *y = s->com + 3 * (size_t)c;
-  int32_t nheld = 0;
   double gmax2 = 0.0;
 #if SM_V2D
   if (tf && spin) { /* the defaults: goal_e with rows 0 and 1 in the lanes of a pair (see v2d) */
-    const int32_t *mp = s->mp, *held = s->held;
+    const int32_t *mp = s->mp;
     const double *mwm = s->mwm, *Xa = st->X, *xa = st->x, *va = st->v;
     const v2d T03 = {Tm[0], Tm[3]}, T14 = {Tm[1], Tm[4]}, T25 = {Tm[2], Tm[5]};
     const double T6 = Tm[6], T7 = Tm[7], T8 = Tm[8];
@@ -337,7 +336,6 @@ static int goal_pass(cl_sm *s, const cl_body_state *st, int32_t c, double ka, do
     for (int64_t k = k0; k < k1; ++k) {
       const size_t i3 = 3 * (size_t)mp[k];
       const double wm = mwm[k];
-      nheld += held[mp[k]] != 0;
       const v2d p01 = v2d_load(Xa + i3) - rc01, q01 = v2d_load(xa + i3) - y01;
       const double p0 = p01[0], p1 = p01[1], p2 = Xa[i3 + 2] - rc2, q2 = xa[i3 + 2] - y2;
       const v2d g01 = T03 * p0 + T14 * p1 + T25 * p2 - q01;
@@ -361,7 +359,6 @@ static int goal_pass(cl_sm *s, const cl_body_state *st, int32_t c, double ka, do
   for (int64_t k = k0; k < k1; ++k) {
     const int32_t i = s->mp[k];
     const double wm = s->mwm[k];
-    nheld += s->held[i] != 0;
     cl_vec3 q, el;
     double g2;
     cl_vec3 e = goal_e(Tm, rc, y, st->X + 3 * (size_t)i, st->x + 3 * (size_t)i, st->v + 3 * (size_t)i, ka, kd, &q, &el,
@@ -383,7 +380,8 @@ static int goal_pass(cl_sm *s, const cl_body_state *st, int32_t c, double ka, do
     memcpy(pk, blk, sizeof blk);
     memcpy(pk + 28, Fe.m, sizeof Fe.m); /* strain limiting's reference F^e (sl_eval) */
   }
-  s->clampc[c] = (uint8_t)(nheld > 0 && nheld < s->mcnt[c]);
+  /* held members of c, counted before the goal pass (stamp: see cl_sm_step) */
+  s->clampc[c] = (uint8_t)(s->stamp[c] > 0 && s->stamp[c] < s->mcnt[c]);
   /* the reference of strain limiting's first iteration: these goals at the step-start positions */
   store9(s->sl_T, c, &T);
   cl_vec3_store(s->sl_y, c, com);
@@ -796,6 +794,16 @@ static inline cl_vec3 gather_limit(const cl_sm *s, const cl_body_state *st, int3
 #endif
 }
 
+/* Per cluster, how many of its members are held (in stamp, which is zero outside the fracture op),
+ * for the goal pass's clampc; with on = 0, back to zero. Through the held particles' memberships
+ * (the reverse index) rather than a look-up of every member in the goal pass. */
+static void held_counts(cl_sm *s, const cl_constraint_set *cs, int on) {
+  for (int32_t j = 0; j < cs->count; ++j) {
+    const int32_t i = cs->nodes[j];
+    for (int32_t a = s->pofs[i]; a < s->pofs[i + 1]; ++a) s->stamp[s->pc[a]] = on ? s->stamp[s->pc[a]] + 1 : 0;
+  }
+}
+
 /* This thread's share [i0, i1) of n items, as schedule(static) gives it (whole without OpenMP). */
 static void thread_range(int32_t n, int32_t *i0, int32_t *i1) {
 #ifdef _OPENMP
@@ -899,6 +907,7 @@ cl_status cl_sm_step(cl_sm *s, cl_body_state *st, const cl_step_input *in, cl_st
   (void)par_p;
   if (n > s->pcap) return cl_fail(CL_ERR_STATE, "solver 'shape_matching': state has %d nodes, solver knows %d", n, s->n);
   for (int32_t j = 0; j < cs->count; ++j) s->held[cs->nodes[j]] = j + 1;
+  held_counts(s, cs, 1);
 
   const double ka = s->p.alpha / h;
   const double kd = 1.0 - exp(-s->p.damping * h);
@@ -920,6 +929,7 @@ cl_status cl_sm_step(cl_sm *s, cl_body_state *st, const cl_step_input *in, cl_st
   }
   s->reused += nreuse;
   s->msum_ok = 0;
+  held_counts(s, cs, 0);
   if (bad < 0) {
     for (int32_t j = 0; j < cs->count; ++j) s->held[cs->nodes[j]] = 0;
     return cl_fail(CL_ERR_NUMERICAL, "solver 'shape_matching': a cluster's deformation gradient is not finite "
