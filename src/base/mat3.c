@@ -260,3 +260,25 @@ cl_status cl_rotation_gram_schmidt(const cl_mat3 *F, cl_mat3 *R) {
   if (st < 0) return cl_fail_context(st, "cl_rotation_gram_schmidt: ");
   return CL_OK;
 }
+
+void cl_rotation_axis_angle(const double a[3], double th, double Q[9]) {
+  const double c = cos(th), s = sin(th);
+  for (int i = 0; i < 3; ++i)
+    for (int j = 0; j < 3; ++j) Q[3 * i + j] = (i == j ? c : 0.0) + (1.0 - c) * a[i] * a[j];
+  Q[1] -= s * a[2];
+  Q[2] += s * a[1];
+  Q[3] += s * a[2];
+  Q[5] -= s * a[0];
+  Q[6] -= s * a[1];
+  Q[7] += s * a[0];
+}
+
+void cl_rotation_vector(const double phi[3], double Q[9]) {
+  const double th = sqrt(phi[0] * phi[0] + phi[1] * phi[1] + phi[2] * phi[2]);
+  if (!(th > 0.0) || !isfinite(th)) {
+    for (int k = 0; k < 9; ++k) Q[k] = (k % 4 == 0) ? 1.0 : 0.0;
+    return;
+  }
+  const double a[3] = {phi[0] / th, phi[1] / th, phi[2] / th};
+  cl_rotation_axis_angle(a, th, Q);
+}

@@ -255,4 +255,11 @@ cl_status cl_pinv3(const cl_mat3 *A, double threshold, cl_mat3 *Ainv);
  * for every F; the zero matrix gives the identity. */
 cl_status cl_rotation_gram_schmidt(const cl_mat3 *F, cl_mat3 *R);
 
+/* The rotation by the angle th about the unit axis a (Rodrigues):
+ * Q = cos th I + sin th [a]x + (1 - cos th) a a^T, row-major in Q[9]. */
+void cl_rotation_axis_angle(const double a[3], double th, double Q[9]);
+
+/* The rotation exp([phi]x) by |phi| about phi (the identity for phi = 0 or not finite). */
+void cl_rotation_vector(const double phi[3], double Q[9]);
+
 #endif

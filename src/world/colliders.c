@@ -3,6 +3,7 @@
 #include <math.h>
 
 #include "base/error.h"
+#include "base/mat3.h"
 #include "world/world.h"
 
 cl_status cl_collider_check(const cl_collider_def *d) {
@@ -67,21 +68,16 @@ cl_status cl_collider_check(const cl_collider_def *d) {
   return CL_OK;
 }
 
-/* Q = cos(th) I + sin(th) [a]x + (1 - cos(th)) a a^T, the rotation by th about unit a (Rodrigues). */
+/* The rotation by |w| t about w (identity for w = 0 or t = 0). */
 static void rotation(const double *w, double t, double Q[9]) {
   double n = sqrt(w[0] * w[0] + w[1] * w[1] + w[2] * w[2]);
   double th = n * t;
-  for (int k = 0; k < 9; ++k) Q[k] = (k % 4 == 0) ? 1.0 : 0.0;
-  if (!(n > 0.0) || th == 0.0) return;
-  double a[3] = {w[0] / n, w[1] / n, w[2] / n}, c = cos(th), s = sin(th);
-  for (int i = 0; i < 3; ++i)
-    for (int j = 0; j < 3; ++j) Q[3 * i + j] = (i == j ? c : 0.0) + (1.0 - c) * a[i] * a[j];
-  Q[1] -= s * a[2];
-  Q[2] += s * a[1];
-  Q[3] += s * a[2];
-  Q[5] -= s * a[0];
-  Q[6] -= s * a[1];
-  Q[7] += s * a[0];
+  if (!(n > 0.0) || th == 0.0) {
+    for (int k = 0; k < 9; ++k) Q[k] = (k % 4 == 0) ? 1.0 : 0.0;
+    return;
+  }
+  const double a[3] = {w[0] / n, w[1] / n, w[2] / n};
+  cl_rotation_axis_angle(a, th, Q);
 }
 
 void cl_collider_pose(const cl_collider *c, double t, cl_collider_shape *s) {

@@ -20,6 +20,7 @@
 #include <string.h>
 
 #include "base/error.h"
+#include "base/mat3.h"
 #include "world/world.h"
 
 cl_status cl_rigid_check(const cl_collider_def *d) {
@@ -95,22 +96,6 @@ static void cross(const double a[3], const double b[3], double c[3]) {
 
 static double dot(const double a[3], const double b[3]) { return a[0] * b[0] + a[1] * b[1] + a[2] * b[2]; }
 
-/* Q = exp([phi]x): the rotation by |phi| about phi (Rodrigues). */
-static void rotation_of(const double phi[3], double Q[9]) {
-  double th = sqrt(dot(phi, phi));
-  for (int k = 0; k < 9; ++k) Q[k] = (k % 4 == 0) ? 1.0 : 0.0;
-  if (!(th > 0.0)) return;
-  double a[3] = {phi[0] / th, phi[1] / th, phi[2] / th}, c = cos(th), s = sin(th);
-  for (int i = 0; i < 3; ++i)
-    for (int j = 0; j < 3; ++j) Q[3 * i + j] = (i == j ? c : 0.0) + (1.0 - c) * a[i] * a[j];
-  Q[1] -= s * a[2];
-  Q[2] += s * a[1];
-  Q[3] += s * a[2];
-  Q[5] -= s * a[0];
-  Q[6] -= s * a[1];
-  Q[7] += s * a[0];
-}
-
 /* R <- Q R, then re-orthonormalise the columns (Gram-Schmidt) so rounding does not accumulate. */
 static void turn(double R[9], const double Q[9]) {
   double N[9];
@@ -161,7 +146,7 @@ void cl_rigid_predict(cl_world *w, double h, double t1) {
       cross(r, Mg, rg);
       theta_dot += h * dot(a, rg) / Ia;
       for (int k = 0; k < 3; ++k) phi[k] = h * theta_dot * a[k];
-      rotation_of(phi, Q);
+      cl_rotation_vector(phi, Q);
       for (int k = 0; k < 3; ++k) rn[k] = Q[3 * k] * r[0] + Q[3 * k + 1] * r[1] + Q[3 * k + 2] * r[2];
       turn(d->rotation, Q);
       for (int k = 0; k < 3; ++k) {
@@ -179,7 +164,7 @@ void cl_rigid_predict(cl_world *w, double h, double t1) {
         d->velocity[k] += h * g[k];
         phi[k] = h * d->angular_velocity[k];
       }
-      rotation_of(phi, Q);
+      cl_rotation_vector(phi, Q);
       turn(d->rotation, Q);
       cl_rigid_apply_inertia(d->rotation, Iinv, L, d->angular_velocity);
     }

@@ -32,6 +32,7 @@
 #include <math.h>
 #include <string.h>
 
+#include "base/mat3.h"
 #include "world/rigid_contact.h"
 
 enum { MAX_CONTACTS = 16, PASSES = 10, VELOCITY_ITERATIONS = 16, PUSH_ROUNDS = 4 };
@@ -377,18 +378,6 @@ static int detect(const rbody *A, const rbody *B, double margin, contact *out) {
 
 /* ---- position projection ---------------------------------------------------------------------- */
 
-/* Rotation by angle th about the unit axis a (Rodrigues). */
-static void rotation_about(const double a[3], double th, double Q[9]) {
-  double c = cos(th), s = sin(th);
-  for (int i = 0; i < 3; ++i)
-    for (int j = 0; j < 3; ++j) Q[3 * i + j] = (i == j ? c : 0.0) + (1.0 - c) * a[i] * a[j];
-  Q[1] -= s * a[2];
-  Q[2] += s * a[1];
-  Q[3] += s * a[2];
-  Q[5] -= s * a[0];
-  Q[6] -= s * a[1];
-  Q[7] += s * a[0];
-}
 
 /* Lever of a hinged body's motion along n at p: dp.n = k dtheta. */
 static double hinge_lever(const rbody *b, const double p[3], const double n[3]) {
@@ -414,7 +403,7 @@ static void shift(rbody *b, double P, const double p[3], const double n[3]) {
     for (int k = 0; k < 3; ++k) b->s.center[k] += P * b->inv_m * n[k];
   } else if (b->type == HINGED) {
     double th = P * hinge_lever(b, p, n) / b->Ia, Q[9], r[3], R[9];
-    rotation_about(b->a, th, Q);
+    cl_rotation_axis_angle(b->a, th, Q);
     for (int k = 0; k < 3; ++k) r[k] = b->s.center[k] - b->hp[k];
     for (int i = 0; i < 3; ++i) {
       b->s.center[i] = b->hp[i] + Q[3 * i] * r[0] + Q[3 * i + 1] * r[1] + Q[3 * i + 2] * r[2];

@@ -703,6 +703,33 @@ static void test_rng(void **state) {
   assert_true(cl_mat3_max_abs(&mr) / 20000 < 0.03);
 }
 
+/* Rodrigues: a quarter turn about z takes x to y; any rotation vector gives an orthonormal proper
+ * matrix that keeps its axis and turns by its length; zero and non-finite vectors give I. */
+static void test_rotation_vector(void **state) {
+  (void)state;
+  double Q[9];
+  const double z[3] = {0.0, 0.0, 1.0};
+  cl_rotation_axis_angle(z, 2.0 * atan(1.0), Q);
+  assert_true(fabs(Q[0]) < 1e-15 && fabs(Q[3] - 1.0) < 1e-15 && fabs(Q[6]) < 1e-15); /* Q e_x = e_y */
+  const double phi[3] = {0.3, -1.2, 0.7};
+  cl_rotation_vector(phi, Q);
+  cl_mat3 R;
+  memcpy(R.m, Q, sizeof Q);
+  cl_mat3 RtR = cl_mat3_mul_tn(&R, &R);
+  for (int k = 0; k < 9; ++k) assert_true(fabs(RtR.m[k] - (k % 4 == 0 ? 1.0 : 0.0)) < 1e-14);
+  assert_true(fabs(cl_mat3_det(&R) - 1.0) < 1e-14);
+  const cl_vec3 axis = cl_vec3_make(phi[0], phi[1], phi[2]);
+  const cl_vec3 turned = cl_mat3_mul_vec(&R, axis);
+  assert_true(cl_vec3_norm(cl_vec3_sub(turned, axis)) < 1e-14);
+  const double th = cl_vec3_norm(axis), tr = R.m[0] + R.m[4] + R.m[8]; /* tr R = 1 + 2 cos th */
+  assert_true(fabs(tr - (1.0 + 2.0 * cos(th))) < 1e-14);
+  const double zero[3] = {0.0, 0.0, 0.0}, bad[3] = {NAN, 0.0, 1.0};
+  cl_rotation_vector(zero, Q);
+  for (int k = 0; k < 9; ++k) assert_true(Q[k] == (k % 4 == 0 ? 1.0 : 0.0));
+  cl_rotation_vector(bad, Q);
+  for (int k = 0; k < 9; ++k) assert_true(Q[k] == (k % 4 == 0 ? 1.0 : 0.0));
+}
+
 static void test_timer(void **state) {
   (void)state;
   uint64_t t0 = cl_time_ns();
@@ -724,7 +751,7 @@ int main(void) {
       cmocka_unit_test(test_polar),             cmocka_unit_test(test_eig_sym),
       cmocka_unit_test(test_pinv),              cmocka_unit_test(test_gram_schmidt),
       cmocka_unit_test(test_inverse),           cmocka_unit_test(test_rng),
-      cmocka_unit_test(test_timer),
+      cmocka_unit_test(test_timer),             cmocka_unit_test(test_rotation_vector),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }
