@@ -198,32 +198,32 @@ static int by_lo(const void *a, const void *b) {
 
 static inline double maxd(double a, double b) { return b > a ? b : a; }
 
+/* *p grown (or shrunk) to `bytes`; 0 when realloc fails (*p is then unchanged). */
+static int resize(void **p, size_t bytes) {
+  void *q = realloc(*p, bytes > 0 ? bytes : 1);
+  if (!q) return 0;
+  *p = q;
+  return 1;
+}
+
 /* Room for the culling data of every cluster and plane; 0 when it cannot be had (then nothing is
  * culled: the results are the same, only slower). */
 static int cull_reserve(cl_sm *s) {
   if (s->ncl > s->cull_cap) {
-    int32_t cap = s->ccap > s->ncl ? s->ccap : s->ncl;
-    double *b = realloc(s->cbox, sizeof(double) * 6 * (size_t)cap);
-    if (b) s->cbox = b;
-    double *t = realloc(s->ctol, sizeof(double) * 2 * (size_t)cap);
-    if (t) s->ctol = t;
-    double *w = realloc(s->csw, sizeof(double) * 4 * (size_t)cap);
-    if (w) s->csw = w;
-    int32_t *o = realloc(s->cord, sizeof(int32_t) * (size_t)cap);
-    if (o) s->cord = o;
-    int32_t *p = realloc(s->cpos, sizeof(int32_t) * (size_t)cap);
-    if (p) s->cpos = p;
-    uint32_t *q = realloc(s->cstamp, sizeof(uint32_t) * (size_t)cap);
-    if (q) s->cstamp = q;
-    if (!b || !t || !w || !o || !p || !q) return 0;
-    for (int32_t c = s->cull_cap; c < cap; ++c) s->cstamp[c] = 0; /* no planes yet */
-    s->cull_cap = cap;
+    const size_t cap = (size_t)(s->ccap > s->ncl ? s->ccap : s->ncl);
+    int ok = resize((void **)&s->cbox, sizeof(double) * 6 * cap);
+    ok &= resize((void **)&s->ctol, sizeof(double) * cap);
+    ok &= resize((void **)&s->csw, sizeof(double) * 4 * cap);
+    ok &= resize((void **)&s->cord, sizeof(int32_t) * cap);
+    ok &= resize((void **)&s->cpos, sizeof(int32_t) * cap);
+    ok &= resize((void **)&s->cstamp, sizeof(uint32_t) * cap);
+    if (!ok) return 0;
+    for (size_t c = (size_t)s->cull_cap; c < cap; ++c) s->cstamp[c] = 0; /* no planes yet */
+    s->cull_cap = (int32_t)cap;
   }
   if (s->pltop > s->cwpl_cap) {
-    int64_t cap = s->plcap > s->pltop ? s->plcap : s->pltop;
-    double *w = realloc(s->cwpl, sizeof(double) * 4 * (size_t)cap);
-    if (!w) return 0;
-    s->cwpl = w;
+    const int64_t cap = s->plcap > s->pltop ? s->plcap : s->pltop;
+    if (!resize((void **)&s->cwpl, sizeof(double) * 4 * (size_t)cap)) return 0;
     s->cwpl_cap = cap;
   }
   return 1;
@@ -265,7 +265,7 @@ static void need_planes(cl_sm *s, int32_t c) {
 }
 
 /* Whether no member of cluster p can be inside the proxy of cluster q (see the culling comment);
- * M (cull_mag) bounds every coordinate involved and ctol[2 q] is q's plane margin for it. */
+ * M (cull_mag) bounds every coordinate involved and ctol[q] is q's plane margin for it. */
 static int direction_culled(const cl_sm *s, int32_t p, int32_t q) {
   const double *lo = s->cbox + 6 * (size_t)p, *hi = lo + 3, *cq = s->wcom + 3 * (size_t)q;
   double d2 = 0.0;
