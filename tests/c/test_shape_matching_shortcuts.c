@@ -57,11 +57,7 @@ static void run(double toughness, double gamma, double speed, int steps, int no_
   cl_sm *s = solver_of(w, b);
   s->no_shortcuts = no_shortcuts;
   assert_int_equal(cl_world_step(w, steps), CL_OK);
-  cl_body_state *st = cl_world_body_state(w, b);
-  o->n = st->n;
-  o->x = malloc(sizeof(double) * 3 * (size_t)st->n);
-  assert_non_null(o->x);
-  memcpy(o->x, st->x, sizeof(double) * 3 * (size_t)st->n);
+  o->x = cl_test_positions(w, b, &o->n);
   o->fractures = s->stats.fractures;
   o->reused = s->reused;
   o->sweeps = s->sl_sweeps;
@@ -121,11 +117,7 @@ static void fly(int no_shortcuts, run_out *o, int64_t *box_skips) {
   cl_sm *s = solver_of(w, b);
   s->no_shortcuts = no_shortcuts;
   assert_int_equal(cl_world_step(w, 40), CL_OK);
-  cl_body_state *st = cl_world_body_state(w, b);
-  o->n = st->n;
-  o->x = malloc(sizeof(double) * 3 * (size_t)st->n);
-  assert_non_null(o->x);
-  memcpy(o->x, st->x, sizeof(double) * 3 * (size_t)st->n);
+  o->x = cl_test_positions(w, b, &o->n);
   o->sweeps = s->sl_sweeps;
   o->skips = s->sl_skips;
   *box_skips = s->sl_box_skips;

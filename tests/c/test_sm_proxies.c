@@ -55,11 +55,7 @@ static void run(int threads, int no_shortcuts, int steps, run_out *o) {
   cl_status s = cl_world_step(w, steps);
   if (s != CL_OK) print_error("%s\n", cl_last_error());
   assert_int_equal(s, CL_OK);
-  cl_body_state *st = cl_world_body_state(w, b);
-  o->n = st->n;
-  o->x = malloc(sizeof(double) * 3 * (size_t)st->n);
-  assert_non_null(o->x);
-  memcpy(o->x, st->x, sizeof(double) * 3 * (size_t)st->n);
+  o->x = cl_test_positions(w, b, &o->n);
   o->pushes = sm->proxy_pushes;
   o->culled = sm->proxy_culled;
   o->fractures = sm->stats.fractures;

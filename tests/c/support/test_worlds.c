@@ -5,6 +5,8 @@
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
+#include <stdlib.h>
+#include <string.h>
 #include <cmocka.h>
 
 cl_world *cl_test_world(double dt, double gy, int32_t threads) {
@@ -31,6 +33,16 @@ void *cl_test_body_solver(cl_world *w, cl_id body) {
   cl_body *b = NULL;
   if (cl_world_body(w, body, &b) != CL_OK) fail_msg("cl_world_body: %s", cl_last_error());
   return b->solver;
+}
+
+double *cl_test_positions(cl_world *w, cl_id body, int32_t *n) {
+  cl_body_state *st = cl_world_body_state(w, body);
+  if (!st) fail_msg("cl_world_body_state: %s", cl_last_error());
+  double *x = malloc(sizeof(double) * 3 * (size_t)(st->n > 0 ? st->n : 1));
+  if (!x) fail_msg("out of memory copying %d positions", st->n);
+  memcpy(x, st->x, sizeof(double) * 3 * (size_t)st->n);
+  *n = st->n;
+  return x;
 }
 
 cl_id cl_test_add_body(cl_world *w, const char *solver, const cl_mesh *m, const cl_param *params, int32_t nparams,
