@@ -86,8 +86,11 @@ typedef struct cl_sm_params {
 } cl_sm_params;
 
 /* Whether the per-cluster loops of a step, the measure and the proxies run on the body's threads:
- * only with enough work to pay for their fork/joins (sm_step.c, cl_sm_step, says what was measured). */
+ * only with enough work to pay for their fork/joins (sm_step.c, cl_sm_step, says what was measured;
+ * -DSM_PAR_MEMBERSHIPS=N overrides it for experiments). */
+#ifndef SM_PAR_MEMBERSHIPS
 #define SM_PAR_MEMBERSHIPS 12000
+#endif
 
 /* Doubles per cluster in gpack (sm_step.c): the gathers' blocks (24 or 28) and, at 28, the F^e of
  * the goal pass (strain limiting's reference) */

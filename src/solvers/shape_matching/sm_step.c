@@ -900,7 +900,8 @@ cl_status cl_sm_step(cl_sm *s, cl_body_state *st, const cl_step_input *in, cl_st
   /* threads only where there is enough work to pay for the ~13 fork/joins of a step (on a shared
    * machine each waits for a descheduled thread): below ~12k memberships two threads were slower
    * than one on the 2-vCPU VM (the weak brittle plate, 10-11k memberships: 2.2-3.0 ms against
-   * 2.0-2.9 ms per frame; the twisted bar, 13.8k with 8 strain-limiting iterations, gains) */
+   * 2.0-2.9 ms per frame; the twisted bar, 13.8k with 8 strain-limiting iterations, gains; with
+   * the threshold at 8k, GOMP_SPINCOUNT 1k-100k instead of passive waiting did not help either) */
   const int par_c = cl_sm_parallel(s), par_p = par_c && n >= 4096;
   (void)nt;
   (void)par_c;
