@@ -81,17 +81,28 @@ double cl_body_state_mass(const cl_body_state *s) {
 int cl_body_state_finite(const cl_body_state *s, int32_t *bad_node, const char **what) {
   /* One pass summing value * 0 is cheaper than testing every value: the product is 0 for a finite
    * value and NaN for a NaN or Inf, so the sum is 0 exactly when every value is finite (in any
-   * order: eight independent sums, so the adds do not wait for each other). */
-  double a0 = 0.0, a1 = 0.0, a2 = 0.0, a3 = 0.0, b0 = 0.0, b1 = 0.0, b2 = 0.0, b3 = 0.0;
+   * order: independent sums, in pairs of lanes where the compiler has vector types, so the adds
+   * do not wait for each other). */
   const double *x = s->x, *v = s->v;
   const int64_t len = 3 * (int64_t)s->n;
   int64_t j = 0;
+  double tail = 0.0;
+#if defined(__GNUC__)
+  typedef double v2 __attribute__((vector_size(16)));
+  v2 a0 = {0.0, 0.0}, a1 = a0, b0 = a0, b1 = a0;
   for (; j + 4 <= len; j += 4) {
-    a0 += x[j] * 0.0, a1 += x[j + 1] * 0.0, a2 += x[j + 2] * 0.0, a3 += x[j + 3] * 0.0;
-    b0 += v[j] * 0.0, b1 += v[j + 1] * 0.0, b2 += v[j + 2] * 0.0, b3 += v[j + 3] * 0.0;
+    v2 x0, x1, v0, v1;
+    memcpy(&x0, x + j, sizeof x0);
+    memcpy(&x1, x + j + 2, sizeof x1);
+    memcpy(&v0, v + j, sizeof v0);
+    memcpy(&v1, v + j + 2, sizeof v1);
+    a0 += x0 * 0.0, a1 += x1 * 0.0, b0 += v0 * 0.0, b1 += v1 * 0.0;
   }
-  for (; j < len; ++j) a0 += x[j] * 0.0, b0 += v[j] * 0.0;
-  if ((a0 + a1) + (a2 + a3) + (b0 + b1) + (b2 + b3) == 0.0) return 1;
+  const v2 sum = (a0 + a1) + (b0 + b1);
+  tail = sum[0] + sum[1];
+#endif
+  for (; j < len; ++j) tail += x[j] * 0.0 + v[j] * 0.0;
+  if (tail == 0.0) return 1;
   for (int32_t i = 0; i < s->n; ++i)
     for (int k = 0; k < 3; ++k) {
       if (!isfinite(s->x[3 * i + k])) {

@@ -582,6 +582,32 @@ static cl_status nan_create(void **out) {
   *out = calloc(1, sizeof(nan_solver));
   return *out ? CL_OK : CL_ERR_OUT_OF_MEMORY;
 }
+/* cl_body_state_finite: every position and velocity finite, or the first bad node and which value,
+ * whichever lane of its sums and wherever in the arrays (also in the tail after the pairs). */
+static void test_state_finite(void **state) {
+  (void)state;
+  for (int32_t n = 1; n <= 7; ++n) {
+    for (int32_t at = 0; at < 3 * n; ++at) {
+      for (int which = 0; which < 4; ++which) {
+        cl_body_state st;
+        memset(&st, 0, sizeof st);
+        assert_int_equal(cl_body_state_resize(&st, n), CL_OK);
+        for (int32_t k = 0; k < 3 * n; ++k) st.x[k] = 0.5 * k - 1.0, st.v[k] = -0.25 * k;
+        int32_t bad = -1;
+        const char *what = NULL;
+        assert_true(cl_body_state_finite(&st, &bad, &what));
+        const double poison = which % 2 ? INFINITY : NAN;
+        if (which < 2) st.x[at] = poison;
+        else st.v[at] = which == 3 ? -INFINITY : poison;
+        assert_false(cl_body_state_finite(&st, &bad, &what));
+        assert_int_equal(bad, at / 3);
+        assert_string_equal(what, which < 2 ? "position" : "velocity");
+        cl_body_state_free(&st);
+      }
+    }
+  }
+}
+
 static void nan_destroy(void *p) { free(p); }
 static cl_status nan_bind(void *p, const cl_bind_input *in, cl_body_state *s) {
   ((nan_solver *)p)->nan_step = (int32_t)in->params[0];
@@ -878,6 +904,7 @@ int main(void) {
       cmocka_unit_test(test_substeps),
       cmocka_unit_test(test_criterion_plumbing),
       cmocka_unit_test(test_body_write),
+      cmocka_unit_test(test_state_finite),
   };
   return cmocka_run_group_tests(tests, setup, NULL);
 }
