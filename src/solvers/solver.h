@@ -124,6 +124,11 @@ int cl_collider_project(const cl_collider_view *view, double *x, double *v);
  * about the collider's centre taken at the contact point, so the pair conserves momentum. Safe to
  * call from several OpenMP threads at once (atomic adds). Solvers call this one. */
 int cl_collider_project_mass(const cl_collider_view *view, double *x, double *v, double m);
+/* A box [lo, hi] outside which no point penetrates any collider of the view (the shapes' own
+ * boxes, widened by far more than the rounding of the penetration tests), so a solver can skip
+ * cl_collider_project* for points outside it without changing any result. Returns 0 (and no box)
+ * when the view is empty or holds a plane, which is unbounded. */
+int cl_collider_view_box(const cl_collider_view *view, double lo[3], double hi[3]);
 
 /* Everything one solver step sees besides the body state. */
 typedef struct cl_step_input {

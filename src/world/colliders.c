@@ -209,3 +209,32 @@ int cl_collider_project_mass(const cl_collider_view *view, double *x, double *v,
   }
   return touched;
 }
+
+int cl_collider_view_box(const cl_collider_view *view, double lo[3], double hi[3]) {
+  if (!view || view->count <= 0) return 0;
+  for (int k = 0; k < 3; ++k) lo[k] = INFINITY, hi[k] = -INFINITY;
+  for (int32_t c = 0; c < view->count; ++c) {
+    const cl_collider_shape *s = &view->shapes[c];
+    double e[3];
+    switch (s->kind) {
+      case CL_COLLIDER_SPHERE:
+        e[0] = e[1] = e[2] = s->radius;
+        break;
+      case CL_COLLIDER_BOX: /* the box's axes are R's columns: half-width along world axis k */
+        for (int k = 0; k < 3; ++k)
+          e[k] = fabs(s->R[3 * k]) * s->half[0] + fabs(s->R[3 * k + 1]) * s->half[1] + fabs(s->R[3 * k + 2]) * s->half[2];
+        break;
+      default:
+        return 0;
+    }
+    for (int k = 0; k < 3; ++k) {
+      /* a relative and an absolute margin, both far above the rounding of penetration() */
+      const double m = 1e-9 * e[k] + 1e-12 * (fabs(s->center[k]) + e[k]);
+      const double a = s->center[k] - e[k] - m, b = s->center[k] + e[k] + m;
+      if (!(a <= b)) return 0; /* NaN */
+      lo[k] = a < lo[k] ? a : lo[k];
+      hi[k] = b > hi[k] ? b : hi[k];
+    }
+  }
+  return 1;
+}

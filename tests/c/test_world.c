@@ -582,6 +582,51 @@ static cl_status nan_create(void **out) {
   *out = calloc(1, sizeof(nan_solver));
   return *out ? CL_OK : CL_ERR_OUT_OF_MEMORY;
 }
+/* cl_collider_view_box: no point outside the box penetrates a collider (sampled: points just
+ * outside each face of a turned box and of a sphere are not projected, points just inside are), the
+ * box is tight (within 1e-8 of the shapes' extents), and a plane makes the view unbounded. */
+static void test_collider_view_box(void **state) {
+  (void)state;
+  cl_collider_shape sh[2];
+  memset(sh, 0, sizeof sh);
+  sh[0].kind = CL_COLLIDER_SPHERE;
+  sh[0].radius = 0.5;
+  sh[0].center[0] = 2.0, sh[0].center[1] = -1.0, sh[0].center[2] = 0.25;
+  sh[1].kind = CL_COLLIDER_BOX;
+  const double c = cos(0.3), sn = sin(0.3); /* turned 0.3 rad about z */
+  const double R[9] = {c, -sn, 0.0, sn, c, 0.0, 0.0, 0.0, 1.0};
+  memcpy(sh[1].R, R, sizeof R);
+  sh[1].half[0] = 0.4, sh[1].half[1] = 0.1, sh[1].half[2] = 0.2;
+  cl_collider_view view = {2, sh};
+  double lo[3], hi[3];
+  assert_int_equal(cl_collider_view_box(&view, lo, hi), 1);
+  const double ex = c * 0.4 + sn * 0.1, ey = sn * 0.4 + c * 0.1; /* the turned box's half widths */
+  assert_near(lo[0], -ex, 1e-8);
+  assert_near(hi[0], 2.5, 1e-8);
+  assert_near(lo[1], -1.5, 1e-8);
+  assert_near(hi[1], ey, 1e-8);
+  assert_near(lo[2], -0.25, 1e-8);
+  assert_near(hi[2], 0.75, 1e-8);
+  /* the box's corner that reaches furthest along +y is inside the shape and the view box */
+  double corner[3] = {0.4 * c - 0.1 * sn, 0.4 * sn + 0.1 * c, 0.0}, v[3] = {0, 0, 0};
+  double inside[3] = {corner[0] * 0.999, corner[1] * 0.999, 0.0};
+  assert_true(inside[1] <= hi[1]);
+  assert_int_equal(cl_collider_project(&view, inside, v), 1);
+  /* points outside the view box on each side: no collider takes them */
+  for (int k = 0; k < 3; ++k)
+    for (int side = 0; side < 2; ++side) {
+      double p[3] = {0.5 * (lo[0] + hi[0]), 0.5 * (lo[1] + hi[1]), 0.5 * (lo[2] + hi[2])};
+      p[k] = side ? hi[k] + 1e-6 : lo[k] - 1e-6;
+      double u[3] = {0, 0, 0};
+      assert_int_equal(cl_collider_project(&view, p, u), 0);
+    }
+  sh[1].kind = CL_COLLIDER_PLANE; /* unbounded */
+  sh[1].normal[1] = 1.0;
+  assert_int_equal(cl_collider_view_box(&view, lo, hi), 0);
+  cl_collider_view none = {0, sh};
+  assert_int_equal(cl_collider_view_box(&none, lo, hi), 0);
+}
+
 /* cl_body_state_finite: every position and velocity finite, or the first bad node and which value,
  * whichever lane of its sums and wherever in the arrays (also in the tail after the pairs). */
 static void test_state_finite(void **state) {
@@ -905,6 +950,7 @@ int main(void) {
       cmocka_unit_test(test_criterion_plumbing),
       cmocka_unit_test(test_body_write),
       cmocka_unit_test(test_state_finite),
+      cmocka_unit_test(test_collider_view_box),
   };
   return cmocka_run_group_tests(tests, setup, NULL);
 }

@@ -853,10 +853,14 @@ static void goal_velocities(cl_sm *s, cl_body_state *st, const cl_step_input *in
 static void end_velocities(cl_sm *s, cl_body_state *st, const cl_collider_view *view, double ih, int32_t i0,
                            int32_t i1) {
   const int colliders = view && view->count;
+  double lo[3], hi[3]; /* most particles are far from every collider: skip the call for them */
+  const int boxed = colliders && cl_collider_view_box(view, lo, hi);
   for (int32_t i = i0; i < i1; ++i) {
     if (s->held[i]) continue;
     double *x = st->x + 3 * i, *v = st->v + 3 * i;
     for (int k = 0; k < 3; ++k) v[k] = (x[k] - s->xold[3 * i + k]) * ih;
+    if (boxed && (x[0] < lo[0] || x[0] > hi[0] || x[1] < lo[1] || x[1] > hi[1] || x[2] < lo[2] || x[2] > hi[2]))
+      continue;
     if (colliders) cl_collider_project_mass(view, x, v, st->m[i]);
   }
 }
