@@ -17,6 +17,7 @@
 #include "cleave/world.h"
 #include "base/error.h"
 #include "support/double_solver.h"
+#include "support/test_worlds.h"
 #include "world/world.h"
 
 static cl_world *make_world(double dt) {
@@ -173,15 +174,7 @@ static void test_clamped_block_books_close(void **state) {
   const double lo[3] = {0.0, 0.0, 0.0}, hi[3] = {0.1, 0.1, 0.1};
   cl_id body;
   assert_int_equal(cl_double_add_box(w, "corotational", "block", 4, 4, 4, lo, hi, 2e5, 1000.0, NULL, 0, &body), CL_OK);
-  cl_region_def reg;
-  cl_region_def_default(&reg, CL_REGION_SLAB);
-  reg.axis = 0;
-  reg.lo[0] = 0.09;
-  reg.hi[0] = 1.0;
-  cl_motion_def mot;
-  cl_motion_def_default(&mot, CL_MOTION_FIXED);
-  cl_id cond;
-  assert_int_equal(cl_world_constrain(w, body, &reg, &mot, &cond), CL_OK);
+  const cl_id cond = cl_test_x_slab(w, body, 0.09, 1.0, 0.0);
   cl_probe_def pd;
   cl_probe_def_default(&pd, CL_PROBE_REACTION);
   pd.body = body;

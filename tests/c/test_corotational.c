@@ -505,17 +505,25 @@ static void test_cg_not_converged_warns(void **state) {
 
 /* ---- linear solvers and islands ----------------------------------------------------------- */
 
-static void run_hanging_bar(int solver, int refactor, double *tip, cl_corot_timing *tm) {
-  cl_mesh *mesh = grid(10, 3, 3, 0.5, 0.1, 0.1);
+/* A 0.5 m bar (E 1e5) hanging under gravity from its x = 0 end, with the three solver parameters p
+ * (the mesh is freed with the world by the caller). */
+static cl_world *hanging_bar(const cl_param p[3], cl_mesh **mesh, cl_id *b) {
+  *mesh = grid(10, 3, 3, 0.5, 0.1, 0.1);
   cl_world *w = make_world(1.0 / 60.0, -9.81);
-  const cl_param p[] = {{"linear_solver", solver}, {"refactor_iterations", refactor}, {"tolerance", 1e-10}};
-  cl_id b;
   cl_body_def bd;
   cl_body_def_default(&bd);
   cl_material_def mat = bd.material;
   mat.young = 1e5;
-  assert_int_equal(add_body(w, mesh, "bar", &mat, p, 3, &b), CL_OK);
-  fix_slab(w, b, 0, -1.0, 0.0);
+  assert_int_equal(add_body(w, *mesh, "bar", &mat, p, 3, b), CL_OK);
+  fix_slab(w, *b, 0, -1.0, 0.0);
+  return w;
+}
+
+static void run_hanging_bar(int solver, int refactor, double *tip, cl_corot_timing *tm) {
+  const cl_param p[] = {{"linear_solver", solver}, {"refactor_iterations", refactor}, {"tolerance", 1e-10}};
+  cl_mesh *mesh;
+  cl_id b;
+  cl_world *w = hanging_bar(p, &mesh, &b);
   assert_int_equal(cl_world_step(w, 20), CL_OK);
   cl_body_state *st = cl_world_body_state(w, b);
   *tip = st->x[3 * 10 + 1];
@@ -554,16 +562,10 @@ static void test_cholmod_matches_pcg(void **state) {
  * smoothly sagging bar it reaches the same state (the tolerance is tight) in fewer PCG iterations
  * than starting from the last velocity change alone. */
 static void run_warm_start(int extrapolate, double *tip, long *iterations) {
-  cl_mesh *mesh = grid(10, 3, 3, 0.5, 0.1, 0.1);
-  cl_world *w = make_world(1.0 / 60.0, -9.81);
   const cl_param p[] = {{"linear_solver", CL_COROT_SOLVER_PCG}, {"tolerance", 1e-10}, {"warm_start", extrapolate}};
+  cl_mesh *mesh;
   cl_id b;
-  cl_body_def bd;
-  cl_body_def_default(&bd);
-  cl_material_def mat = bd.material;
-  mat.young = 1e5;
-  assert_int_equal(add_body(w, mesh, "bar", &mat, p, 3, &b), CL_OK);
-  fix_slab(w, b, 0, -1.0, 0.0);
+  cl_world *w = hanging_bar(p, &mesh, &b);
   *iterations = 0;
   for (int k = 0; k < 30; ++k) {
     assert_int_equal(cl_world_step(w, 1), CL_OK);

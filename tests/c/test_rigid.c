@@ -15,6 +15,7 @@
 #include "cleave/world.h"
 #include "base/error.h"
 #include "support/double_solver.h"
+#include "support/test_worlds.h"
 #include "world/world.h"
 
 #define PI 3.14159265358979323846
@@ -225,15 +226,7 @@ static double pendulum_peak(int with_bar, double *bar_p) {
   if (with_bar) {
     const double lo[3] = {0.02, 0.0, -0.05}, hi[3] = {0.32, 0.09, 0.05};
     assert_int_equal(cl_double_add_box(w, "corotational", "bar", 8, 2, 3, lo, hi, 1e6, 300.0, NULL, 0, &bar), CL_OK);
-    cl_region_def reg;
-    cl_region_def_default(&reg, CL_REGION_SLAB);
-    reg.axis = 0;
-    reg.lo[0] = 0.29;
-    reg.hi[0] = 1.0;
-    cl_motion_def mot;
-    cl_motion_def_default(&mot, CL_MOTION_FIXED);
-    cl_id cond;
-    assert_int_equal(cl_world_constrain(w, bar, &reg, &mot, &cond), CL_OK);
+    cl_test_x_slab(w, bar, 0.29, 1.0, 0.0);
   }
   double peak = -1e9;
   for (int i = 1; i <= 1200; ++i) {

@@ -63,7 +63,7 @@ cl_id cl_test_add_body(cl_world *w, const char *solver, const cl_mesh *m, const 
   return b;
 }
 
-void cl_test_x_slab(cl_world *w, cl_id body, double lo, double hi, double vx) {
+cl_id cl_test_x_slab(cl_world *w, cl_id body, double lo, double hi, double vx) {
   cl_region_def r;
   cl_region_def_default(&r, CL_REGION_SLAB);
   r.axis = 0;
@@ -74,4 +74,5 @@ void cl_test_x_slab(cl_world *w, cl_id body, double lo, double hi, double vx) {
   mo.velocity[0] = vx;
   cl_id c;
   if (cl_world_constrain(w, body, &r, &mo, &c) != CL_OK) fail_msg("cl_world_constrain: %s", cl_last_error());
+  return c;
 }

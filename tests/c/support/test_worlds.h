@@ -19,7 +19,8 @@ cl_id cl_test_add_body(cl_world *w, const char *solver, const cl_mesh *m, const 
                        const char *criterion, const cl_param *cparams, int32_t ncparams);
 /* A copy (malloc'd, the caller frees it) of a body's current positions, 3 n doubles; *n = nodes. */
 double *cl_test_positions(cl_world *w, cl_id body, int32_t *n);
-/* Hold (fixed) or move (translate at velocity vx along x) the nodes whose x lies in [lo, hi]. */
-void cl_test_x_slab(cl_world *w, cl_id body, double lo, double hi, double vx);
+/* Hold (fixed, vx = 0) or move (translate at velocity vx along x) the nodes whose x lies in
+ * [lo, hi]; returns the condition. */
+cl_id cl_test_x_slab(cl_world *w, cl_id body, double lo, double hi, double vx);
 
 #endif
