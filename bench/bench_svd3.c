@@ -1,6 +1,8 @@
 /* `cleave bench svd3`: the 3x3 decompositions the solvers call once per cluster or element and
  * step, in ns per call: cl_svd3 (one-sided Jacobi from V = I), cl_svd3_fast (closed-form start from
- * A^T A, then the same one-sided Jacobi), cl_polar3 (Newton's polar iteration, SVD fallback).
+ * A^T A, then the same one-sided Jacobi), cl_polar3 (Newton's polar iteration, SVD fallback) and
+ * cl_polar3_near (Newton-Schulz, taken for ||A^T A - I||_F <= 0.2 and det A > 0; the column times it
+ * as the shape-matching solver calls it, with cl_svd3_fast for the inputs it refuses).
  *
  * Inputs, 4096 per category from a fixed seed: near-rotations R (I + s G) with G standard normal at
  * strains s = 1e-4 .. 0.2 (the deformation gradients of clusters and elements), inverted
@@ -23,7 +25,8 @@ static volatile double sink;
 typedef cl_status (*svd_fn)(const cl_mat3 *, cl_mat3 *, cl_vec3 *, cl_mat3 *);
 
 typedef struct pass {
-  svd_fn svd; /* NULL: cl_polar3 */
+  svd_fn svd; /* NULL: a polar decomposition */
+  int near;   /* with svd NULL: 1 cl_polar3_near (else cl_svd3_fast), 0 cl_polar3 */
 } pass;
 
 static void run_pass(void *ctx) {
@@ -34,9 +37,13 @@ static void run_pass(void *ctx) {
     cl_vec3 s = cl_vec3_zero();
     if (p->svd) {
       p->svd(&inputs[i], &U, &s, &V);
-    } else {
+    } else if (!p->near) {
       cl_polar3(&inputs[i], &U, NULL);
       V = U;
+    } else if (cl_polar3_near(&inputs[i], &U, &s.x)) {
+      V = U;
+    } else {
+      cl_svd3_fast(&inputs[i], &U, &s, &V);
     }
     acc += s.x + U.m[0] + V.m[4];
   }
@@ -93,17 +100,18 @@ int main(int argc, char **argv) {
                                      "pure rotation"};
   cl_bench_print_machine();
   printf("ns per call, median of %d passes over %d inputs per category\n", passes, N_IN);
-  printf("%-28s %10s %10s %8s %10s\n", "inputs", "cl_svd3", "svd3_fast", "speedup", "cl_polar3");
+  printf("%-28s %10s %10s %8s %10s %11s\n", "inputs", "cl_svd3", "svd3_fast", "speedup", "cl_polar3", "polar3_near");
   cl_rng r;
   cl_rng_seed(&r, 20261122);
   for (int c = 0; c < N_CAT; ++c) {
     for (int i = 0; i < N_IN; ++i) inputs[i] = make_input(c, &r);
-    pass ref = {cl_svd3}, fast = {cl_svd3_fast}, polar = {NULL};
+    pass ref = {cl_svd3, 0}, fast = {cl_svd3_fast, 0}, polar = {NULL, 0}, near = {NULL, 1};
     const double scale = 1e6 / N_IN; /* ms per pass -> ns per call */
     const double a = cl_bench_median_ms(passes, run_pass, &ref) * scale;
     const double b = cl_bench_median_ms(passes, run_pass, &fast) * scale;
     const double p = cl_bench_median_ms(passes, run_pass, &polar) * scale;
-    printf("%-28s %10.1f %10.1f %7.2fx %10.1f\n", names[c], a, b, a / b, p);
+    const double q = cl_bench_median_ms(passes, run_pass, &near) * scale;
+    printf("%-28s %10.1f %10.1f %7.2fx %10.1f %11.1f\n", names[c], a, b, a / b, p, q);
   }
   return 0;
 }

@@ -233,6 +233,17 @@ cl_status cl_svd3_fast(const cl_mat3 *A, cl_mat3 *U, cl_vec3 *sigma, cl_mat3 *V)
  * go through cl_svd3. Either output may be NULL. */
 cl_status cl_polar3(const cl_mat3 *A, cl_mat3 *R, cl_mat3 *S);
 
+/* Polar factor of a nearly orthogonal A without divisions: the Newton-Schulz iteration
+ * X <- X (3 I - X^T X) / 2 (Bjorck and Bowie 1971; Higham, "Functions of Matrices", 2008, eq. 8.20)
+ * from X = A. Every iterate keeps A's singular vectors and maps each singular value 1 + e to
+ * about 1 - 1.5 e^2, so the limit is the U V^T of the SVD. Taken only when
+ * delta = ||A^T A - I||_F <= 0.2 (singular values within [0.89, 1.1]) and det A > 0; then it
+ * returns 1 with R, orthogonal to rounding once a step leaves ||X^T X - I||_F <= 1e-8 (a rigid
+ * motion: one step; a strain of 1e-3: three), and *delta (may be NULL) bounds the singular values:
+ * sqrt(1 - delta) <= sigma_i <= sqrt(1 + delta). Returns 0 (R untouched: the caller takes the SVD)
+ * otherwise, also for NaN or Inf entries. */
+int cl_polar3_near(const cl_mat3 *A, cl_mat3 *R, double *delta);
+
 /* Eigen-decomposition of the symmetric part of A: (A + A^T)/2 = Q diag(evals) Q^T with evals
  * descending (evals.x >= evals.y >= evals.z) and the eigenvectors as the COLUMNS of Q, orthonormal
  * and right-handed (det Q = +1). Cyclic Jacobi, so the residual is at rounding level relative to

@@ -395,6 +395,60 @@ static void test_polar(void **state) {
   assert_true(diff_fro(&R, &I, 1.0) < 1e-15);
 }
 
+/* cl_polar3_near: the polar factor of the SVD route for nearly orthogonal matrices (defect up to
+ * 0.2), the bound it reports on the singular values, and a refusal (R untouched) otherwise. */
+static void test_polar_near(void **state) {
+  (void)state;
+  cl_rng r;
+  cl_rng_seed(&r, 13);
+  int taken = 0;
+  for (int i = 0; i < 6000; ++i) {
+    cl_mat3 P = cl_rng_rotation(&r), E = cl_mat3_identity();
+    static const double amps[6] = {0.0, 1e-14, 1e-9, 1e-4, 1e-2, 0.06};
+    const double amp = amps[i % 6];
+    for (int k = 0; k < 9; ++k) E.m[k] += amp * cl_rng_normal(&r);
+    cl_mat3 A = cl_mat3_mul(&P, &E);
+    cl_mat3 R = cl_mat3_zero(), U, V;
+    cl_vec3 s;
+    double delta = -1.0;
+    assert_int_equal(cl_svd3(&A, &U, &s, &V), CL_OK);
+    cl_mat3 AtA = cl_mat3_mul_tn(&A, &A), I = cl_mat3_identity();
+    const double defect = diff_fro(&AtA, &I, 1.0);
+    const int ok = cl_polar3_near(&A, &R, &delta);
+    assert_int_equal(ok, defect <= 0.2 && s.z > 0.0); /* taken exactly when it may be */
+    if (!ok) {
+      assert_true(diff_fro(&R, &(cl_mat3){{0}}, 1.0) == 0.0); /* untouched */
+      continue;
+    }
+    ++taken;
+    cl_mat3 R2 = cl_mat3_mul_nt(&U, &V);
+    const double er = diff_fro(&R, &R2, 1.0);
+    if (!(er <= 1e-14 && orth_err(&R) <= TOL_ORTH && fabs(cl_mat3_det(&R) - 1.0) <= TOL_DET)) {
+      print_mat("A", &A);
+      fail_msg("polar3_near: |R - U V^T| %g, orthonormality %g", er, orth_err(&R));
+    }
+    /* sqrt(1 - delta) <= sigma_i <= sqrt(1 + delta) */
+    assert_true(fabs(delta - defect) <= 1e-15);
+    assert_true(s.z >= sqrt(1.0 - delta) * (1.0 - 1e-15) && s.x <= sqrt(1.0 + delta) * (1.0 + 1e-15));
+  }
+  assert_true(taken > 4500); /* the 0.06 amplitude is sometimes beyond 0.2 */
+  /* refused: too far from orthogonal, a reflection, NaN / Inf */
+  cl_mat3 R = cl_mat3_identity();
+  const cl_mat3 far = cl_mat3_diag(cl_vec3_make(1.2, 1.0, 1.0)), refl = cl_mat3_diag(cl_vec3_make(1.0, 1.0, -1.0));
+  assert_int_equal(cl_polar3_near(&far, &R, NULL), 0);
+  assert_int_equal(cl_polar3_near(&refl, &R, NULL), 0);
+  cl_mat3 bad = cl_mat3_identity();
+  bad.m[4] = NAN;
+  assert_int_equal(cl_polar3_near(&bad, &R, NULL), 0);
+  bad.m[4] = INFINITY;
+  assert_int_equal(cl_polar3_near(&bad, &R, NULL), 0);
+  /* an exact rotation comes back bitwise after its single step (3 I - I) / 2 = I */
+  cl_mat3 Q = cl_rng_rotation(&r), Rq;
+  double dq;
+  assert_int_equal(cl_polar3_near(&Q, &Rq, &dq), 1);
+  assert_true(dq < 1e-15 && diff_fro(&Rq, &Q, 1.0) <= 4e-16);
+}
+
 /* ---- symmetric eigen ---------------------------------------------------------------------- */
 
 static void test_eig_sym(void **state) {
@@ -748,7 +802,8 @@ int main(void) {
       cmocka_unit_test(test_svd_rank0),         cmocka_unit_test(test_svd_repeated),
       cmocka_unit_test(test_svd_inverted),      cmocka_unit_test(test_svd_gaussian),
       cmocka_unit_test(test_svd_extreme_scales), cmocka_unit_test(test_nonfinite_rejected),
-      cmocka_unit_test(test_polar),             cmocka_unit_test(test_eig_sym),
+      cmocka_unit_test(test_polar),             cmocka_unit_test(test_polar_near),
+      cmocka_unit_test(test_eig_sym),
       cmocka_unit_test(test_pinv),              cmocka_unit_test(test_gram_schmidt),
       cmocka_unit_test(test_inverse),           cmocka_unit_test(test_rng),
       cmocka_unit_test(test_timer),             cmocka_unit_test(test_rotation_vector),

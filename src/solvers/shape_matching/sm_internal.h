@@ -96,8 +96,9 @@ typedef struct cl_sm_params {
  * the goal pass (strain limiting's reference) */
 #define SM_GPACK 40
 
-/* Doubles per cluster in msum: xref 3, sx 3, A 9, C 9, U 9, sigma 3, V 9 */
-#define SM_MSUM 45
+/* Doubles per cluster in msum: xref 3, sx 3, A 9, C 9, then the decomposition of F^e: U 9, sigma 3,
+ * V 9 (svd) or R 9, sigma_min bound 1 (polar), and 1 for which of the two (cl_sm_keep_decomp) */
+#define SM_MSUM 46
 
 /* Read the resolved parameter values (one per table entry) into p. */
 void cl_sm_params_read(const double *values, cl_sm_params *p);
@@ -349,8 +350,22 @@ void cl_sm_cluster_F(const cl_sm *s, const cl_body_state *st, int32_t c, double 
  * next step's goal pass can reuse them when the positions have not changed since (one sweep over
  * the memberships less per step; bitwise the same result). */
 void cl_sm_cluster_F_keep(cl_sm *s, const cl_body_state *st, int32_t c, double *com, cl_mat3 *F);
-/* Keep the SVD of F^e that the measure computed from that F (U, sigma, V), for the same reuse. */
-void cl_sm_keep_svd(cl_sm *s, int32_t c, const cl_mat3 *U, cl_vec3 sig, const cl_mat3 *V);
+/* The rotation R of F^e (eq 5: the polar factor, U V^T of the SVD) and what else a step needs of
+ * it. Bodies with plasticity take the SVD (eqs 10-14 need Sigma and V). Without plasticity a nearly
+ * orthogonal F^e (||F^e^T F^e - I||_F <= 0.2: most clusters, which move almost rigidly) takes the
+ * Newton-Schulz polar factor (cl_polar3_near: the same R to rounding, at a fraction of the SVD's
+ * cost), with sigma_min >= sqrt(1 - delta) for strain limiting's bounds; the others the SVD. */
+typedef struct cl_sm_decomp {
+  cl_mat3 R;    /* U V^T */
+  cl_mat3 U, V; /* svd only */
+  cl_vec3 sig;  /* svd only: the singular values, descending, the last signed */
+  double smin;  /* the smallest singular value (svd), or a lower bound of it (>= 0.89) */
+  int svd;      /* 1: U, sig, V are set */
+} cl_sm_decomp;
+/* Decompose F^e of a cluster of s; -1 when F^e is not finite (d is then the identity). */
+int cl_sm_decompose(const cl_sm *s, const cl_mat3 *Fe, cl_sm_decomp *d);
+/* Keep the decomposition the measure computed from that F, for the same reuse (msum). */
+void cl_sm_keep_decomp(cl_sm *s, int32_t c, const cl_sm_decomp *d);
 
 /* ---- sm_plastic.c ------------------------------------------------------------------------- */
 /* Update F^p and the hardening variable of cluster c from the SVD of F^e (eqs 10-14). */

@@ -19,20 +19,38 @@
 #include "base/error.h"
 #include "solvers/shape_matching/sm_internal.h"
 
-/* F, F^e and the SVD of F^e of live cluster c at the current positions (keep: also keep the
- * member sums for the next step). */
-static int decompose(cl_sm *s, const cl_body_state *st, int32_t c, int keep, double *com, cl_mat3 *F, cl_mat3 *U,
-                     cl_vec3 *sig, cl_mat3 *V) {
+/* F and F^e of live cluster c at the current positions (keep: also keep the member sums for the
+ * next step). */
+static void cluster_Fe(cl_sm *s, const cl_body_state *st, int32_t c, int keep, double *com, cl_mat3 *F,
+                       cl_mat3 *Fe) {
   if (keep)
     cl_sm_cluster_F_keep(s, st, c, com, F);
   else
     cl_sm_cluster_F(s, st, c, com, F);
   cl_mat3 Fpi;
   memcpy(Fpi.m, s->Fp_inv + 9 * (size_t)c, sizeof Fpi.m);
-  cl_mat3 Fe = cl_mat3_mul(F, &Fpi);
-  if (cl_svd3_fast(&Fe, U, sig, V) < 0) return -1;
-  if (keep) cl_sm_keep_svd(s, c, U, *sig, V);
-  return 0;
+  *Fe = cl_mat3_mul(F, &Fpi);
+}
+
+/* The Cauchy stress of the header from F^e = R S without the SVD:
+ * sigma J = P F^e^T = 2 mu (F^e F^e^T - R F^e^T) + lambda tr(S - I) R F^e^T, tr S = R : F^e (the
+ * same as U diag(p_i s_i) U^T; averaged with its transpose, symmetric to the last bit as that one). */
+static void stress_polar(double mu, double la, const cl_mat3 *Fe, const cl_mat3 *R, double *S) {
+  const double *f = Fe->m, *r = R->m;
+  double trS = 0.0;
+  for (int k = 0; k < 9; ++k) trS += r[k] * f[k];
+  double J = cl_mat3_det(Fe);
+  if (fabs(J) < 1e-12) J = J < 0.0 ? -1e-12 : 1e-12;
+  const double a = 2.0 * mu / J, b = (la * (trS - 3.0) - 2.0 * mu) / J;
+  double t[9];
+  for (int i = 0; i < 3; ++i)
+    for (int j = 0; j < 3; ++j) {
+      const double ff = f[3 * i] * f[3 * j] + f[3 * i + 1] * f[3 * j + 1] + f[3 * i + 2] * f[3 * j + 2];
+      const double rf = r[3 * i] * f[3 * j] + r[3 * i + 1] * f[3 * j + 1] + r[3 * i + 2] * f[3 * j + 2];
+      t[3 * i + j] = a * ff + b * rf;
+    }
+  for (int i = 0; i < 3; ++i)
+    for (int j = 0; j < 3; ++j) S[3 * i + j] = 0.5 * (t[3 * i + j] + t[3 * j + i]);
 }
 
 cl_status cl_sm_measure(cl_sm *s, const cl_body_state *st, cl_unit_fields *out) {
@@ -52,17 +70,26 @@ cl_status cl_sm_measure(cl_sm *s, const cl_body_state *st, cl_unit_fields *out) 
       out->volume[c] = 0.0;
       continue;
     }
-    cl_mat3 Fm, U, V;
-    cl_vec3 sg;
+    cl_mat3 Fm, Fe;
+    cl_sm_decomp dc;
     double com[3];
-    if (decompose(s, st, c, 1, com, &Fm, &U, &sg, &V) < 0) {
+    cluster_Fe(s, st, c, 1, com, &Fm, &Fe);
+    if (cl_sm_decompose(s, &Fe, &dc) < 0) {
       bad = 1;
       continue;
     }
+    cl_sm_keep_decomp(s, c, &dc); /* with the sums, for the next step's goal pass */
     s->mok[c] = 1;
     memcpy(F, Fm.m, sizeof Fm.m);
     memcpy(cen, com, sizeof com);
     for (int k = 0; k < 9; ++k) P[k] = s->Fp[9 * (size_t)c + k] - (k % 4 == 0 ? 1.0 : 0.0);
+    out->volume[c] = s->mass[c] / s->density;
+    if (!dc.svd) {
+      stress_polar(mu, la, &Fe, &dc.R, S);
+      continue;
+    }
+    const cl_vec3 sg = dc.sig;
+    const cl_mat3 U = dc.U;
     double tr = sg.x + sg.y + sg.z - 3.0;
     double J = sg.x * sg.y * sg.z;
     if (fabs(J) < 1e-12) J = J < 0.0 ? -1e-12 : 1e-12;
@@ -72,7 +99,6 @@ cl_status cl_sm_measure(cl_sm *s, const cl_body_state *st, cl_unit_fields *out) 
       for (int j = 0; j < 3; ++j)
         S[3 * i + j] = U.m[3 * i] * d[0] * U.m[3 * j] + U.m[3 * i + 1] * d[1] * U.m[3 * j + 1] +
                        U.m[3 * i + 2] * d[2] * U.m[3 * j + 2];
-    out->volume[c] = s->mass[c] / s->density;
   }
   out->count = ncl;
   for (int32_t c = ncl; c < s->ncl; ++c) s->mok[c] = 0; /* not measured now: older sums */
@@ -90,10 +116,11 @@ cl_status cl_sm_energy(cl_sm *s, const cl_body_state *st, double *e) {
   double sum = 0.0;
   for (int32_t c = 0; c < s->ncl; ++c) {
     if (!s->alive[c]) continue;
-    cl_mat3 F, U, V;
+    cl_mat3 F, Fe, U, V;
     cl_vec3 sg;
     double com[3];
-    if (decompose(s, st, c, 0, com, &F, &U, &sg, &V) < 0)
+    cluster_Fe(s, st, c, 0, com, &F, &Fe);
+    if (cl_svd3_fast(&Fe, &U, &sg, &V) < 0)
       return cl_fail(CL_ERR_NUMERICAL, "solver 'shape_matching': cluster %d has a non-finite deformation", c);
     double a = sg.x - 1.0, b = sg.y - 1.0, d = sg.z - 1.0, tr = a + b + d;
     sum += s->mass[c] / s->density * (s->mu * (a * a + b * b + d * d) + 0.5 * s->lambda * tr * tr);

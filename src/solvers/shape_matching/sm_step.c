@@ -202,11 +202,52 @@ void cl_sm_cluster_F_keep(cl_sm *s, const cl_body_state *st, int32_t c, double *
   *F = cl_mat3_mul(&m.A, &Ai);
 }
 
-void cl_sm_keep_svd(cl_sm *s, int32_t c, const cl_mat3 *U, cl_vec3 sig, const cl_mat3 *V) {
+int cl_sm_decompose(const cl_sm *s, const cl_mat3 *Fe, cl_sm_decomp *d) {
+  double delta;
+  if (!s->plastic && cl_polar3_near(Fe, &d->R, &delta)) {
+    d->svd = 0;
+    d->smin = sqrt(1.0 - delta);
+    return 0;
+  }
+  d->svd = 1;
+  if (cl_svd3_fast(Fe, &d->U, &d->sig, &d->V) < 0) { /* non-finite F: the rest shape as goal */
+    d->U = d->V = d->R = cl_mat3_identity();
+    d->sig = cl_vec3_make(1.0, 1.0, 1.0);
+    d->smin = 0.0;
+    return -1;
+  }
+  d->R = cl_mat3_mul_nt(&d->U, &d->V); /* eq 5 */
+  d->smin = d->sig.z > 0.0 ? d->sig.z : 0.0;
+  return 0;
+}
+
+void cl_sm_keep_decomp(cl_sm *s, int32_t c, const cl_sm_decomp *d) {
   double *o = s->msum + SM_MSUM * (size_t)c;
-  memcpy(o + 24, U->m, sizeof U->m);
-  o[33] = sig.x, o[34] = sig.y, o[35] = sig.z;
-  memcpy(o + 36, V->m, sizeof V->m);
+  o[45] = d->svd;
+  if (d->svd) {
+    memcpy(o + 24, d->U.m, sizeof d->U.m);
+    o[33] = d->sig.x, o[34] = d->sig.y, o[35] = d->sig.z;
+    memcpy(o + 36, d->V.m, sizeof d->V.m);
+  } else {
+    memcpy(o + 24, d->R.m, sizeof d->R.m);
+    o[33] = d->smin;
+  }
+}
+
+/* The decomposition cl_sm_keep_decomp kept. */
+static void kept_decomp(const cl_sm *s, int32_t c, cl_sm_decomp *d) {
+  const double *o = s->msum + SM_MSUM * (size_t)c;
+  d->svd = o[45] != 0.0;
+  if (d->svd) {
+    memcpy(d->U.m, o + 24, sizeof d->U.m);
+    d->sig = cl_vec3_make(o[33], o[34], o[35]);
+    memcpy(d->V.m, o + 36, sizeof d->V.m);
+    d->R = cl_mat3_mul_nt(&d->U, &d->V);
+    d->smin = d->sig.z > 0.0 ? d->sig.z : 0.0;
+  } else {
+    memcpy(d->R.m, o + 24, sizeof d->R.m);
+    d->smin = o[33];
+  }
 }
 
 /* The raw velocity correction of a member (eqs 6 and 8 before averaging):
@@ -299,23 +340,17 @@ static int goal_pass(cl_sm *s, const cl_body_state *st, int32_t c, double ka, do
   store9(s->F, c, &F);
   cl_mat3 Fpi = load9(s->Fp_inv, c), Fp = load9(s->Fp, c);
   cl_mat3 Fe = cl_mat3_mul(&F, &Fpi); /* eq 9 */
-  cl_mat3 U, V;
-  cl_vec3 sig;
+  cl_sm_decomp dc;
   int bad = 0;
-  if (reuse) { /* the measure decomposed this very F^e (same sums, same F^p) */
-    const double *o = s->msum + SM_MSUM * (size_t)c;
-    memcpy(U.m, o + 24, sizeof U.m);
-    sig = cl_vec3_make(o[33], o[34], o[35]);
-    memcpy(V.m, o + 36, sizeof V.m);
-  } else if (cl_svd3_fast(&Fe, &U, &sig, &V) < 0) { /* non-finite F: keep the rest shape as goal */
-    U = V = cl_mat3_identity();
-    sig = cl_vec3_make(1.0, 1.0, 1.0);
-    bad = -1;
+  if (reuse) /* the measure decomposed this very F^e (same sums, same F^p) */
+    kept_decomp(s, c, &dc);
+  else
+    bad = cl_sm_decompose(s, &Fe, &dc);
+  if (dc.svd) { /* what plasticity reads (eqs 10-14) */
+    cl_vec3_store(s->sig, c, dc.sig);
+    store9(s->Vp, c, &dc.V);
   }
-  cl_vec3_store(s->sig, c, sig);
-  store9(s->Vp, c, &V);
-  cl_mat3 R = cl_mat3_mul_nt(&U, &V); /* eq 5 */
-  cl_mat3 T = cl_mat3_mul(&R, &Fp);
+  cl_mat3 T = cl_mat3_mul(&dc.R, &Fp);
   store9(s->Rt, c, &T);
   /* the rigid part of the corrections, summed over the very values the gather computes (an
    * analytic sum, e.g. sum w~m (T p - q) = 0, would differ from them by rounding and let momentum
@@ -386,7 +421,7 @@ static int goal_pass(cl_sm *s, const cl_body_state *st, int32_t c, double ka, do
   store9(s->sl_T, c, &T);
   cl_vec3_store(s->sl_y, c, com);
   s->sl_g[c] = sqrt(gmax2);
-  s->sl_s[c] = bad == 0 && sig.z > 0.0 ? sig.z : 0.0;
+  s->sl_s[c] = bad == 0 ? dc.smin : 0.0;
   s->sl_k[c] = s->pabs[c] * norm2_bound(&Ai) * norm2_bound(&Fpi);
   s->sl_f[c] = norm2_bound(&Fp);
   return bad;
@@ -627,8 +662,8 @@ static int sl_eval(cl_sm *s, const cl_body_state *st, int32_t c, double gamma, i
       }
     }
   }
-  cl_mat3 R;
-  if (cl_polar3(&Fe, &R, NULL) < 0) R = cl_mat3_identity();
+  cl_mat3 R; /* the polar factor: Newton-Schulz for the usual nearly rigid cluster */
+  if (!cl_polar3_near(&Fe, &R, NULL) && cl_polar3(&Fe, &R, NULL) < 0) R = cl_mat3_identity();
   cl_mat3 T = cl_mat3_mul(&R, &Fp);
   if (!force) {
     const cl_mat3 Tr = load9(s->sl_T, c);
