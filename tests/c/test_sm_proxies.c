@@ -5,7 +5,8 @@
  * push each other out of their proxies, must follow bitwise the same trajectory, with the same
  * number of pushes, and with 1 and 2 threads. The solver's run also skips pair directions by its
  * culling tests (boxes of members against world spheres and proxy planes, points against planes):
- * the same trajectory shows they skipped only pushes that could not happen. */
+ * the same trajectory shows they skipped only pushes that could not happen, and that the measure's
+ * reuse of the proxies' member sums took them only where no member had moved since. */
 #include <math.h>
 #include <setjmp.h>
 #include <stdarg.h>
@@ -29,7 +30,7 @@
 typedef struct run_out {
   double *x;
   int32_t n;
-  int64_t pushes, fractures, culled;
+  int64_t pushes, fractures, culled, reused;
 } run_out;
 
 /* A plate 0.5 x 0.5 x 0.04 m clamped at its two x edges, toughness 0.001 (it shatters), a sphere of
@@ -58,6 +59,7 @@ static void run(int threads, int no_shortcuts, int steps, run_out *o) {
   o->x = cl_test_positions(w, b, &o->n);
   o->pushes = sm->proxy_pushes;
   o->culled = sm->proxy_culled;
+  o->reused = sm->psum_reused;
   o->fractures = sm->stats.fractures;
   cl_world_destroy(w);
 }
@@ -81,6 +83,11 @@ static void test_batched_pushes_match_plain_pairs(void **state) {
   print_message("%lld pair directions culled (plain: %lld)\n", (long long)a.culled, (long long)b.culled);
   assert_true(a.culled > 100); /* the culling was exercised */
   assert_int_equal(b.culled, 0);
+  /* the measure took the proxies' member sums for clusters none of whose members was pushed after
+   * (the plain algorithm keeps none): the same trajectory shows they were those of the positions */
+  print_message("%lld cluster measures from the proxies' sums\n", (long long)a.reused);
+  assert_true(a.reused > 100);
+  assert_int_equal(b.reused, 0);
   expect_same(&a, &b);
   free(a.x);
   free(b.x);

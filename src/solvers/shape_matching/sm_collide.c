@@ -332,7 +332,10 @@ static void update_proxies(cl_sm *s, const cl_body_state *st, int cull) {
     if (!s->alive[c] || s->mcnt[c] < SM_PROXY_MIN_MEMBERS) continue;
     double com[3];
     cl_mat3 F, Fi;
-    cl_sm_cluster_F(s, st, c, com, &F);
+    if (cull) /* the sums also serve the measure (psum_ok) */
+      cl_sm_cluster_F_keep(s, st, c, com, &F);
+    else
+      cl_sm_cluster_F(s, st, c, com, &F);
     if (cl_mat3_inverse(&F, &Fi) != CL_OK) continue;
     double r2 = 0.0;
     double l0 = INFINITY, l1 = INFINITY, l2 = INFINITY, h0 = -INFINITY, h1 = -INFINITY, h2 = -INFINITY;
@@ -556,6 +559,7 @@ void cl_sm_self_collide(cl_sm *s, cl_body_state *st, double dt) {
     if (np > 0) push_batch(s, st, c, part, np, cull, dt);
   }
   s->cull_track = 0;
+  s->psum_ok = cull; /* cpos now marks the clusters whose kept sums are stale */
 }
 
 /* ---- contact between two bodies ------------------------------------------------------------ */
@@ -700,6 +704,7 @@ static cl_status sm_contact_pair(void *va, cl_body_state *sa, const cl_constrain
   if (a->contact_stale) update_proxies(a, sa, 0);
   if (b->contact_stale) update_proxies(b, sb, 0);
   a->contact_stale = b->contact_stale = 0;
+  a->psum_ok = b->psum_ok = 0; /* the pushes below move particles of both */
   mark_held(a, ca, 1);
   mark_held(b, cb, 1);
   body_side A = {a, sa}, B = {b, sb};

@@ -257,6 +257,12 @@ typedef struct cl_sm {
   uint32_t *cstamp, cull_call; /* world planes of the cluster computed in call cull_call */
   int64_t cwpl_cap;
   int64_t proxy_culled;
+  /* the proxies of the last self-collision call kept their member sums in msum (with the moments,
+   * cl_sm_cluster_F_keep), and cpos says which clusters had a member pushed after: the measure takes
+   * the sums of the others (their members have not moved since). Cleared at every step's start and
+   * by the contact op between bodies, which moves particles. */
+  int psum_ok;
+  int64_t psum_reused; /* measures that took the proxies' sums, in total (tests) */
   /* topology bookkeeping (sm_props.c, sm_fracture.c, sm_solver.c): topology_changed updates the
    * membership lists, the reverse index, the bonds and the pieces only where the fracture op changed
    * something, and the sibling lists by the pairs added (rebuilds from scratch: bind, compaction).
@@ -364,6 +370,9 @@ typedef struct cl_sm_decomp {
 } cl_sm_decomp;
 /* Decompose F^e of a cluster of s; -1 when F^e is not finite (d is then the identity). */
 int cl_sm_decompose(const cl_sm *s, const cl_mat3 *Fe, cl_sm_decomp *d);
+/* World centre and F of cluster c from the member sums kept in msum (bitwise those of
+ * cl_sm_cluster_F_keep at the positions it saw). */
+void cl_sm_cluster_F_kept(const cl_sm *s, int32_t c, double *com, cl_mat3 *F);
 /* Keep the decomposition the measure computed from that F, for the same reuse (msum). */
 void cl_sm_keep_decomp(cl_sm *s, int32_t c, const cl_sm_decomp *d);
 

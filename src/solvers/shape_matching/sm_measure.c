@@ -20,16 +20,20 @@
 #include "solvers/shape_matching/sm_internal.h"
 
 /* F and F^e of live cluster c at the current positions (keep: also keep the member sums for the
- * next step). */
-static void cluster_Fe(cl_sm *s, const cl_body_state *st, int32_t c, int keep, double *com, cl_mat3 *F,
-                       cl_mat3 *Fe) {
-  if (keep)
+ * next step, or take the ones the proxies kept); returns whether it took those. */
+static int cluster_Fe(cl_sm *s, const cl_body_state *st, int32_t c, int keep, double *com, cl_mat3 *F,
+                      cl_mat3 *Fe) {
+  const int kept = keep && s->psum_ok && s->wrad[c] > 0.0 && !s->cpos[c];
+  if (kept) /* the proxies summed these very positions (sm_collide.c) */
+    cl_sm_cluster_F_kept(s, c, com, F);
+  else if (keep)
     cl_sm_cluster_F_keep(s, st, c, com, F);
   else
     cl_sm_cluster_F(s, st, c, com, F);
   cl_mat3 Fpi;
   memcpy(Fpi.m, s->Fp_inv + 9 * (size_t)c, sizeof Fpi.m);
   *Fe = cl_mat3_mul(F, &Fpi);
+  return kept;
 }
 
 /* The Cauchy stress of the header from F^e = R S without the SVD:
@@ -57,7 +61,9 @@ cl_status cl_sm_measure(cl_sm *s, const cl_body_state *st, cl_unit_fields *out) 
   const int32_t ncl = s->ncl < out->count ? s->ncl : out->count;
   const double mu = s->mu, la = s->lambda;
   int bad = 0;
-#pragma omp parallel for num_threads(s->threads) schedule(dynamic, 4) reduction(| : bad) if (cl_sm_parallel(s))
+  int64_t reused = 0;
+#pragma omp parallel for num_threads(s->threads) schedule(dynamic, 4) reduction(| : bad) reduction(+ : reused) \
+    if (cl_sm_parallel(s))
   for (int32_t c = 0; c < ncl; ++c) {
     double *F = out->F + 9 * (size_t)c, *S = out->stress + 9 * (size_t)c, *P = out->plastic + 9 * (size_t)c;
     double *cen = out->center + 3 * (size_t)c;
@@ -73,7 +79,7 @@ cl_status cl_sm_measure(cl_sm *s, const cl_body_state *st, cl_unit_fields *out) 
     cl_mat3 Fm, Fe;
     cl_sm_decomp dc;
     double com[3];
-    cluster_Fe(s, st, c, 1, com, &Fm, &Fe);
+    reused += cluster_Fe(s, st, c, 1, com, &Fm, &Fe);
     if (cl_sm_decompose(s, &Fe, &dc) < 0) {
       bad = 1;
       continue;
@@ -101,6 +107,7 @@ cl_status cl_sm_measure(cl_sm *s, const cl_body_state *st, cl_unit_fields *out) 
                        U.m[3 * i + 2] * d[2] * U.m[3 * j + 2];
   }
   out->count = ncl;
+  s->psum_reused += reused;
   for (int32_t c = ncl; c < s->ncl; ++c) s->mok[c] = 0; /* not measured now: older sums */
   s->msum_ok = 0;
   if (!bad && st->n <= s->pcap) {

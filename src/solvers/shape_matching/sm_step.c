@@ -202,6 +202,17 @@ void cl_sm_cluster_F_keep(cl_sm *s, const cl_body_state *st, int32_t c, double *
   *F = cl_mat3_mul(&m.A, &Ai);
 }
 
+void cl_sm_cluster_F_kept(const cl_sm *s, int32_t c, double *com, cl_mat3 *F) {
+  sums m;
+  sums_unpack(s->msum + SM_MSUM * (size_t)c, &m);
+  cl_vec3 cm = cl_vec3_madd(m.xref, 1.0 / s->mass[c], m.sx);
+  com[0] = cm.x;
+  com[1] = cm.y;
+  com[2] = cm.z;
+  cl_mat3 Ai = load9(s->Arr_inv, c);
+  *F = cl_mat3_mul(&m.A, &Ai);
+}
+
 int cl_sm_decompose(const cl_sm *s, const cl_mat3 *Fe, cl_sm_decomp *d) {
   double delta;
   if (!s->plastic && cl_polar3_near(Fe, &d->R, &delta)) {
@@ -958,6 +969,7 @@ cl_status cl_sm_step(cl_sm *s, cl_body_state *st, const cl_step_input *in, cl_st
   /* the member sums of the last measure are reused when nothing moved since (the world measures
    * right after a step; the check costs one compare of the positions) */
   s->msum_ok = s->msum_ok && s->xmeas_n == n && memcmp(s->xmeas, st->x, sizeof(double) * 3 * (size_t)n) == 0;
+  s->psum_ok = 0; /* the proxies' sums are of the last step's positions */
 
   /* 1. goals (eqs 3-8) */
   int64_t nreuse = 0;
