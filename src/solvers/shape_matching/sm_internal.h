@@ -174,6 +174,9 @@ typedef struct cl_sm {
    * ||F^p||, and whether sl_sum is current */
   double *sl_s, *sl_k, *sl_f;
   uint8_t *sl_ok;
+  /* a member of the cluster moved in the last strain-limiting iteration (marked from the moved
+   * particles' memberships, cleared after the next iteration's cluster pass) */
+  uint8_t *sl_touch;
   double *pabs;       /* sum over members of w~ m |X_i - r_c| (rest property) */
   uint8_t *clampc;    /* the cluster has held and free members (10x toughness, as the authors') */
 

@@ -939,6 +939,12 @@ static void limit_moves(cl_sm *s, cl_body_state *st, const int32_t *cur, int32_t
   }
 }
 
+/* Clear the strain-limiting marks (sl_touch) of the clusters of particles list[0 .. count). */
+static void clear_touch(cl_sm *s, const int32_t *list, int32_t count) {
+  for (int32_t a = 0; a < count; ++a)
+    for (int32_t b = s->pofs[list[a]]; b < s->pofs[list[a] + 1]; ++b) s->sl_touch[s->pc[b]] = 0;
+}
+
 cl_status cl_sm_step(cl_sm *s, cl_body_state *st, const cl_step_input *in, cl_step_report *rep) {
   const double t_start = cl_time_ms();
   const double h = in->dt;
@@ -1044,6 +1050,10 @@ cl_status cl_sm_step(cl_sm *s, cl_body_state *st, const cl_step_input *in, cl_st
             continue;
           }
           sl_sums(s, st, c);
+        } else if (!s->sl_touch[c]) { /* no member moved in the last iteration (the marks below):
+                                         * what the two branches after this find by a member pass */
+          if (s->sl_ok[c]) any |= s->active[c];
+          continue;
         } else if (s->sl_ok[c]) {
           if (!sl_update(s, st, c)) {
             any |= s->active[c]; /* no member moved: the same clamps as in the last iteration */
@@ -1067,6 +1077,7 @@ cl_status cl_sm_step(cl_sm *s, cl_body_state *st, const cl_step_input *in, cl_st
         nsweep += r != 2;
         nskip += r == 2;
       }
+      clear_touch(s, prev, nprev); /* the marks of the last iteration's moves are used */
       if (!any) break;
       ++iters_run;
       /* the particles of the clamping clusters (only they can move) */
@@ -1089,11 +1100,19 @@ cl_status cl_sm_step(cl_sm *s, cl_body_state *st, const cl_step_input *in, cl_st
         thread_range(ncur, &a0, &a1);
         limit_moves(s, st, cur, a0, a1, gamma, om);
       }
+      /* mark the clusters of the particles that moved: only they can see new positions in the next
+       * iteration (a few dozen particles move, against a pass over every cluster's members) */
+      for (int32_t a = 0; a < ncur; ++a) {
+        const int32_t i = cur[a];
+        if (s->moved[i])
+          for (int32_t b = s->pofs[i]; b < s->pofs[i + 1]; ++b) s->sl_touch[s->pc[b]] = 1;
+      }
       int32_t *t = prev;
       prev = cur;
       cur = t;
       nprev = ncur;
     }
+    clear_touch(s, prev, nprev); /* after the last iteration's moves */
     s->sl_sweeps += nsweep;
     s->sl_skips += nskip;
     s->sl_box_skips += nbox;
