@@ -1,12 +1,12 @@
 /* The push between pieces through cluster proxies (sm_collide.c, paper sec 3.1) as the solver runs
- * it (a cluster's pairs with the clusters after it in the sweep handled together, every member of
- * the cluster tested against all of them at once) against the plain algorithm (pair by pair, member
- * by member; bit 4 of no_shortcuts): a weak plate shattered by a projectile, whose many small pieces
- * push each other out of their proxies, must follow bitwise the same trajectory, with the same
- * number of pushes, and with 1 and 2 threads. The solver's run also skips pair directions by its
- * culling tests (boxes of members against world spheres and proxy planes, points against planes):
- * the same trajectory shows they skipped only pushes that could not happen, and that the measure's
- * reuse of the proxies' member sums took them only where no member had moved since. */
+ * it (the pairs from a sweep, each proxy's members tested against all its partners in one pass,
+ * pair directions culled on boxes of members against world spheres and proxy planes, points
+ * against planes) against the plain algorithm (every proxy against every other, member by member,
+ * the exact test alone; bit 4 of no_shortcuts): a weak plate shattered by a projectile, whose many
+ * small pieces push each other out of their proxies, must follow bitwise the same trajectory, with
+ * the same number of pushes, and with 1 and 2 threads. The same trajectory shows that the culls
+ * skipped only pushes that could not happen, and that the measure's reuse of the proxies' member
+ * sums took them only where no member had moved since. */
 #include <math.h>
 #include <setjmp.h>
 #include <stdarg.h>
@@ -71,7 +71,7 @@ static void expect_same(const run_out *a, const run_out *b) {
   assert_memory_equal(a->x, b->x, sizeof(double) * 3 * (size_t)a->n);
 }
 
-static void test_batched_pushes_match_plain_pairs(void **state) {
+static void test_swept_pushes_match_plain_pairs(void **state) {
   (void)state;
   run_out a, b;
   run(1, 0, 50, &a);
@@ -106,7 +106,7 @@ static void test_two_threads_push_the_same(void **state) {
 
 int main(void) {
   const struct CMUnitTest tests[] = {
-      cmocka_unit_test(test_batched_pushes_match_plain_pairs),
+      cmocka_unit_test(test_swept_pushes_match_plain_pairs),
       cmocka_unit_test(test_two_threads_push_the_same),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);

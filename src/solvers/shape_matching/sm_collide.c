@@ -15,8 +15,12 @@
  * the issue asks: an intact body keeps the paper's dynamics exactly (and its momentum), and the
  * contact of a piece with itself (a folding sheet) is not handled.
  *
- * Pairs are found with a sweep over the clusters' world bounding spheres and handled in a fixed
- * order, so the result does not depend on the thread count.
+ * Pairs are found with a sweep over the clusters' world bounding spheres (sorted by the low end of
+ * their x interval). The pushes follow a fixed order, so the result does not depend on the thread
+ * count: proxy by proxy in sweep order, each of its members (in member order) out of each proxy it
+ * acts with (in sweep order), every push moving the particle before the next test (Gauss-Seidel);
+ * the proxies stay as they were at the start of the call. Each direction (members of c into d) is
+ * met once, when c's turn comes.
  *
  * Contact between different bodies (cl_shape_matching_contact_ops, called by the world after every
  * body's step, world/body_contact.c): `bounds` gives the particles' box widened by twice the
@@ -119,7 +123,8 @@ static int push_out(cl_sm *s, cl_body_state *st, int32_t i, int32_t d, double dt
   double *x = st->x + 3 * (size_t)i;
   if (!proxy_exit(s, x, d, &dx, &depth)) return 0;
   s->proxy_pushes++;
-  if (s->cull_track) { /* the particle left the box its clusters had at the start of the call */
+  if (s->cull_track) { /* the particle left the box its clusters had at the start of the call, and
+                         * the proxies' kept sums of its clusters are stale (psum_ok) */
     s->moved[i] = 1;
     for (int64_t l = s->phead[i]; l >= 0; l = s->mnext[l]) s->cpos[s->mc[l]] = 1;
   }
@@ -135,38 +140,6 @@ static int push_out(cl_sm *s, cl_body_state *st, int32_t i, int32_t d, double dt
 
 static int plane_reject(const cl_sm *s, int32_t q, const double *x);
 
-static void push_members(cl_sm *s, cl_body_state *st, int32_t c, int32_t d, int cull, double dt) {
-  /* most members of an overlapping pair lie outside d's world sphere: reject them on the squared
-   * distance with a margin well above rounding, so push_out's exact test decides the rest as before */
-  enum { SM_NEAR_BLOCK = 64 };
-  const double *cd = s->wcom + 3 * (size_t)d;
-  const double c0 = cd[0], c1 = cd[1], c2 = cd[2];
-  const double far2 = s->wrad[d] * s->wrad[d] * (1.0 + 1e-9);
-  const int32_t *mp = s->mp + s->moff[c];
-  const int32_t cnt = s->mcnt[c];
-  const double *x = st->x;
-  /* the test is branch-free, collecting the near members of a block first: a push moves only its
-   * own particle and reads only d's proxy, fixed during the call, so this gives bitwise the same as
-   * testing and pushing member by member (a NaN distance fails both this test and push_out's) */
-  int32_t near[SM_NEAR_BLOCK];
-  for (int32_t b0 = 0; b0 < cnt; b0 += SM_NEAR_BLOCK) {
-    const int32_t b1 = cnt - b0 < SM_NEAR_BLOCK ? cnt : b0 + SM_NEAR_BLOCK;
-    int32_t nn = 0;
-    for (int32_t k = b0; k < b1; ++k) {
-      const int32_t i = mp[k];
-      const double *xi = x + 3 * (size_t)i;
-      const double dx = xi[0] - c0, dy = xi[1] - c1, dz = xi[2] - c2;
-      near[nn] = i;
-      nn += dx * dx + dy * dy + dz * dz < far2;
-    }
-    for (int32_t a = 0; a < nn; ++a) {
-      const int32_t i = near[a];
-      if (s->held[i] || (cull && plane_reject(s, d, x + 3 * (size_t)i))) continue;
-      push_out(s, st, i, d, dt);
-    }
-  }
-}
-
 typedef struct span {
   double lo;
   int32_t c;
@@ -181,9 +154,10 @@ static int by_lo(const void *a, const void *b) {
 /* Culling (the pieces of a shattered body are mostly neighbours across a crack whose world spheres
  * overlap, while few of their members reach into each other's proxies: 85 % of the pair directions
  * of the weak brittle plate push nothing). Only shortcuts: a pair direction P -> Q (members of P
- * into the proxy of Q) is skipped when no member of P can pass proxy_exit's test, so no result
- * changes, and the push order of the remaining pairs is that of the plain algorithm. Two tests on
- * the box of P's members:
+ * into the proxy of Q) is skipped, for the members of P not pushed yet in the call, when no member
+ * of P can pass proxy_exit's test, so no result changes (a member pushed during the call has left
+ * the box and meets Q as in the plain algorithm). Two tests on the box of P's members at the start
+ * of the call:
  *  - the box lies outside Q's world sphere (wcom, wrad) by more than the rounding of the distance;
  *  - the box lies on the outer side of one of Q's planes. proxy_exit evaluates a plane on the rest
  *    position X = r_Q + F_Q^-1 (x - wcom_Q), h = n . X + e, which is affine in x:
@@ -215,6 +189,7 @@ static int cull_reserve(cl_sm *s) {
     ok &= resize((void **)&s->ctol, sizeof(double) * cap);
     ok &= resize((void **)&s->csw, sizeof(double) * 4 * cap);
     ok &= resize((void **)&s->cord, sizeof(int32_t) * cap);
+    ok &= resize((void **)&s->cpofs, sizeof(int32_t) * (cap + 1));
     ok &= resize((void **)&s->cpos, sizeof(int32_t) * cap);
     ok &= resize((void **)&s->cstamp, sizeof(uint32_t) * cap);
     if (!ok) return 0;
@@ -237,6 +212,11 @@ void cl_sm_collide_release(cl_sm *s) {
   free(s->cord);
   free(s->cpos);
   free(s->cstamp);
+  free(s->cpofs);
+  free(s->cpr);
+  free(s->cpart);
+  free(s->cpsp);
+  free(s->cpcul);
 }
 
 /* The world planes of cluster c and their margin 1e-11 (a + b M) (see the culling comment), from
@@ -430,136 +410,152 @@ static int spheres_overlap(const cl_sm *a, int32_t c, const cl_sm *b, int32_t d)
   return cl_vec3_norm2(cl_vec3_sub(cl_vec3_load(a->wcom, c), cl_vec3_load(b->wcom, d))) < rr * rr;
 }
 
-enum { SM_PARTNERS = 32 };
+/* Room for `pairs` pairs and their partner entries; 0 when it cannot be had. */
+static int pairs_reserve(cl_sm *s, int64_t pairs) {
+  if (pairs <= s->cpr_cap) return 1;
+  int64_t cap = s->cpr_cap ? s->cpr_cap : 1024;
+  while (cap < pairs) cap *= 2;
+  int ok = resize((void **)&s->cpr, sizeof(int32_t) * 2 * (size_t)cap);
+  ok &= resize((void **)&s->cpart, sizeof(int32_t) * 2 * (size_t)cap);
+  ok &= resize((void **)&s->cpsp, sizeof(double) * 8 * (size_t)cap);
+  ok &= resize((void **)&s->cpcul, 2 * (size_t)cap);
+  if (!ok) return 0;
+  s->cpr_cap = cap;
+  return 1;
+}
 
-/* The pairs (c, part[0]), (c, part[1]), ... in this order: the members of c pushed out of each
- * partner, then the members of each partner out of c. The same pushes, in the same order for every
- * particle, as the pair by pair sequence c into d_1, d_1 into c, c into d_2, ...: a push moves only
- * its own particle and reads only the proxies (fixed during the call), and no particle belongs to
- * both c and a partner (they are different pieces, and the clusters of a particle are one piece).
- * Each member of c is loaded once for all the partners (most members are outside every partner's
- * world sphere; see push_members for the test).
- * With `cull`, a direction whose cull test passes (on the boxes of the members' positions at the
- * start of the call) is skipped for the members still at those positions: a particle pushed during
- * the call (moved) is tested against every partner, and a partner any of whose members was pushed
- * (cpos, see push_out) is pushed out of c in full. */
-static void push_batch(cl_sm *s, cl_body_state *st, int32_t c, const int32_t *part, int32_t np, int cull,
-                       double dt) {
-  double pc[SM_PARTNERS][3], pf[SM_PARTNERS];
-  int32_t act[SM_PARTNERS], na = 0; /* the partners whose direction is not culled */
-  if (cull) need_planes(s, c);
+/* The pairs of proxies that act on each other (world spheres overlap, different pieces, not split
+ * from each other) by a sweep along x over the spheres packed in sweep order (csw), then every
+ * proxy's partners in CSR by sweep position: cpofs[a] .. cpofs[a + 1] in cpart, in sweep order
+ * (the pairs come out ordered by their first, then their second member). Returns 0 when the pair
+ * list cannot grow (the caller then takes the plain loops). */
+static int find_partners(cl_sm *s, int32_t m) {
+  int64_t np = 0;
+  int32_t *cnt = s->cpofs;
+  for (int32_t a = 0; a <= m; ++a) cnt[a] = 0;
+  for (int32_t a = 0; a < m; ++a) {
+    const double *u = s->csw + 4 * (size_t)a;
+    const double hi = u[0] + u[3];
+    const int32_t c = s->cord[a];
+    for (int32_t b = a + 1; b < m; ++b) {
+      const double *v = s->csw + 4 * (size_t)b;
+      if (!(v[0] - v[3] <= hi)) break; /* lo of b (the sweep's key, the same value) */
+      const double rr = u[3] + v[3], e0 = u[0] - v[0], e1 = u[1] - v[1], e2 = u[2] - v[2];
+      if (!(e0 * e0 + e1 * e1 + e2 * e2 < rr * rr)) continue;
+      const int32_t d = s->cord[b];
+      if (s->cpiece[c] == s->cpiece[d] || adjacent(s, c, d)) continue;
+      if (np == s->cpr_cap && !pairs_reserve(s, np + 1)) return 0;
+      s->cpr[2 * np] = a, s->cpr[2 * np + 1] = b;
+      ++cnt[a + 1], ++cnt[b + 1];
+      ++np;
+    }
+  }
+  for (int32_t a = 0; a < m; ++a) cnt[a + 1] += cnt[a];
+  /* fill in pair order: a's partners before it (pairs (e, a), e ascending) come first, then the
+   * ones after it (pairs (a, b), b ascending); cnt[a] runs as the fill cursor and ends at the next
+   * start, so it is shifted back below */
+  for (int64_t k = 0; k < np; ++k) {
+    const int32_t a = s->cpr[2 * k], b = s->cpr[2 * k + 1];
+    s->cpart[cnt[a]++] = b;
+    s->cpart[cnt[b]++] = a;
+  }
+  for (int32_t a = m; a > 0; --a) cnt[a] = cnt[a - 1];
+  cnt[0] = 0;
+  return 1;
+}
+
+/* The members of proxy c (its sweep position a) pushed out of its partners' proxies, one member
+ * after the other, each through the partners in sweep order. A direction c -> d whose culling
+ * test passed on the box of c's members at the start of the call is skipped for the members that
+ * have not been pushed since (they are still in that box); a pushed member meets every partner. */
+static void push_cluster(cl_sm *s, cl_body_state *st, int32_t a, double dt) {
+  const int32_t c = s->cord[a], t0 = s->cpofs[a], np = s->cpofs[a + 1] - t0;
+  double *sp = s->cpsp + 4 * (size_t)t0;
+  int32_t *act = s->cpr + t0, na = 0; /* the partners whose direction is not culled (the pair list
+                                        * is free once the partners are sorted out) */
   for (int32_t j = 0; j < np; ++j) {
-    const double *cd = s->wcom + 3 * (size_t)part[j];
-    pc[j][0] = cd[0], pc[j][1] = cd[1], pc[j][2] = cd[2];
-    pf[j] = s->wrad[part[j]] * s->wrad[part[j]] * (1.0 + 1e-9);
-    if (cull) need_planes(s, part[j]);
-    if (cull && direction_culled(s, c, part[j])) s->proxy_culled++;
+    const int32_t d = s->cord[s->cpart[t0 + j]];
+    const double *cd = s->wcom + 3 * (size_t)d;
+    double *e = sp + 4 * j;
+    e[0] = cd[0], e[1] = cd[1], e[2] = cd[2];
+    e[3] = s->wrad[d] * s->wrad[d] * (1.0 + 1e-9);
+    need_planes(s, d);
+    if (direction_culled(s, c, d)) s->proxy_culled++;
     else act[na++] = j;
   }
   for (int64_t k = s->moff[c]; k < (int64_t)s->moff[c] + s->mcnt[c]; ++k) {
     const int32_t i = s->mp[k];
     if (s->held[i]) continue;
     const double *x = st->x + 3 * (size_t)i;
-    int32_t from = 0; /* a particle pushed during the call meets every partner from here on */
-    if (cull && !s->moved[i]) {
+    int32_t from = 0; /* once pushed, a member meets every partner from here on */
+    if (!s->moved[i]) {
       from = np;
       for (int32_t t = 0; t < na; ++t) {
         const int32_t j = act[t];
-        const double dx = x[0] - pc[j][0], dy = x[1] - pc[j][1], dz = x[2] - pc[j][2];
-        if (dx * dx + dy * dy + dz * dz < pf[j] && !plane_reject(s, part[j], x) && push_out(s, st, i, part[j], dt)) {
+        const double *e = sp + 4 * j;
+        const double dx = x[0] - e[0], dy = x[1] - e[1], dz = x[2] - e[2];
+        if (!(dx * dx + dy * dy + dz * dz < e[3])) continue;
+        const int32_t d = s->cord[s->cpart[t0 + j]];
+        if (!plane_reject(s, d, x) && push_out(s, st, i, d, dt)) {
           from = j + 1;
           break;
         }
       }
     }
     for (int32_t j = from; j < np; ++j) {
-      const double dx = x[0] - pc[j][0], dy = x[1] - pc[j][1], dz = x[2] - pc[j][2];
-      if (dx * dx + dy * dy + dz * dz < pf[j] && !(cull && plane_reject(s, part[j], x))) push_out(s, st, i, part[j], dt);
+      const double *e = sp + 4 * j;
+      const double dx = x[0] - e[0], dy = x[1] - e[1], dz = x[2] - e[2];
+      if (!(dx * dx + dy * dy + dz * dz < e[3])) continue;
+      const int32_t d = s->cord[s->cpart[t0 + j]];
+      if (!plane_reject(s, d, x)) push_out(s, st, i, d, dt);
     }
-  }
-  for (int32_t j = 0; j < np; ++j) {
-    if (cull && !s->cpos[part[j]] && direction_culled(s, part[j], c)) {
-      s->proxy_culled++;
-      continue;
-    }
-    push_members(s, st, part[j], c, cull, dt);
   }
 }
 
-/* The plain algorithm (tests: bit 4 of no_shortcuts): pair by pair, member by member. */
-static void push_plain(cl_sm *s, cl_body_state *st, int32_t c, int32_t d, double dt) {
-  const double *cd = s->wcom + 3 * (size_t)d;
-  const double far2 = s->wrad[d] * s->wrad[d] * (1.0 + 1e-9);
-  for (int64_t k = s->moff[c]; k < (int64_t)s->moff[c] + s->mcnt[c]; ++k) {
-    const int32_t i = s->mp[k];
-    const double *x = st->x + 3 * (size_t)i;
-    const double dx = x[0] - cd[0], dy = x[1] - cd[1], dz = x[2] - cd[2];
-    if (dx * dx + dy * dy + dz * dz >= far2 || s->held[i]) continue;
-    push_out(s, st, i, d, dt);
-  }
-}
-
-/* The plain sweep (tests): every overlapping pair of different pieces, pair by pair. */
+/* The plain algorithm (tests: bit 4 of no_shortcuts; also taken when the scratch cannot grow):
+ * every proxy in sweep order, every member, every other proxy it acts with in sweep order, the
+ * exact test alone. */
 static void self_collide_plain(cl_sm *s, cl_body_state *st, double dt) {
   const span *sp = s->spans;
   const int32_t m = sorted_spans(s);
   for (int32_t a = 0; a < m; ++a) {
     const int32_t c = sp[a].c;
-    const double hi = s->wcom[3 * (size_t)c] + s->wrad[c];
-    for (int32_t b = a + 1; b < m && sp[b].lo <= hi; ++b) {
-      const int32_t d = sp[b].c;
-      if (!spheres_overlap(s, c, s, d)) continue;
-      if (s->cpiece[c] == s->cpiece[d] || adjacent(s, c, d)) continue;
-      push_plain(s, st, c, d, dt);
-      push_plain(s, st, d, c, dt);
+    for (int64_t k = s->moff[c]; k < (int64_t)s->moff[c] + s->mcnt[c]; ++k) {
+      const int32_t i = s->mp[k];
+      if (s->held[i]) continue;
+      for (int32_t b = 0; b < m; ++b) {
+        const int32_t d = sp[b].c;
+        if (b == a || !spheres_overlap(s, c, s, d) || s->cpiece[c] == s->cpiece[d] || adjacent(s, c, d)) continue;
+        const double *x = st->x + 3 * (size_t)i, *cd = s->wcom + 3 * (size_t)d;
+        const double dx = x[0] - cd[0], dy = x[1] - cd[1], dz = x[2] - cd[2];
+        if (dx * dx + dy * dy + dz * dz < s->wrad[d] * s->wrad[d] * (1.0 + 1e-9)) push_out(s, st, i, d, dt);
+      }
     }
   }
 }
 
 void cl_sm_self_collide(cl_sm *s, cl_body_state *st, double dt) {
-  if (s->no_shortcuts & 4) {
-    update_proxies(s, st, 0);
+  s->psum_ok = 0;
+  const int cull = !(s->no_shortcuts & 4) && cull_reserve(s);
+  update_proxies(s, st, cull);
+  if (!cull) {
     self_collide_plain(s, st, dt);
     return;
   }
-  const int cull = cull_reserve(s);
-  update_proxies(s, st, cull);
-  if (cull) cull_begin(s);
-  /* sweep along x over the bounding spheres; the pairs of each cluster with the ones after it in
-   * the sweep are handled together (push_batch). The spheres are read packed in sweep order (the
-   * same values and operations as spheres_overlap) */
-  const span *sp = s->spans;
-  const int32_t m = cull ? sweep_order(s) : sorted_spans(s);
-  if (cull) { /* no particle pushed yet (moved is strain limiting's scratch, free here) */
-    memset(s->moved, 0, (size_t)st->n);
-    for (int32_t c = 0; c < s->ncl; ++c) s->cpos[c] = 0;
+  cull_begin(s);
+  const int32_t m = sweep_order(s);
+  if (!find_partners(s, m)) {
+    self_collide_plain(s, st, dt);
+    return;
   }
-  s->cull_track = cull;
-  int32_t part[SM_PARTNERS];
-  for (int32_t a = 0; a < m; ++a) {
-    const int32_t c = sp[a].c;
-    int32_t np = 0;
-    const double hi = s->wcom[3 * (size_t)c] + s->wrad[c];
-    for (int32_t b = a + 1; b < m && sp[b].lo <= hi; ++b) {
-      const int32_t d = sp[b].c;
-      if (cull) {
-        const double *u = s->csw + 4 * (size_t)a, *v = s->csw + 4 * (size_t)b;
-        const double rr = u[3] + v[3], e0 = u[0] - v[0], e1 = u[1] - v[1], e2 = u[2] - v[2];
-        if (!(e0 * e0 + e1 * e1 + e2 * e2 < rr * rr)) continue;
-      } else if (!spheres_overlap(s, c, s, d)) {
-        continue;
-      }
-      if (s->cpiece[c] == s->cpiece[d] || adjacent(s, c, d)) continue;
-      part[np++] = d;
-      if (np == SM_PARTNERS) {
-        push_batch(s, st, c, part, np, cull, dt);
-        np = 0;
-      }
-    }
-    if (np > 0) push_batch(s, st, c, part, np, cull, dt);
-  }
+  /* no particle pushed yet (moved is strain limiting's scratch, free here) */
+  memset(s->moved, 0, (size_t)st->n);
+  for (int32_t c = 0; c < s->ncl; ++c) s->cpos[c] = 0;
+  s->cull_track = 1;
+  for (int32_t a = 0; a < m; ++a)
+    if (s->cpofs[a + 1] > s->cpofs[a]) push_cluster(s, st, a, dt);
   s->cull_track = 0;
-  s->psum_ok = cull; /* cpos now marks the clusters whose kept sums are stale */
+  s->psum_ok = 1; /* cpos now marks the clusters whose kept sums are stale */
 }
 
 /* ---- contact between two bodies ------------------------------------------------------------ */

@@ -249,8 +249,8 @@ typedef struct cl_sm {
    * rounding margin of its world planes (1e-11 (a + b M), see sm_collide.c), its proxy planes carried
    * into the world (4 per plane, indexed as planes: m . (x - wcom) + k), the proxies packed in sweep
    * order (x, y, z, r: 4 each) and that order kept from the last call (insertion sort); capacities
-   * in clusters and planes (ctol: one margin per cluster); cpos is per-cluster scratch (during the pushes: a member of the cluster
-   * was pushed), cull_track whether push_out keeps it. Only shortcuts: a cull never changes a
+   * in clusters and planes (ctol: one margin per cluster); cpos is per-cluster scratch (during and after the pushes: a member of the
+   * cluster was pushed), cull_track whether push_out keeps it and moved. Only shortcuts: a cull never changes a
    * result. proxy_culled counts the pair directions skipped (tests). */
   double *cbox, *ctol, *cwpl, *csw;
   int32_t *cord, *cpos;
@@ -260,6 +260,14 @@ typedef struct cl_sm {
   uint32_t *cstamp, cull_call; /* world planes of the cluster computed in call cull_call */
   int64_t cwpl_cap;
   int64_t proxy_culled;
+  /* the pairs of proxies of a self-collision call (2 each, in sweep order) and every proxy's
+   * partners in CSR by sweep position (cpofs: m + 1), each entry with the partner's cluster (cpart),
+   * its world sphere (cpsp: centre and squared radius with the test's margin) and whether the
+   * direction is culled (cpcul); capacity in pairs */
+  int32_t *cpr, *cpofs, *cpart;
+  double *cpsp;
+  uint8_t *cpcul;
+  int64_t cpr_cap;
   /* the proxies of the last self-collision call kept their member sums in msum (with the moments,
    * cl_sm_cluster_F_keep), and cpos says which clusters had a member pushed after: the measure takes
    * the sums of the others (their members have not moved since). Cleared at every step's start and
