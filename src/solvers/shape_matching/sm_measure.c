@@ -30,6 +30,10 @@ static int cluster_Fe(cl_sm *s, const cl_body_state *st, int32_t c, int keep, do
     cl_sm_cluster_F_keep(s, st, c, com, F);
   else
     cl_sm_cluster_F(s, st, c, com, F);
+  if (!s->plastic) { /* F^p = I */
+    *Fe = *F;
+    return kept;
+  }
   cl_mat3 Fpi;
   memcpy(Fpi.m, s->Fp_inv + 9 * (size_t)c, sizeof Fpi.m);
   *Fe = cl_mat3_mul(F, &Fpi);

@@ -349,8 +349,9 @@ static int goal_pass(cl_sm *s, const cl_body_state *st, int32_t c, double ka, do
   cl_mat3 Ai = load9(s->Arr_inv, c);
   cl_mat3 F = cl_mat3_mul(&m.A, &Ai); /* eq 3 */
   store9(s->F, c, &F);
+  const int pl = s->plastic; /* without plasticity F^p = I: F^e = F and T = R (eqs 9, 6) */
   cl_mat3 Fpi = load9(s->Fp_inv, c), Fp = load9(s->Fp, c);
-  cl_mat3 Fe = cl_mat3_mul(&F, &Fpi); /* eq 9 */
+  cl_mat3 Fe = pl ? cl_mat3_mul(&F, &Fpi) : F; /* eq 9 */
   cl_sm_decomp dc;
   int bad = 0;
   if (reuse) /* the measure decomposed this very F^e (same sums, same F^p) */
@@ -361,7 +362,7 @@ static int goal_pass(cl_sm *s, const cl_body_state *st, int32_t c, double ka, do
     cl_vec3_store(s->sig, c, dc.sig);
     store9(s->Vp, c, &dc.V);
   }
-  cl_mat3 T = cl_mat3_mul(&dc.R, &Fp);
+  cl_mat3 T = pl ? cl_mat3_mul(&dc.R, &Fp) : dc.R;
   store9(s->Rt, c, &T);
   /* the rigid part of the corrections, summed over the very values the gather computes (an
    * analytic sum, e.g. sum w~m (T p - q) = 0, would differ from them by rounding and let momentum
@@ -433,8 +434,8 @@ static int goal_pass(cl_sm *s, const cl_body_state *st, int32_t c, double ka, do
   cl_vec3_store(s->sl_y, c, com);
   s->sl_g[c] = sqrt(gmax2);
   s->sl_s[c] = bad == 0 ? dc.smin : 0.0;
-  s->sl_k[c] = s->pabs[c] * norm2_bound(&Ai) * norm2_bound(&Fpi);
-  s->sl_f[c] = norm2_bound(&Fp);
+  s->sl_k[c] = s->pabs[c] * norm2_bound(&Ai) * (pl ? norm2_bound(&Fpi) : 1.0);
+  s->sl_f[c] = pl ? norm2_bound(&Fp) : 1.0;
   return bad;
 }
 
@@ -647,7 +648,7 @@ static int sl_eval(cl_sm *s, const cl_body_state *st, int32_t c, double gamma, i
   cl_vec3 com = cl_vec3_make(o[0] + o[3] / M, o[1] + o[4] / M, o[2] + o[5] / M);
   cl_mat3 Ai = load9(s->Arr_inv, c), Fpi = load9(s->Fp_inv, c), Fp = load9(s->Fp, c);
   cl_mat3 F = cl_mat3_mul(&A, &Ai);
-  cl_mat3 Fe = cl_mat3_mul(&F, &Fpi);
+  cl_mat3 Fe = s->plastic ? cl_mat3_mul(&F, &Fpi) : F; /* F^p = I without plasticity */
   const double lim = gamma * s->width[c];
   if (!force && s->sl_s[c] > 0.0) {
     /* The bound below without the polar decomposition, while the reference is the goal pass's
@@ -675,7 +676,7 @@ static int sl_eval(cl_sm *s, const cl_body_state *st, int32_t c, double gamma, i
   }
   cl_mat3 R; /* the polar factor: Newton-Schulz for the usual nearly rigid cluster */
   if (!cl_polar3_near(&Fe, &R, NULL) && cl_polar3(&Fe, &R, NULL) < 0) R = cl_mat3_identity();
-  cl_mat3 T = cl_mat3_mul(&R, &Fp);
+  cl_mat3 T = s->plastic ? cl_mat3_mul(&R, &Fp) : R;
   if (!force) {
     const cl_mat3 Tr = load9(s->sl_T, c);
     const cl_vec3 yr = cl_vec3_load(s->sl_y, c);
