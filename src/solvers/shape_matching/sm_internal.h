@@ -174,9 +174,10 @@ typedef struct cl_sm {
    * ||F^p||, and whether sl_sum is current */
   double *sl_s, *sl_k, *sl_f;
   uint8_t *sl_ok;
-  /* a member of the cluster moved in the last strain-limiting iteration (marked from the moved
-   * particles' memberships, cleared after the next iteration's cluster pass) */
-  uint8_t *sl_touch;
+  /* a member of the cluster moved in the last strain-limiting iteration: sl_touch[c] == sl_mark,
+   * marked from the moved particles' memberships (sl_mark grows by one per iteration) */
+  uint32_t *sl_touch;
+  uint32_t sl_mark;
   double *pabs;       /* sum over members of w~ m |X_i - r_c| (rest property) */
   uint8_t *clampc;    /* the cluster has held and free members (10x toughness, as the authors') */
 

@@ -96,7 +96,7 @@ cl_status cl_sm_grow_clusters(cl_sm *s, int32_t ncl) {
   CL_TRY(regrow((void **)&s->sl_k, o, c, sizeof(double), "clusters"));
   CL_TRY(regrow((void **)&s->sl_f, o, c, sizeof(double), "clusters"));
   CL_TRY(regrow((void **)&s->sl_ok, o, c, sizeof(uint8_t), "clusters"));
-  CL_TRY(regrow((void **)&s->sl_touch, o, c, sizeof(uint8_t), "clusters"));
+  CL_TRY(regrow((void **)&s->sl_touch, o, c, sizeof(uint32_t), "clusters"));
   CL_TRY(regrow((void **)&s->pabs, o, c, sizeof(double), "clusters"));
   CL_TRY(regrow((void **)&s->active, o, c, sizeof(uint8_t), "clusters"));
   CL_TRY(regrow((void **)&s->clampc, o, c, sizeof(uint8_t), "clusters"));

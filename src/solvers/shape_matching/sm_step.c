@@ -940,10 +940,22 @@ static void limit_moves(cl_sm *s, cl_body_state *st, const int32_t *cur, int32_t
   }
 }
 
-/* Clear the strain-limiting marks (sl_touch) of the clusters of particles list[0 .. count). */
-static void clear_touch(cl_sm *s, const int32_t *list, int32_t count) {
-  for (int32_t a = 0; a < count; ++a)
-    for (int32_t b = s->pofs[list[a]]; b < s->pofs[list[a] + 1]; ++b) s->sl_touch[s->pc[b]] = 0;
+/* Mark (sl_touch = a new sl_mark) the clusters of the particles of cur[0 .. ncur) that moved in
+ * this strain-limiting iteration. Returns 0 instead when that would cost more than the members'
+ * own flags: with more than an eighth of the particles listed the next iteration reads the flags
+ * (sl_update, max_pdisp), as without marks. */
+static int mark_touched(cl_sm *s, const int32_t *cur, int32_t ncur, int32_t n) {
+  if (ncur > n / 8) return 0;
+  if (++s->sl_mark == 0) { /* wrapped: no old mark may look current */
+    memset(s->sl_touch, 0, sizeof(uint32_t) * (size_t)s->ncl);
+    s->sl_mark = 1;
+  }
+  for (int32_t a = 0; a < ncur; ++a) {
+    const int32_t i = cur[a];
+    if (s->moved[i])
+      for (int32_t b = s->pofs[i]; b < s->pofs[i + 1]; ++b) s->sl_touch[s->pc[b]] = s->sl_mark;
+  }
+  return 1;
 }
 
 cl_status cl_sm_step(cl_sm *s, cl_body_state *st, const cl_step_input *in, cl_step_report *rep) {
@@ -1011,6 +1023,7 @@ cl_status cl_sm_step(cl_sm *s, cl_body_state *st, const cl_step_input *in, cl_st
     memset(s->moved, 0, (size_t)n);
     const int plain = (s->no_shortcuts & 2) != 0;
     int64_t nsweep = 0, nskip = 0, nbox = 0;
+    int marked = 0; /* sl_touch holds the clusters touched by the last iteration (mark_touched) */
     for (int32_t it = 0; it < s->p.iterations; ++it) {
       int any = 0;
       /* after the first iteration only clusters that clamped, or whose members moved, can clamp:
@@ -1051,8 +1064,9 @@ cl_status cl_sm_step(cl_sm *s, cl_body_state *st, const cl_step_input *in, cl_st
             continue;
           }
           sl_sums(s, st, c);
-        } else if (!s->sl_touch[c]) { /* no member moved in the last iteration (the marks below):
-                                         * what the two branches after this find by a member pass */
+        } else if (marked && s->sl_touch[c] != s->sl_mark) { /* no member moved in the last iteration
+                                                             * (mark_touched): what the two branches
+                                                             * after this find by a member pass */
           if (s->sl_ok[c]) any |= s->active[c];
           continue;
         } else if (s->sl_ok[c]) {
@@ -1078,7 +1092,6 @@ cl_status cl_sm_step(cl_sm *s, cl_body_state *st, const cl_step_input *in, cl_st
         nsweep += r != 2;
         nskip += r == 2;
       }
-      clear_touch(s, prev, nprev); /* the marks of the last iteration's moves are used */
       if (!any) break;
       ++iters_run;
       /* the particles of the clamping clusters (only they can move) */
@@ -1101,19 +1114,14 @@ cl_status cl_sm_step(cl_sm *s, cl_body_state *st, const cl_step_input *in, cl_st
         thread_range(ncur, &a0, &a1);
         limit_moves(s, st, cur, a0, a1, gamma, om);
       }
-      /* mark the clusters of the particles that moved: only they can see new positions in the next
-       * iteration (a few dozen particles move, against a pass over every cluster's members) */
-      for (int32_t a = 0; a < ncur; ++a) {
-        const int32_t i = cur[a];
-        if (s->moved[i])
-          for (int32_t b = s->pofs[i]; b < s->pofs[i + 1]; ++b) s->sl_touch[s->pc[b]] = 1;
-      }
+      /* the clusters of the particles that moved: only they can see new positions in the next
+       * iteration (often a few dozen particles move, against a pass over every cluster's members) */
+      marked = mark_touched(s, cur, ncur, n);
       int32_t *t = prev;
       prev = cur;
       cur = t;
       nprev = ncur;
     }
-    clear_touch(s, prev, nprev); /* after the last iteration's moves */
     s->sl_sweeps += nsweep;
     s->sl_skips += nskip;
     s->sl_box_skips += nbox;
