@@ -410,6 +410,27 @@ static void test_energy_and_volume(void **state) {
   assert_int_equal(cl_body_copy_unit_field(w, b, CL_UNIT_STRESS, S, 9 * 16), CL_OK);
   assert_true(fabs(S[0] - (2 * mu + la) * 0.1) < 1e-6 * S[0]);
   assert_true(fabs(S[4] - la * 0.1 / 1.1) < 1e-6 * S[4]);
+  /* a small stretch diag(1.02, 0.99, 1) turned by Q and moved: these clusters are nearly
+   * orthogonal, so the measure takes the Newton-Schulz rotation and the stress from R and F; it must
+   * be Q diag(p_i s_i / J) Q^T, p_i = 2 mu (s_i - 1) + lambda sum (s_j - 1) (the SVD form) */
+  const double sv[3] = {1.02, 0.99, 1.0}, ax[3] = {0.36, 0.48, 0.8};
+  double Q[9];
+  cl_rotation_axis_angle(ax, 0.7, Q);
+  for (int32_t i = 0; i < st->n; ++i)
+    for (int k = 0; k < 3; ++k)
+      st->x[3 * i + k] = 0.3 * k + Q[3 * k] * sv[0] * st->X[3 * i] + Q[3 * k + 1] * sv[1] * st->X[3 * i + 1] +
+                         Q[3 * k + 2] * sv[2] * st->X[3 * i + 2];
+  assert_int_equal(cl_body_copy_unit_field(w, b, CL_UNIT_STRESS, S, 9 * 16), CL_OK);
+  const double tr = sv[0] + sv[1] + sv[2] - 3.0, J = sv[0] * sv[1] * sv[2];
+  double d[3], smax = 0.0;
+  for (int k = 0; k < 3; ++k) d[k] = (2 * mu * (sv[k] - 1.0) + la * tr) * sv[k] / J;
+  for (int k = 0; k < 3; ++k) smax = fmax(smax, fabs(d[k]));
+  for (int i = 0; i < 3; ++i)
+    for (int j = 0; j < 3; ++j) {
+      const double want = Q[3 * i] * d[0] * Q[3 * j] + Q[3 * i + 1] * d[1] * Q[3 * j + 1] + Q[3 * i + 2] * d[2] * Q[3 * j + 2];
+      assert_true(fabs(S[3 * i + j] - want) < 1e-9 * smax); /* the first cluster's */
+      assert_true(S[3 * i + j] == S[3 * j + i]);
+    }
   cl_world_destroy(w);
   cl_mesh_destroy(m);
 }
