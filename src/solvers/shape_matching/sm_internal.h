@@ -149,7 +149,7 @@ typedef struct cl_sm {
   int32_t *ploff, *plcnt; /* collision half-spaces: [ploff, ploff + plcnt) in the plane pool */
   /* per-step scratch per cluster */
   double *com;        /* 3: world centre of mass at the start of the step */
-  double *Rt;         /* 9: R F^p, the goal transform (of the goals, then of strain limiting) */
+  double *Rt;         /* 9: R F^p of strain limiting's current evaluation (the goal pass keeps its own in sl_T) */
   double *scom;       /* 3: centre of mass in the current strain-limiting iteration */
   double *Iinv;       /* 9: pseudo-inverse of the inertia about com (rigid-mode projection) */
   double *ga, *gw;    /* 3 each: removed mean and angular parts of the corrections */

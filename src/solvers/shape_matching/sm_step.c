@@ -363,12 +363,14 @@ static int goal_pass(cl_sm *s, const cl_body_state *st, int32_t c, double ka, do
     store9(s->Vp, c, &dc.V);
   }
   cl_mat3 T = pl ? cl_mat3_mul(&dc.R, &Fp) : dc.R;
-  store9(s->Rt, c, &T);
+  /* kept as strain limiting's reference (its first iteration starts from these goals); the loops
+   * below read it back from there */
+  store9(s->sl_T, c, &T);
   /* the rigid part of the corrections, summed over the very values the gather computes (an
    * analytic sum, e.g. sum w~m (T p - q) = 0, would differ from them by rounding and let momentum
    * drift by 1e-11 over a few hundred steps) */
   cl_vec3 se = cl_vec3_zero(), tau = cl_vec3_zero();
-  const double *Tm = s->Rt + 9 * (size_t)c, *rc = s->rcom + 3 * (size_t)c, *y = s->com + 3 * (size_t)c;
+  const double *Tm = s->sl_T + 9 * (size_t)c, *rc = s->rcom + 3 * (size_t)c, *y = s->com + 3 * (size_t)c;
   double gmax2 = 0.0;
 #if SM_V2D
   if (tf && spin) { /* the defaults: goal_e with rows 0 and 1 in the lanes of a pair (see v2d) */
@@ -429,8 +431,8 @@ static int goal_pass(cl_sm *s, const cl_body_state *st, int32_t c, double ka, do
   }
   /* held members of c, counted before the goal pass (stamp: see cl_sm_step) */
   s->clampc[c] = (uint8_t)(s->stamp[c] > 0 && s->stamp[c] < s->mcnt[c]);
-  /* the reference of strain limiting's first iteration: these goals at the step-start positions */
-  store9(s->sl_T, c, &T);
+  /* the reference of strain limiting's first iteration: these goals at the step-start positions
+   * (the transform is in sl_T already) */
   cl_vec3_store(s->sl_y, c, com);
   s->sl_g[c] = sqrt(gmax2);
   s->sl_s[c] = bad == 0 ? dc.smin : 0.0;
