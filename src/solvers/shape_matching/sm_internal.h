@@ -156,7 +156,7 @@ typedef struct cl_sm {
   double *gpack;      /* SM_GPACK per cluster: what the goal gather reads, together (T, r_c, x_c, ga, gw);
                        * during strain limiting what its gather reads (sm_step.c) */
   double *sig, *Vp;   /* 3 and 9: singular values and right singular vectors of F^e (plasticity) */
-  double *F;          /* 9: F of the step start; the current F for the collision proxies */
+  double *F;          /* 9: the current F of each proxy (sm_collide.c, refreshed per call) */
   double *Finv;       /* 9: its inverse (proxies), or zero when singular */
   double *msum;       /* SM_MSUM: member sums (xref, sx, A, C) and the SVD of F^e (U, sigma, V) at the
                        * positions of the last measure */

@@ -348,7 +348,6 @@ static int goal_pass(cl_sm *s, const cl_body_state *st, int32_t c, double ka, do
   store9(s->Iinv, c, &Iinv);
   cl_mat3 Ai = load9(s->Arr_inv, c);
   cl_mat3 F = cl_mat3_mul(&m.A, &Ai); /* eq 3 */
-  store9(s->F, c, &F);
   const int pl = s->plastic; /* without plasticity F^p = I: F^e = F and T = R (eqs 9, 6) */
   cl_mat3 Fpi = load9(s->Fp_inv, c), Fp = load9(s->Fp, c);
   cl_mat3 Fe = pl ? cl_mat3_mul(&F, &Fpi) : F; /* eq 9 */
