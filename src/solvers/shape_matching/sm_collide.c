@@ -246,7 +246,7 @@ static void need_planes(cl_sm *s, int32_t c) {
 
 /* Whether no member of cluster p can be inside the proxy of cluster q (see the culling comment);
  * M (cull_mag) bounds every coordinate involved and ctol[q] is q's plane margin for it. */
-static int direction_culled(const cl_sm *s, int32_t p, int32_t q) {
+static int direction_culled(cl_sm *s, int32_t p, int32_t q) {
   const double *lo = s->cbox + 6 * (size_t)p, *hi = lo + 3, *cq = s->wcom + 3 * (size_t)q;
   double d2 = 0.0;
   for (int j = 0; j < 3; ++j) {
@@ -255,6 +255,7 @@ static int direction_culled(const cl_sm *s, int32_t p, int32_t q) {
   }
   const double lim = s->wrad[q] * (1.0 + 1e-9) + 1e-12 * s->cull_mag;
   if (d2 > lim * lim) return 1;
+  need_planes(s, q); /* only now: the directions the sphere settles do not need q's planes */
   const double tol = s->ctol[q];
   /* the newest planes first: the crack between two pieces is usually the last split of each */
   const double *w0 = s->cwpl + 4 * (int64_t)s->ploff[q];
@@ -479,7 +480,6 @@ static void push_cluster(cl_sm *s, cl_body_state *st, int32_t a, double dt) {
     double *e = sp + 4 * j;
     e[0] = cd[0], e[1] = cd[1], e[2] = cd[2];
     e[3] = s->wrad[d] * s->wrad[d] * (1.0 + 1e-9);
-    need_planes(s, d);
     if (direction_culled(s, c, d)) s->proxy_culled++;
     else act[na++] = j;
   }
@@ -507,6 +507,7 @@ static void push_cluster(cl_sm *s, cl_body_state *st, int32_t a, double dt) {
       const double dx = x[0] - e[0], dy = x[1] - e[1], dz = x[2] - e[2];
       if (!(dx * dx + dy * dy + dz * dz < e[3])) continue;
       const int32_t d = s->cord[s->cpart[t0 + j]];
+      need_planes(s, d); /* a direction the sphere culled has not asked for them */
       if (!plane_reject(s, d, x)) push_out(s, st, i, d, dt);
     }
   }
