@@ -870,10 +870,13 @@ static void thread_range(int32_t n, int32_t *i0, int32_t *i1) {
 static void goal_velocities(cl_sm *s, cl_body_state *st, const cl_step_input *in, double ka, double kd, int32_t i0,
                             int32_t i1) {
   const double h = in->dt, *g = in->gravity, *fx = in->f_ext;
+  const double hg0 = h * g[0], hg1 = h * g[1], hg2 = h * g[2]; /* once, not reloaded per particle */
   const cl_constraint_set *cs = &in->constraints;
+  double *xold = s->xold;
   for (int32_t i = i0; i < i1; ++i) {
-    double *x = st->x + 3 * i, *v = st->v + 3 * i;
-    for (int k = 0; k < 3; ++k) s->xold[3 * i + k] = x[k];
+    double *x = st->x + 3 * i, *v = st->v + 3 * i, *xo = xold + 3 * i;
+    const double x0 = x[0], x1 = x[1], x2 = x[2];
+    xo[0] = x0, xo[1] = x1, xo[2] = x2;
     cl_vec3 dv = (s->flags[i] & SM_DEBRIS) ? cl_vec3_zero() : gather_goals(s, st, i, ka, kd);
     int32_t slot = s->held[i];
     if (slot) { /* what the reaction of a held particle needs (only theirs: see the end of the step) */
@@ -883,16 +886,20 @@ static void goal_velocities(cl_sm *s, cl_body_state *st, const cl_step_input *in
       }
       cl_vec3_store(s->dvsh, i, dv);
       memcpy(x, cs->target_x + 3 * (slot - 1), 3 * sizeof(double));
-      const double e0 = x[0] - s->xold[3 * i], e1 = x[1] - s->xold[3 * i + 1], e2 = x[2] - s->xold[3 * i + 2];
+      const double e0 = x[0] - x0, e1 = x[1] - x1, e2 = x[2] - x2;
       s->pdisp[i] = e0 * e0 + e1 * e1 + e2 * e2;
       continue;
     }
-    double im = 1.0 / st->m[i];
-    v[0] += h * g[0] + dv.x + (fx ? h * fx[3 * i] * im : 0.0);
-    v[1] += h * g[1] + dv.y + (fx ? h * fx[3 * i + 1] * im : 0.0);
-    v[2] += h * g[2] + dv.z + (fx ? h * fx[3 * i + 2] * im : 0.0);
-    for (int k = 0; k < 3; ++k) x[k] += h * v[k];
-    const double e0 = x[0] - s->xold[3 * i], e1 = x[1] - s->xold[3 * i + 1], e2 = x[2] - s->xold[3 * i + 2];
+    double f0 = 0.0, f1 = 0.0, f2 = 0.0; /* dt f / m (the + 0.0 without forces is kept: bitwise) */
+    if (fx) {
+      const double im = 1.0 / st->m[i];
+      f0 = h * fx[3 * i] * im, f1 = h * fx[3 * i + 1] * im, f2 = h * fx[3 * i + 2] * im;
+    }
+    const double v0 = v[0] + (hg0 + dv.x + f0), v1 = v[1] + (hg1 + dv.y + f1), v2 = v[2] + (hg2 + dv.z + f2);
+    v[0] = v0, v[1] = v1, v[2] = v2;
+    const double y0 = x0 + h * v0, y1 = x1 + h * v1, y2 = x2 + h * v2;
+    x[0] = y0, x[1] = y1, x[2] = y2;
+    const double e0 = y0 - x0, e1 = y1 - x1, e2 = y2 - x2;
     s->pdisp[i] = e0 * e0 + e1 * e1 + e2 * e2; /* strain limiting bounds the clusters with it */
   }
 }
