@@ -949,11 +949,14 @@ static void limit_moves(cl_sm *s, cl_body_state *st, const int32_t *cur, int32_t
 }
 
 /* Mark (sl_touch = a new sl_mark) the clusters of the particles of cur[0 .. ncur) that moved in
- * this strain-limiting iteration. Returns 0 instead when that would cost more than the members'
- * own flags: with more than an eighth of the particles listed the next iteration reads the flags
- * (sl_update, max_pdisp), as without marks. */
-static int mark_touched(cl_sm *s, const int32_t *cur, int32_t ncur, int32_t n) {
-  if (ncur > n / 8) return 0;
+ * this strain-limiting iteration. Returns 0 instead when that could cost more than the members'
+ * own flags: when the listed particles hold more than a sixteenth of the memberships, the next
+ * iteration reads the flags (sl_update, max_pdisp) as without marks (that pass runs on the
+ * body's threads, the marking does not: the hollow ball and the armadillo move many particles). */
+static int mark_touched(cl_sm *s, const int32_t *cur, int32_t ncur) {
+  int64_t mem = 0; /* the listed particles' memberships */
+  for (int32_t a = 0; a < ncur; ++a) mem += s->pofs[cur[a] + 1] - s->pofs[cur[a]];
+  if (mem > s->memberships / 16) return 0;
   if (++s->sl_mark == 0) { /* wrapped: no old mark may look current */
     memset(s->sl_touch, 0, sizeof(uint32_t) * (size_t)s->ncl);
     s->sl_mark = 1;
@@ -1124,7 +1127,7 @@ cl_status cl_sm_step(cl_sm *s, cl_body_state *st, const cl_step_input *in, cl_st
       }
       /* the clusters of the particles that moved: only they can see new positions in the next
        * iteration (often a few dozen particles move, against a pass over every cluster's members) */
-      marked = mark_touched(s, cur, ncur, n);
+      marked = mark_touched(s, cur, ncur);
       int32_t *t = prev;
       prev = cur;
       cur = t;
