@@ -732,10 +732,10 @@ static int sl_eval(cl_sm *s, const cl_body_state *st, int32_t c, double gamma, i
 }
 
 #if SM_V2D
-/* One membership's term of gather_goals: goal_e, then minus ga and gw x q, lane by lane as the
- * scalar code (gpack's pairs at pk). */
-static inline void goal_term(const double *pk, v2d X01, v2d x01, v2d kv01, double X2, double x2, double kv2,
-                             double ka, v2d *e_out, double *ez_out) {
+/* One membership's term of gather_goals, w (goal_e - ga - gw x q) added to the accumulators, lane by
+ * lane as the scalar code (gpack's pairs at pk). */
+static inline void goal_add(const double *pk, double w, v2d X01, v2d x01, v2d kv01, double X2, double x2, double kv2,
+                            double ka, v2d *acc01, double *acc2) {
   const v2d p01 = X01 - v2d_load(pk + 6), q01 = x01 - v2d_load(pk + 8);
   const double p0 = p01[0], p1 = p01[1], p2 = X2 - pk[19], q2 = x2 - pk[20];
   const v2d g01 = v2d_load(pk) * p0 + v2d_load(pk + 2) * p1 + v2d_load(pk + 4) * p2 - q01;
@@ -747,8 +747,8 @@ static inline void goal_term(const double *pk, v2d X01, v2d x01, v2d kv01, doubl
   const v2d q20 = {q2, q01[0]}, q12 = {q01[1], q2};
   e01 = e01 - (v2d_load(pk + 12) * q20 - v2d_load(pk + 14) * q12);
   ez = ez - (pk[22] * q01[1] - pk[23] * q01[0]);
-  *e_out = e01;
-  *ez_out = ez;
+  *acc01 = *acc01 + w * e01;
+  *acc2 = *acc2 + w * ez;
 }
 #endif
 
@@ -765,23 +765,11 @@ static inline cl_vec3 gather_goals(const cl_sm *s, const cl_body_state *st, int3
   const double X2 = Xi[2], x2 = xi[2], kv2 = kd * vi[2];
   v2d acc01 = {0.0, 0.0};
   double acc2 = 0.0;
-  if (a1 - a0 == 1) { /* one membership (most particles of a shattered body): no loop */
-    v2d e01;
-    double ez;
-    goal_term(gp + SM_GPACK * (size_t)pc[a0], X01, x01, kv01, X2, x2, kv2, ka, &e01, &ez);
-    const double w = pwt[a0];
-    acc01 = acc01 + w * e01;
-    acc2 = acc2 + w * ez;
-    return cl_vec3_make(acc01[0], acc01[1], acc2);
-  }
-  for (int32_t a = a0; a < a1; ++a) {
-    v2d e01;
-    double ez;
-    goal_term(gp + SM_GPACK * (size_t)pc[a], X01, x01, kv01, X2, x2, kv2, ka, &e01, &ez);
-    const double w = pwt[a];
-    acc01 = acc01 + w * e01;
-    acc2 = acc2 + w * ez;
-  }
+  if (a1 - a0 == 1) /* one membership (most particles of a shattered body): no loop */
+    goal_add(gp + SM_GPACK * (size_t)pc[a0], pwt[a0], X01, x01, kv01, X2, x2, kv2, ka, &acc01, &acc2);
+  else
+    for (int32_t a = a0; a < a1; ++a)
+      goal_add(gp + SM_GPACK * (size_t)pc[a], pwt[a], X01, x01, kv01, X2, x2, kv2, ka, &acc01, &acc2);
   return cl_vec3_make(acc01[0], acc01[1], acc2);
 #else
   cl_vec3 acc = cl_vec3_zero();
