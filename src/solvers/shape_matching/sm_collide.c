@@ -216,7 +216,6 @@ void cl_sm_collide_release(cl_sm *s) {
   free(s->cpr);
   free(s->cpart);
   free(s->cpsp);
-  free(s->cpcul);
 }
 
 /* The world planes of cluster c and their margin 1e-11 (a + b M) (see the culling comment), from
@@ -419,7 +418,6 @@ static int pairs_reserve(cl_sm *s, int64_t pairs) {
   int ok = resize((void **)&s->cpr, sizeof(int32_t) * 2 * (size_t)cap);
   ok &= resize((void **)&s->cpart, sizeof(int32_t) * 2 * (size_t)cap);
   ok &= resize((void **)&s->cpsp, sizeof(double) * 8 * (size_t)cap);
-  ok &= resize((void **)&s->cpcul, 2 * (size_t)cap);
   if (!ok) return 0;
   s->cpr_cap = cap;
   return 1;

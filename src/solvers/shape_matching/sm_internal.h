@@ -261,13 +261,12 @@ typedef struct cl_sm {
   uint32_t *cstamp, cull_call; /* world planes of the cluster computed in call cull_call */
   int64_t cwpl_cap;
   int64_t proxy_culled;
-  /* the pairs of proxies of a self-collision call (2 each, in sweep order) and every proxy's
-   * partners in CSR by sweep position (cpofs: m + 1), each entry with the partner's cluster (cpart),
-   * its world sphere (cpsp: centre and squared radius with the test's margin) and whether the
-   * direction is culled (cpcul); capacity in pairs */
+  /* the pairs of proxies of a self-collision call (cpr: 2 sweep positions each; once the partner
+   * lists are built, scratch for each proxy's directions not culled) and every proxy's partners in
+   * CSR by sweep position (cpofs: m + 1), each entry with the partner's sweep position (cpart) and
+   * its world sphere (cpsp: centre and squared radius with the test's margin); capacity in pairs */
   int32_t *cpr, *cpofs, *cpart;
   double *cpsp;
-  uint8_t *cpcul;
   int64_t cpr_cap;
   /* the proxies of the last self-collision call kept their member sums in msum (with the moments,
    * cl_sm_cluster_F_keep), and cpos says which clusters had a member pushed after: the measure takes
