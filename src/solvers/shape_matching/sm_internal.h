@@ -226,8 +226,11 @@ typedef struct cl_sm {
   int64_t pltop, plcap;
 
   /* tests only: bit 1 turns off the reuse of the measure's sums, bit 2 the strain-limiting bounds
-   * (every cluster is then summed and swept as in the plain algorithm) */
+   * (every cluster is then summed and swept as in the plain algorithm), bit 4 the self-collision's
+   * culling (sm_collide.c), bit 8 strain limiting's marks of the moved particles' clusters (the
+   * member pass finds them instead) */
   int no_shortcuts;
+  int64_t sl_marked;  /* strain-limiting iterations that used those marks, in total (tests) */
   int64_t sl_sweeps, sl_skips; /* strain limiting: member sweeps done and avoided by a bound, in total */
   int64_t sl_box_skips;        /* of the skips, those only the displacement box allowed (tests) */
   int64_t reused;     /* clusters whose goal pass took the measure's sums and SVD, in total */

@@ -965,7 +965,8 @@ static void limit_moves(cl_sm *s, cl_body_state *st, const int32_t *cur, int32_t
 static int mark_touched(cl_sm *s, const int32_t *cur, int32_t ncur) {
   int64_t mem = 0; /* the listed particles' memberships */
   for (int32_t a = 0; a < ncur; ++a) mem += s->pofs[cur[a] + 1] - s->pofs[cur[a]];
-  if (mem > s->memberships / 16) return 0;
+  if (mem > s->memberships / 16 || (s->no_shortcuts & 8)) return 0;
+  s->sl_marked++;
   if (++s->sl_mark == 0) { /* wrapped: no old mark may look current */
     memset(s->sl_touch, 0, sizeof(uint32_t) * (size_t)s->ncl);
     s->sl_mark = 1;
