@@ -215,7 +215,6 @@ void cl_sm_collide_release(cl_sm *s) {
   free(s->cpofs);
   free(s->cpr);
   free(s->cpart);
-  free(s->cpsp);
 }
 
 /* The world planes of cluster c and their margin 1e-11 (a + b M) (see the culling comment), from
@@ -306,7 +305,8 @@ static void cull_begin(cl_sm *s) {
  * cluster writes only its own slots: any thread count gives the same. */
 static void update_proxies(cl_sm *s, const cl_body_state *st, int cull) {
   const int32_t ncl = s->ncl;
-#pragma omp parallel for num_threads(s->threads) schedule(dynamic, 4) if (cl_sm_parallel(s))
+  const int chunk = cl_sm_chunk(s);
+#pragma omp parallel for num_threads(s->threads) schedule(dynamic, chunk) if (cl_sm_parallel(s))
   for (int32_t c = 0; c < ncl; ++c) {
     s->wrad[c] = -1.0;
     if (!s->alive[c] || s->mcnt[c] < SM_PROXY_MIN_MEMBERS) continue;
@@ -417,7 +417,6 @@ static int pairs_reserve(cl_sm *s, int64_t pairs) {
   while (cap < pairs) cap *= 2;
   int ok = resize((void **)&s->cpr, sizeof(int32_t) * 2 * (size_t)cap);
   ok &= resize((void **)&s->cpart, sizeof(int32_t) * 2 * (size_t)cap);
-  ok &= resize((void **)&s->cpsp, sizeof(double) * 8 * (size_t)cap);
   if (!ok) return 0;
   s->cpr_cap = cap;
   return 1;
@@ -463,50 +462,49 @@ static int find_partners(cl_sm *s, int32_t m) {
   return 1;
 }
 
-/* The members of proxy c (its sweep position a) pushed out of its partners' proxies, one member
- * after the other, each through the partners in sweep order. A direction c -> d whose culling
- * test passed on the box of c's members at the start of the call is skipped for the members that
- * have not been pushed since (they are still in that box); a pushed member meets every partner. */
+/* The members of proxy c (its sweep position a) pushed out of its partners' proxies: partner by
+ * partner in sweep order, each partner's test over c's members in member order. A direction
+ * c -> d whose culling test passed on the box of c's members at the start of the call is skipped
+ * for the members not pushed since (they are still in that box); a pushed member meets every
+ * partner after. The members do not act on each other (a push moves only its own particle, the
+ * proxies stay fixed during the call), so each member meets the same partners in the same order
+ * and from the same positions as in a member-by-member loop (the order the header describes): the
+ * results are those of that loop bit for bit, while the inner loop keeps one sphere in registers
+ * and reads the held flag only for the members inside it. */
 static void push_cluster(cl_sm *s, cl_body_state *st, int32_t a, double dt) {
   const int32_t c = s->cord[a], t0 = s->cpofs[a], np = s->cpofs[a + 1] - t0;
-  double *sp = s->cpsp + 4 * (size_t)t0;
-  int32_t *act = s->cpr + t0, na = 0; /* the partners whose direction is not culled (the pair list
-                                        * is free once the partners are sorted out) */
+  const int64_t k0 = s->moff[c], k1 = k0 + s->mcnt[c];
+  const int32_t *mp = s->mp;
+  const double *x = st->x;
+  /* the pushed members of c (strain limiting's particle lists are free here): those pushed out of
+   * an earlier proxy of the call (cpos marks their clusters), then the ones pushed below */
+  int32_t *pushed = s->sl_list, npushed = 0;
+  if (s->cpos[c])
+    for (int64_t k = k0; k < k1; ++k)
+      if (s->moved[mp[k]] && !s->held[mp[k]]) pushed[npushed++] = mp[k];
   for (int32_t j = 0; j < np; ++j) {
     const int32_t d = s->cord[s->cpart[t0 + j]];
     const double *cd = s->wcom + 3 * (size_t)d;
-    double *e = sp + 4 * j;
-    e[0] = cd[0], e[1] = cd[1], e[2] = cd[2];
-    e[3] = s->wrad[d] * s->wrad[d] * (1.0 + 1e-9);
-    if (direction_culled(s, c, d)) s->proxy_culled++;
-    else act[na++] = j;
-  }
-  for (int64_t k = s->moff[c]; k < (int64_t)s->moff[c] + s->mcnt[c]; ++k) {
-    const int32_t i = s->mp[k];
-    if (s->held[i]) continue;
-    const double *x = st->x + 3 * (size_t)i;
-    int32_t from = 0; /* once pushed, a member meets every partner from here on */
-    if (!s->moved[i]) {
-      from = np;
-      for (int32_t t = 0; t < na; ++t) {
-        const int32_t j = act[t];
-        const double *e = sp + 4 * j;
-        const double dx = x[0] - e[0], dy = x[1] - e[1], dz = x[2] - e[2];
-        if (!(dx * dx + dy * dy + dz * dz < e[3])) continue;
-        const int32_t d = s->cord[s->cpart[t0 + j]];
-        if (!plane_reject(s, d, x) && push_out(s, st, i, d, dt)) {
-          from = j + 1;
-          break;
-        }
+    const double e0 = cd[0], e1 = cd[1], e2 = cd[2], r2 = s->wrad[d] * s->wrad[d] * (1.0 + 1e-9);
+    if (direction_culled(s, c, d)) { /* only the members pushed so far can be inside d */
+      s->proxy_culled++;
+      const int32_t nb = npushed;
+      for (int32_t t = 0; t < nb; ++t) {
+        const double *xi = x + 3 * (size_t)pushed[t];
+        const double dx = xi[0] - e0, dy = xi[1] - e1, dz = xi[2] - e2;
+        if (!(dx * dx + dy * dy + dz * dz < r2)) continue;
+        need_planes(s, d); /* a direction the sphere culled has not asked for them */
+        if (!plane_reject(s, d, xi)) push_out(s, st, pushed[t], d, dt);
       }
+      continue;
     }
-    for (int32_t j = from; j < np; ++j) {
-      const double *e = sp + 4 * j;
-      const double dx = x[0] - e[0], dy = x[1] - e[1], dz = x[2] - e[2];
-      if (!(dx * dx + dy * dy + dz * dz < e[3])) continue;
-      const int32_t d = s->cord[s->cpart[t0 + j]];
-      need_planes(s, d); /* a direction the sphere culled has not asked for them */
-      if (!plane_reject(s, d, x)) push_out(s, st, i, d, dt);
+    for (int64_t k = k0; k < k1; ++k) {
+      const int32_t i = mp[k];
+      const double *xi = x + 3 * (size_t)i;
+      const double dx = xi[0] - e0, dy = xi[1] - e1, dz = xi[2] - e2;
+      if (!(dx * dx + dy * dy + dz * dz < r2) || s->held[i]) continue;
+      const int first = !s->moved[i];
+      if (!plane_reject(s, d, xi) && push_out(s, st, i, d, dt) && first) pushed[npushed++] = i;
     }
   }
 }

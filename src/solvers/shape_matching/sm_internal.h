@@ -264,12 +264,10 @@ typedef struct cl_sm {
   uint32_t *cstamp, cull_call; /* world planes of the cluster computed in call cull_call */
   int64_t cwpl_cap;
   int64_t proxy_culled;
-  /* the pairs of proxies of a self-collision call (cpr: 2 sweep positions each; once the partner
-   * lists are built, scratch for each proxy's directions not culled) and every proxy's partners in
-   * CSR by sweep position (cpofs: m + 1), each entry with the partner's sweep position (cpart) and
-   * its world sphere (cpsp: centre and squared radius with the test's margin); capacity in pairs */
+  /* the pairs of proxies of a self-collision call (cpr: 2 sweep positions each) and every proxy's
+   * partners in CSR by sweep position (cpofs: m + 1, cpart: the partner's sweep position); capacity
+   * in pairs */
   int32_t *cpr, *cpofs, *cpart;
-  double *cpsp;
   int64_t cpr_cap;
   /* the proxies of the last self-collision call kept their member sums in msum (with the moments,
    * cl_sm_cluster_F_keep), and cpos says which clusters had a member pushed after: the measure takes
@@ -363,6 +361,15 @@ cl_status cl_sm_boundary_planes(cl_sm *s, const cl_body_state *st);
 
 /* ---- sm_step.c ---------------------------------------------------------------------------- */
 static inline int cl_sm_parallel(const cl_sm *s) { return s->ncl >= 32 && s->memberships >= SM_PAR_MEMBERSHIPS; }
+/* The chunk of the dynamic schedule of the loops over cluster slots: about 16 chunks per thread
+ * (a chunk of 4 slots put two threads' writes of small per-cluster values, sl_g or clampc, in one
+ * cache line, and a shattered body has over a thousand slots: 350 chunk hand-outs per loop); one
+ * chunk without threads. */
+static inline int cl_sm_chunk(const cl_sm *s) {
+  if (!cl_sm_parallel(s)) return s->ncl > 0 ? s->ncl : 1;
+  const int per = s->ncl / (16 * (s->threads > 0 ? s->threads : 1));
+  return per > 4 ? per : 4;
+}
 cl_status cl_sm_step(cl_sm *s, cl_body_state *st, const cl_step_input *in, cl_step_report *rep);
 /* World centre of mass and F = A_xr A_rr^+ of cluster c at the current positions (eqs 3, 7). */
 void cl_sm_cluster_F(const cl_sm *s, const cl_body_state *st, int32_t c, double *com, cl_mat3 *F);

@@ -66,7 +66,8 @@ cl_status cl_sm_measure(cl_sm *s, const cl_body_state *st, cl_unit_fields *out) 
   const double mu = s->mu, la = s->lambda;
   int bad = 0;
   int64_t reused = 0;
-#pragma omp parallel for num_threads(s->threads) schedule(dynamic, 4) reduction(| : bad) reduction(+ : reused) \
+  const int chunk = cl_sm_chunk(s);
+#pragma omp parallel for num_threads(s->threads) schedule(dynamic, chunk) reduction(| : bad) reduction(+ : reused) \
     if (cl_sm_parallel(s))
   for (int32_t c = 0; c < ncl; ++c) {
     double *F = out->F + 9 * (size_t)c, *S = out->stress + 9 * (size_t)c, *P = out->plastic + 9 * (size_t)c;

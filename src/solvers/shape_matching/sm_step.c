@@ -349,7 +349,8 @@ static int goal_pass(cl_sm *s, const cl_body_state *st, int32_t c, double ka, do
   cl_mat3 Ai = load9(s->Arr_inv, c);
   cl_mat3 F = cl_mat3_mul(&m.A, &Ai); /* eq 3 */
   const int pl = s->plastic; /* without plasticity F^p = I: F^e = F and T = R (eqs 9, 6) */
-  cl_mat3 Fpi = load9(s->Fp_inv, c), Fp = load9(s->Fp, c);
+  const cl_mat3 I3 = cl_mat3_identity(); /* F^p is not even read without plasticity */
+  const cl_mat3 Fpi = pl ? load9(s->Fp_inv, c) : I3, Fp = pl ? load9(s->Fp, c) : I3;
   cl_mat3 Fe = pl ? cl_mat3_mul(&F, &Fpi) : F; /* eq 9 */
   cl_sm_decomp dc;
   int bad = 0;
@@ -647,7 +648,8 @@ static int sl_eval(cl_sm *s, const cl_body_state *st, int32_t c, double gamma, i
   cl_mat3 A;
   memcpy(A.m, o + 6, sizeof A.m);
   cl_vec3 com = cl_vec3_make(o[0] + o[3] / M, o[1] + o[4] / M, o[2] + o[5] / M);
-  cl_mat3 Ai = load9(s->Arr_inv, c), Fpi = load9(s->Fp_inv, c), Fp = load9(s->Fp, c);
+  const cl_mat3 I3 = cl_mat3_identity();
+  cl_mat3 Ai = load9(s->Arr_inv, c), Fpi = s->plastic ? load9(s->Fp_inv, c) : I3, Fp = s->plastic ? load9(s->Fp, c) : I3;
   cl_mat3 F = cl_mat3_mul(&A, &Ai);
   cl_mat3 Fe = s->plastic ? cl_mat3_mul(&F, &Fpi) : F; /* F^p = I without plasticity */
   const double lim = gamma * s->width[c];
@@ -992,10 +994,11 @@ cl_status cl_sm_step(cl_sm *s, cl_body_state *st, const cl_step_input *in, cl_st
    * than one on the 2-vCPU VM (the weak brittle plate, 10-11k memberships: 2.2-3.0 ms against
    * 2.0-2.9 ms per frame; the twisted bar, 13.8k with 8 strain-limiting iterations, gains; with
    * the threshold at 8k, GOMP_SPINCOUNT 1k-100k instead of passive waiting did not help either) */
-  const int par_c = cl_sm_parallel(s), par_p = par_c && n >= 4096;
+  const int par_c = cl_sm_parallel(s), par_p = par_c && n >= 4096, chunk = cl_sm_chunk(s);
   (void)nt;
   (void)par_c;
   (void)par_p;
+  (void)chunk;
   if (n > s->pcap) return cl_fail(CL_ERR_STATE, "solver 'shape_matching': state has %d nodes, solver knows %d", n, s->n);
   for (int32_t j = 0; j < cs->count; ++j) s->held[cs->nodes[j]] = j + 1;
   held_counts(s, cs, 1);
@@ -1013,7 +1016,7 @@ cl_status cl_sm_step(cl_sm *s, cl_body_state *st, const cl_step_input *in, cl_st
 
   /* 1. goals (eqs 3-8) */
   int64_t nreuse = 0;
-#pragma omp parallel for num_threads(nt) schedule(dynamic, 4) reduction(min : bad) reduction(+ : nreuse) if (par_c)
+#pragma omp parallel for num_threads(nt) schedule(dynamic, chunk) reduction(min : bad) reduction(+ : nreuse) if (par_c)
   for (int32_t c = 0; c < ncl; ++c) {
     if (!s->alive[c]) continue;
     int b = goal_pass(s, st, c, ka, kd, spin, tf, &nreuse);
@@ -1049,7 +1052,7 @@ cl_status cl_sm_step(cl_sm *s, cl_body_state *st, const cl_step_input *in, cl_st
       int any = 0;
       /* after the first iteration only clusters that clamped, or whose members moved, can clamp:
        * the others see the same positions as before (the result is the same as a full sweep) */
-#pragma omp parallel for num_threads(nt) schedule(dynamic, 4) reduction(| : any) reduction(+ : nsweep, nskip, nbox) \
+#pragma omp parallel for num_threads(nt) schedule(dynamic, chunk) reduction(| : any) reduction(+ : nsweep, nskip, nbox) \
     if (par_c)
       for (int32_t c = 0; c < ncl; ++c) {
         if (!s->alive[c]) {
