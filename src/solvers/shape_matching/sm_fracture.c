@@ -101,7 +101,9 @@ static cl_status new_particle(cl_sm *s, cl_body_state *st, int32_t i, int32_t *o
   /* q sits where i sits: if i is still where the last measure saw it, so is q, and the clusters
    * whose member i becomes q keep their sums (same position, weight and member order) */
   if (s->xmeas_n == q) {
+#ifndef NDEBUG
     memcpy(s->xmeas + 3 * (size_t)q, s->xmeas + 3 * (size_t)i, 3 * sizeof(double));
+#endif
     s->xmeas_n = q + 1;
   }
   st->m[q] = 0.0;

@@ -116,7 +116,9 @@ cl_status cl_sm_measure(cl_sm *s, const cl_body_state *st, cl_unit_fields *out) 
   for (int32_t c = ncl; c < s->ncl; ++c) s->mok[c] = 0; /* not measured now: older sums */
   s->msum_ok = 0;
   if (!bad && st->n <= s->pcap) {
+#ifndef NDEBUG /* what the step checks the flag against (sm_step.c) */
     memcpy(s->xmeas, st->x, sizeof(double) * 3 * (size_t)st->n);
+#endif
     s->xmeas_n = st->n;
     s->msum_ok = 1;
   }

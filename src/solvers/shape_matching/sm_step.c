@@ -41,6 +41,7 @@
  * Parallel loops: clusters (each writes only its own data) and particles (each gathers its own
  * memberships in the fixed order of the reverse index), so results are bitwise the same for any
  * number of threads. Nothing is allocated. */
+#include <assert.h>
 #include <math.h>
 #include <string.h>
 
@@ -1009,9 +1010,16 @@ cl_status cl_sm_step(cl_sm *s, cl_body_state *st, const cl_step_input *in, cl_st
   int bad = 0;
   double t_plastic = 0.0, t_collide = 0.0;
 
-  /* the member sums of the last measure are reused when nothing moved since (the world measures
-   * right after a step; the check costs one compare of the positions) */
-  s->msum_ok = s->msum_ok && s->xmeas_n == n && memcmp(s->xmeas, st->x, sizeof(double) * 3 * (size_t)n) == 0;
+  /* the member sums of the last measure are reused when nothing moved since: the world measures
+   * after the last substep's contacts, and between a measure and the next step only the solver's
+   * own fracture op writes positions (a split particle takes its origin's; the clusters it changes
+   * drop their sums): the API has no position setter. So a flag suffices; builds with assertions
+   * keep the measure's positions and check them (compared to 3n doubles copied and compared per
+   * step, 5 % of a shattered plate's frame) */
+  s->msum_ok = s->msum_ok && s->xmeas_n == n;
+#ifndef NDEBUG
+  assert(!s->msum_ok || memcmp(s->xmeas, st->x, sizeof(double) * 3 * (size_t)n) == 0);
+#endif
   s->psum_ok = 0; /* the proxies' sums are of the last step's positions */
 
   /* 1. goals (eqs 3-8) */
