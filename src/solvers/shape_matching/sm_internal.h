@@ -189,7 +189,7 @@ typedef struct cl_sm {
   double *mw;         /* raw weight w_ic */
   double *mwt;        /* w_ic / W_i */
   double *mwm;        /* w_ic / W_i * m_i */
-  double *mr;         /* 3: rest offset X_i - rcom_c (cold paths; the step recomputes it) */
+  double *mr;         /* 3: rest offset X_i - rcom_c (member sums and the goal pass stream it) */
 
   /* reverse index, particle-major: the memberships of particle i are a = pofs[i] .. pofs[i+1]-1,
    * pool entry plist[a], cluster pc[a], weight pwt[a] = w~; the per-particle gathers stream through

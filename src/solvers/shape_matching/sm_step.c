@@ -81,9 +81,12 @@ static inline void store9(double *a, int32_t c, const cl_mat3 *m) { memcpy(a + 9
 
 /* Sums over the members of c at positions x, relative to the first member (so a far translation
  * loses no digits): sx = sum w~m (x - xref), A = sum w~m (x - xref) p^T with the rest offsets
- * p = X_i - r_c computed on the fly, and optionally C = sum w~m (x - xref)(x - xref)^T. Since
- * sum w~m p = 0, A is A_xr of eq 3. The loop streams only the member index and w~m (12 bytes per
- * membership); x and X are per-particle arrays that stay in cache. */
+ * p = X_i - r_c kept per membership (mr, the same subtraction bit for bit), and optionally
+ * C = sum w~m (x - xref)(x - xref)^T. Since sum w~m p = 0, A is A_xr of eq 3. The loop streams the
+ * member index, w~m and p (36 bytes per membership, in order) and reads x at the member: reading X
+ * there too cost a second scattered load per member (the particles of a shattered body's cluster
+ * lie all over the arrays, whose frame no longer fits the L2 cache), about a tenth of the goal
+ * pass's time. */
 typedef struct sums {
   cl_vec3 xref, sx;
   cl_mat3 A, C;
@@ -93,16 +96,16 @@ typedef struct sums {
  * 18 accumulators to the stack): su = w~m d is formed once and reused, as cl_mat3_add_outer does, so
  * sx and A are bitwise those of the outer-product form. The second moments are symmetric: six sums,
  * mirrored. Strain limiting's sums (sl_sums) are the loop without the moments. */
-static void member_sums(const cl_sm *s, const double *x, const double *X, int32_t c, int moments, sums *out) {
+static void member_sums(const cl_sm *s, const double *x, int32_t c, int moments, sums *out) {
   const int64_t k0 = s->moff[c], k1 = k0 + s->mcnt[c];
   const int32_t *mp = s->mp;
-  const double *mwm = s->mwm;
-  const cl_vec3 r = cl_vec3_load(x, mp[k0]), rc = cl_vec3_load(s->rcom, c);
+  const double *mwm = s->mwm, *mr = s->mr;
+  const cl_vec3 r = cl_vec3_load(x, mp[k0]);
 #if SM_V2D
   /* lanes: s (0,1) | 2; A rows 0, 1, 2 columns (0,1), column 2 rows (0,1) | a22; C (00,01) (11,12)
    * (02,22) */
-  const v2d r01 = {r.x, r.y}, c01 = {rc.x, rc.y};
-  const double r2 = r.z, c2 = rc.z;
+  const v2d r01 = {r.x, r.y};
+  const double r2 = r.z;
   const v2d z = {0.0, 0.0};
   v2d s01 = z, a0 = z, a1 = z, a2 = z, a_2 = z, m0 = z, m1 = z, m_2 = z;
   double s2 = 0.0, a22 = 0.0;
@@ -110,8 +113,8 @@ static void member_sums(const cl_sm *s, const double *x, const double *X, int32_
     for (int64_t k = k0; k < k1; ++k) {
       const size_t i3 = 3 * (size_t)mp[k];
       const double wm = mwm[k];
-      const v2d d01 = v2d_load(x + i3) - r01, p01 = v2d_load(X + i3) - c01;
-      const double d2 = x[i3 + 2] - r2, p2 = X[i3 + 2] - c2;
+      const v2d d01 = v2d_load(x + i3) - r01, p01 = v2d_load(mr + 3 * k);
+      const double d2 = x[i3 + 2] - r2, p2 = mr[3 * k + 2];
       const v2d u01 = wm * d01;
       const double u0 = u01[0], u1 = u01[1], u2 = wm * d2;
       s01 += u01, s2 += u2;
@@ -123,8 +126,8 @@ static void member_sums(const cl_sm *s, const double *x, const double *X, int32_
     for (int64_t k = k0; k < k1; ++k) {
       const size_t i3 = 3 * (size_t)mp[k];
       const double wm = mwm[k];
-      const v2d d01 = v2d_load(x + i3) - r01, p01 = v2d_load(X + i3) - c01;
-      const double d2 = x[i3 + 2] - r2, p2 = X[i3 + 2] - c2;
+      const v2d d01 = v2d_load(x + i3) - r01, p01 = v2d_load(mr + 3 * k);
+      const double d2 = x[i3 + 2] - r2, p2 = mr[3 * k + 2];
       const v2d u01 = wm * d01;
       const double u0 = u01[0], u1 = u01[1], u2 = wm * d2;
       s01 += u01, s2 += u2;
@@ -136,15 +139,15 @@ static void member_sums(const cl_sm *s, const double *x, const double *X, int32_
   const double A[9] = {a0[0], a0[1], a_2[0], a1[0], a1[1], a_2[1], a2[0], a2[1], a22};
   const double C[9] = {m0[0], m0[1], m_2[0], m0[1], m1[0], m1[1], m_2[0], m1[1], m_2[1]};
 #else
-  const double r0 = r.x, r1 = r.y, r2 = r.z, c0 = rc.x, c1 = rc.y, c2 = rc.z;
+  const double r0 = r.x, r1 = r.y, r2 = r.z;
   double s0 = 0.0, s1 = 0.0, s2 = 0.0;
   double a00 = 0.0, a01 = 0.0, a02 = 0.0, a10 = 0.0, a11 = 0.0, a12 = 0.0, a20 = 0.0, a21 = 0.0, a22 = 0.0;
   double m00 = 0.0, m01 = 0.0, m02 = 0.0, m11 = 0.0, m12 = 0.0, m22 = 0.0;
   for (int64_t k = k0; k < k1; ++k) {
-    const double *xi = x + 3 * (size_t)mp[k], *Xi = X + 3 * (size_t)mp[k];
+    const double *xi = x + 3 * (size_t)mp[k], *pk = mr + 3 * k;
     const double wm = mwm[k];
     const double d0 = xi[0] - r0, d1 = xi[1] - r1, d2 = xi[2] - r2;
-    const double p0 = Xi[0] - c0, p1 = Xi[1] - c1, p2 = Xi[2] - c2;
+    const double p0 = pk[0], p1 = pk[1], p2 = pk[2];
     const double u0 = wm * d0, u1 = wm * d1, u2 = wm * d2;
     s0 += u0, s1 += u1, s2 += u2;
     a00 += u0 * p0, a01 += u0 * p1, a02 += u0 * p2;
@@ -166,7 +169,7 @@ static void member_sums(const cl_sm *s, const double *x, const double *X, int32_
 
 void cl_sm_cluster_F(const cl_sm *s, const cl_body_state *st, int32_t c, double *com, cl_mat3 *F) {
   sums m;
-  member_sums(s, st->x, st->X, c, 0, &m);
+  member_sums(s, st->x, c, 0, &m);
   cl_vec3 cm = cl_vec3_madd(m.xref, 1.0 / s->mass[c], m.sx);
   com[0] = cm.x;
   com[1] = cm.y;
@@ -193,7 +196,7 @@ static void sums_unpack(const double *o, sums *m) {
  * same), keeping the sums for the next step's goal pass. */
 void cl_sm_cluster_F_keep(cl_sm *s, const cl_body_state *st, int32_t c, double *com, cl_mat3 *F) {
   sums m;
-  member_sums(s, st->x, st->X, c, 1, &m);
+  member_sums(s, st->x, c, 1, &m);
   sums_pack(&m, s->msum + SM_MSUM * (size_t)c);
   cl_vec3 cm = cl_vec3_madd(m.xref, 1.0 / s->mass[c], m.sx);
   com[0] = cm.x;
@@ -333,7 +336,7 @@ static int goal_pass(cl_sm *s, const cl_body_state *st, int32_t c, double ka, do
   if (reuse) /* the last measure saw these very positions and memberships */
     sums_unpack(s->msum + SM_MSUM * (size_t)c, &m);
   else
-    member_sums(s, st->x, st->X, c, 1, &m);
+    member_sums(s, st->x, c, 1, &m);
   cl_vec3 d = cl_vec3_scale(m.sx, 1.0 / M);
   cl_vec3 com = cl_vec3_add(m.xref, d);
   cl_vec3_store(s->com, c, com);
@@ -376,18 +379,18 @@ static int goal_pass(cl_sm *s, const cl_body_state *st, int32_t c, double ka, do
 #if SM_V2D
   if (tf && spin) { /* the defaults: goal_e with rows 0 and 1 in the lanes of a pair (see v2d) */
     const int32_t *mp = s->mp;
-    const double *mwm = s->mwm, *Xa = st->X, *xa = st->x, *va = st->v;
+    const double *mwm = s->mwm, *mr = s->mr, *xa = st->x, *va = st->v;
     const v2d T03 = {Tm[0], Tm[3]}, T14 = {Tm[1], Tm[4]}, T25 = {Tm[2], Tm[5]};
     const double T6 = Tm[6], T7 = Tm[7], T8 = Tm[8];
-    const v2d rc01 = {rc[0], rc[1]}, y01 = {y[0], y[1]}, ka2 = {ka, ka}, kd2 = {kd, kd};
-    const double rc2 = rc[2], y2 = y[2];
+    const v2d y01 = {y[0], y[1]}, ka2 = {ka, ka}, kd2 = {kd, kd};
+    const double y2 = y[2];
     v2d se01 = {0.0, 0.0};
     double se2 = 0.0, t0 = 0.0, t1 = 0.0, t2 = 0.0;
     for (int64_t k = k0; k < k1; ++k) {
       const size_t i3 = 3 * (size_t)mp[k];
       const double wm = mwm[k];
-      const v2d p01 = v2d_load(Xa + i3) - rc01, q01 = v2d_load(xa + i3) - y01;
-      const double p0 = p01[0], p1 = p01[1], p2 = Xa[i3 + 2] - rc2, q2 = xa[i3 + 2] - y2;
+      const v2d p01 = v2d_load(mr + 3 * k), q01 = v2d_load(xa + i3) - y01;
+      const double p0 = p01[0], p1 = p01[1], p2 = mr[3 * k + 2], q2 = xa[i3 + 2] - y2;
       const v2d g01 = T03 * p0 + T14 * p1 + T25 * p2 - q01;
       const double gz = T6 * p0 + T7 * p1 + T8 * p2 - q2;
       const double g0 = g01[0], g1 = g01[1];
@@ -472,7 +475,7 @@ static void sl_store_sums(cl_sm *s, int32_t c, const double *o) {
 
 static void sl_sums(cl_sm *s, const cl_body_state *st, int32_t c) {
   sums m; /* the same loop as the measure's sums without the moments */
-  member_sums(s, st->x, st->X, c, 0, &m);
+  member_sums(s, st->x, c, 0, &m);
   double o[15];
   o[0] = m.xref.x, o[1] = m.xref.y, o[2] = m.xref.z;
   o[3] = m.sx.x, o[4] = m.sx.y, o[5] = m.sx.z;
