@@ -229,9 +229,38 @@ static void test_fractured_to_nothing(void **state) {
   check_bookkeeping(w, b);
   /* the debris keeps flying: stepping and measuring still work */
   assert_int_equal(cl_world_step(w, 10), CL_OK);
-  static double S[9 * 100000];
+  static double S[9 * 100000], F[9 * 100000];
   assert_true(after.units <= 100000);
   assert_int_equal(cl_body_copy_unit_field(w, b, CL_UNIT_STRESS, S, 9 * 100000), CL_OK);
+  assert_int_equal(cl_body_copy_unit_field(w, b, CL_UNIT_DEFORMATION_GRADIENT, F, 9 * 100000), CL_OK);
+  /* deleted slots measure F = I and zero stress, steps after they died (the measure writes them
+   * once per buffer), and into a new buffer as well */
+  int32_t dead = 0;
+  for (int32_t c = 0; c < s->ncl; ++c) {
+    if (s->alive[c]) continue;
+    ++dead;
+    for (int k = 0; k < 9; ++k) {
+      assert_true(F[9 * c + k] == (k % 4 == 0 ? 1.0 : 0.0));
+      assert_true(S[9 * c + k] == 0.0);
+    }
+  }
+  assert_true(dead > 0);
+  const size_t nu = (size_t)s->ncl;
+  cl_unit_fields u = {(int32_t)nu, malloc(sizeof(double) * 9 * nu), malloc(sizeof(double) * 9 * nu),
+                      malloc(sizeof(double) * 9 * nu), malloc(sizeof(double) * 3 * nu), malloc(sizeof(double) * nu)};
+  for (size_t k = 0; k < 9 * nu; ++k) u.F[k] = u.stress[k] = u.plastic[k] = NAN;
+  for (size_t k = 0; k < nu; ++k) u.volume[k] = NAN;
+  cl_body_state *bs = cl_world_body_state(w, b);
+  assert_int_equal(cl_sm_measure(s, bs, &u), CL_OK);
+  for (int32_t c = 0; c < s->ncl; ++c) {
+    if (s->alive[c]) continue;
+    assert_true(u.volume[c] == 0.0);
+    for (int k = 0; k < 9; ++k) {
+      assert_true(u.F[9 * c + k] == (k % 4 == 0 ? 1.0 : 0.0));
+      assert_true(u.stress[9 * c + k] == 0.0 && u.plastic[9 * c + k] == 0.0);
+    }
+  }
+  free(u.F), free(u.stress), free(u.plastic), free(u.center), free(u.volume);
   cl_world_destroy(w);
 }
 

@@ -289,6 +289,7 @@ cl_status cl_sm_cluster(cl_sm *s, const cl_body_state *st, double V, uint64_t se
   }
   for (int32_t j = 0; j < k; ++j) {
     s->alive[j] = 1;
+    s->mdead[j] = 0;
     memcpy(s->pcen + 3 * j, cen + 3 * j, 3 * sizeof(double));
     s->radius[j] = r;
   }

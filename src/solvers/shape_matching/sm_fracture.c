@@ -229,6 +229,7 @@ static int split_cluster(cl_sm *s, cl_body_state *st, int32_t c, const double *n
   s->mcnt[c2] = npos;
   s->mtop = top;
   s->alive[c2] = 1;
+  s->mdead[c2] = 0;
   memcpy(s->Fp + 9 * (size_t)c2, s->Fp + 9 * (size_t)c, 9 * sizeof(double));
   memcpy(s->Fp_inv + 9 * (size_t)c2, s->Fp_inv + 9 * (size_t)c, 9 * sizeof(double));
   s->hard[c2] = s->hard[c];

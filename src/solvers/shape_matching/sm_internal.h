@@ -160,6 +160,8 @@ typedef struct cl_sm {
   double *Finv;       /* 9: its inverse (proxies), or zero when singular */
   double *msum;       /* SM_MSUM: member sums (xref, sx, A, C) and the SVD of F^e (U, sigma, V) at the
                        * positions of the last measure */
+  uint8_t *mdead;     /* the measure wrote this deleted slot's constant values into mdead_out */
+  const double *mdead_out; /* the F array of the unit fields those writes went to */
   uint8_t *mok;       /* msum of the cluster is current: measured last time and its members, weights and
                        * rest properties unchanged since (a fracture clears only the clusters it touched) */
   uint8_t *active;    /* strain limiting: the cluster clamped something this iteration */

@@ -67,12 +67,20 @@ cl_status cl_sm_measure(cl_sm *s, const cl_body_state *st, cl_unit_fields *out) 
   int bad = 0;
   int64_t reused = 0;
   const int chunk = cl_sm_chunk(s);
+  /* a deleted slot measures constants (below): written once per unit buffer, not every step (half
+   * the slots of a shattered body; the world keeps its buffer, growing it by realloc) */
+  if (out->F != s->mdead_out) {
+    memset(s->mdead, 0, (size_t)s->ncl);
+    s->mdead_out = out->F;
+  }
 #pragma omp parallel for num_threads(s->threads) schedule(dynamic, chunk) reduction(| : bad) reduction(+ : reused) \
     if (cl_sm_parallel(s))
   for (int32_t c = 0; c < ncl; ++c) {
     double *F = out->F + 9 * (size_t)c, *S = out->stress + 9 * (size_t)c, *P = out->plastic + 9 * (size_t)c;
     double *cen = out->center + 3 * (size_t)c;
     if (!s->alive[c]) {
+      if (s->mdead[c]) continue;
+      s->mdead[c] = 1;
       cl_mat3 I = cl_mat3_identity();
       memcpy(F, I.m, sizeof I.m);
       memset(S, 0, 9 * sizeof(double));

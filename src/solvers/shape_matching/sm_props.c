@@ -86,6 +86,7 @@ cl_status cl_sm_grow_clusters(cl_sm *s, int32_t ncl) {
   CL_TRY(regrow((void **)&s->Finv, 9 * o, 9 * c, sizeof(double), "clusters"));
   CL_TRY(regrow((void **)&s->msum, SM_MSUM * o, SM_MSUM * c, sizeof(double), "clusters"));
   CL_TRY(regrow((void **)&s->mok, o, c, sizeof(uint8_t), "clusters"));
+  CL_TRY(regrow((void **)&s->mdead, o, c, sizeof(uint8_t), "clusters"));
   CL_TRY(regrow((void **)&s->gpack, SM_GPACK * o, SM_GPACK * c, sizeof(double), "clusters"));
   CL_TRY(regrow((void **)&s->sl_sum, 15 * o, 15 * c, sizeof(double), "clusters"));
   CL_TRY(regrow((void **)&s->sl_T, 9 * o, 9 * c, sizeof(double), "clusters"));
