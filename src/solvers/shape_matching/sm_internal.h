@@ -121,6 +121,9 @@ typedef struct cl_sm {
   uint8_t *flags;
   int32_t *held;      /* constraint slot + 1 during a step, 0 otherwise */
   uint8_t *moved;     /* strain limiting moved the particle in the last iteration */
+  uint8_t *vdirty;    /* the step's velocity pass must redo the particle (strain limiting moved it,
+                       * or it ended step 2 inside the colliders' box); zero between steps */
+  int64_t vredone;    /* particles that pass redid, in total (tests) */
   uint8_t *mark;      /* scratch flag (strain-limiting particle lists) */
   int32_t *sl_list;   /* 2 pcap: the particles of the clamping clusters, this and the last iteration */
   double *xold;       /* 3n positions at the start of the step */
@@ -230,7 +233,8 @@ typedef struct cl_sm {
   /* tests only: bit 1 turns off the reuse of the measure's sums, bit 2 the strain-limiting bounds
    * (every cluster is then summed and swept as in the plain algorithm), bit 4 the self-collision's
    * culling (sm_collide.c), bit 8 strain limiting's marks of the moved particles' clusters (the
-   * member pass finds them instead) */
+   * member pass finds them instead), bit 16 the end velocities of step 2 (every particle's velocity
+   * is then recomputed from its positions after strain limiting) */
   int no_shortcuts;
   int64_t sl_marked;  /* strain-limiting iterations that used those marks, in total (tests) */
   int64_t sl_sweeps, sl_skips; /* strain limiting: member sweeps done and avoided by a bound, in total */

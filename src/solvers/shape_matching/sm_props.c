@@ -37,6 +37,7 @@ cl_status cl_sm_grow_particles(cl_sm *s, int32_t n) {
   CL_TRY(regrow((void **)&s->flags, old, cap, sizeof(uint8_t), "particle flags"));
   CL_TRY(regrow((void **)&s->held, old, cap, sizeof(int32_t), "particle flags"));
   CL_TRY(regrow((void **)&s->moved, old, cap, sizeof(uint8_t), "particle flags"));
+  CL_TRY(regrow((void **)&s->vdirty, old, cap, sizeof(uint8_t), "particle flags"));
   CL_TRY(regrow((void **)&s->mark, old, cap, sizeof(uint8_t), "particle flags"));
   CL_TRY(regrow((void **)&s->sl_list, 2 * old, 2 * cap, sizeof(int32_t), "particle lists"));
   CL_TRY(regrow((void **)&s->xold, 3 * old, 3 * cap, sizeof(double), "particle scratch"));

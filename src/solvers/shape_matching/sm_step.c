@@ -880,10 +880,28 @@ static void thread_range(int32_t n, int32_t *i0, int32_t *i1) {
   *i1 = (int32_t)(b < n ? b : n);
 }
 
+/* How step 4's velocities v = (x - x_start) / dt are found. With no collider, or colliders inside a
+ * box (spheres, boxes: cl_collider_view_box), step 2 already stores each free particle's v from
+ * the position it moved to (the velocity of step 2 itself is read by nothing before step 4), and
+ * step 4 redoes only the particles flagged in vdirty: moved by strain limiting, or inside the box.
+ * Same expressions, so the same bits as a pass over every particle after strain limiting (which
+ * `early` = 0 takes: planes have no box, and bit 16 of no_shortcuts), without streaming x, x_start
+ * and v of every particle once more (a tenth of a shattered plate's memory traffic per step). */
+typedef struct end_vel {
+  const cl_collider_view *view;
+  int colliders, boxed, early;
+  double ih, lo[3], hi[3];
+} end_vel;
+
+static inline int outside_box(const end_vel *ev, const double *x) {
+  return x[0] < ev->lo[0] || x[0] > ev->hi[0] || x[1] < ev->lo[1] || x[1] > ev->hi[1] || x[2] < ev->lo[2] ||
+         x[2] > ev->hi[2];
+}
+
 /* Step 2 for particles [i0, i1): velocities toward the goals (eq 8), then positions; held
  * particles go to their targets (each particle writes only its own data). */
-static void goal_velocities(cl_sm *s, cl_body_state *st, const cl_step_input *in, double ka, double kd, int32_t i0,
-                            int32_t i1) {
+static void goal_velocities(cl_sm *s, cl_body_state *st, const cl_step_input *in, double ka, double kd,
+                            const end_vel *ev, int32_t i0, int32_t i1) {
   const double h = in->dt, *g = in->gravity, *fx = in->f_ext;
   const double hg0 = h * g[0], hg1 = h * g[1], hg2 = h * g[2]; /* once, not reloaded per particle */
   const cl_constraint_set *cs = &in->constraints;
@@ -911,28 +929,60 @@ static void goal_velocities(cl_sm *s, cl_body_state *st, const cl_step_input *in
       f0 = h * fx[3 * i] * im, f1 = h * fx[3 * i + 1] * im, f2 = h * fx[3 * i + 2] * im;
     }
     const double v0 = v[0] + (hg0 + dv.x + f0), v1 = v[1] + (hg1 + dv.y + f1), v2 = v[2] + (hg2 + dv.z + f2);
-    v[0] = v0, v[1] = v1, v[2] = v2;
     const double y0 = x0 + h * v0, y1 = x1 + h * v1, y2 = x2 + h * v2;
     x[0] = y0, x[1] = y1, x[2] = y2;
     const double e0 = y0 - x0, e1 = y1 - x1, e2 = y2 - x2;
     s->pdisp[i] = e0 * e0 + e1 * e1 + e2 * e2; /* strain limiting bounds the clusters with it */
+    if (ev->early) { /* step 4's velocity now (see end_vel) */
+      const double ih = ev->ih;
+      v[0] = (y0 - x0) * ih, v[1] = (y1 - x1) * ih, v[2] = (y2 - x2) * ih;
+      if (ev->boxed && !outside_box(ev, x)) s->vdirty[i] = 1;
+    } else {
+      v[0] = v0, v[1] = v1, v[2] = v2;
+    }
   }
 }
 
-/* Step 4 for particles [i0, i1): v = (x - x_start) / dt, then the world's colliders. */
-static void end_velocities(cl_sm *s, cl_body_state *st, const cl_collider_view *view, double ih, int32_t i0,
-                           int32_t i1) {
-  const int colliders = view && view->count;
-  double lo[3], hi[3]; /* most particles are far from every collider: skip the call for them */
-  const int boxed = colliders && cl_collider_view_box(view, lo, hi);
-  for (int32_t i = i0; i < i1; ++i) {
-    if (s->held[i]) continue;
-    double *x = st->x + 3 * i, *v = st->v + 3 * i;
-    for (int k = 0; k < 3; ++k) v[k] = (x[k] - s->xold[3 * i + k]) * ih;
-    if (boxed && (x[0] < lo[0] || x[0] > hi[0] || x[1] < lo[1] || x[1] > hi[1] || x[2] < lo[2] || x[2] > hi[2]))
-      continue;
-    if (colliders) cl_collider_project_mass(view, x, v, st->m[i]);
+/* Step 4 for particle i (not held): v = (x - x_start) / dt, then the world's colliders (most
+ * particles are far from every collider: the box skips the call for them). */
+static inline void end_velocity(cl_sm *s, cl_body_state *st, const end_vel *ev, int32_t i) {
+  double *x = st->x + 3 * (size_t)i, *v = st->v + 3 * (size_t)i;
+  for (int k = 0; k < 3; ++k) v[k] = (x[k] - s->xold[3 * (size_t)i + k]) * ev->ih;
+  if (ev->boxed && outside_box(ev, x)) return;
+  if (ev->colliders) cl_collider_project_mass(ev->view, x, v, st->m[i]);
+}
+
+/* Step 4 for particles [i0, i1): every particle, or (early) the ones flagged in vdirty; clears the
+ * flags. */
+static void end_velocities(cl_sm *s, cl_body_state *st, const end_vel *ev, int32_t i0, int32_t i1) {
+  uint8_t *dirty = s->vdirty;
+  if (!ev->early) {
+    for (int32_t i = i0; i < i1; ++i) {
+      dirty[i] = 0;
+      if (!s->held[i]) end_velocity(s, st, ev, i);
+    }
+    return;
   }
+  int64_t redone = 0;
+  int32_t i = i0;
+  while (i < i1) {
+    uint64_t w8 = 0; /* eight flags at once: most are clear */
+    if (i + 8 <= i1) memcpy(&w8, dirty + i, 8);
+    if (i + 8 <= i1 && w8 == 0) {
+      i += 8;
+      continue;
+    }
+    if (dirty[i]) {
+      dirty[i] = 0;
+      if (!s->held[i]) {
+        end_velocity(s, st, ev, i);
+        ++redone;
+      }
+    }
+    ++i;
+  }
+#pragma omp atomic
+  s->vredone += redone;
 }
 
 /* Strain limiting's move of the particles cur[a0 .. a1) (each reads only its own position and
@@ -956,6 +1006,7 @@ static void limit_moves(cl_sm *s, cl_body_state *st, const int32_t *cur, int32_t
       const double *a3 = s->acc + 3 * i;
       s->moved[i] = a3[0] != 0.0 || a3[1] != 0.0 || a3[2] != 0.0;
       if (s->moved[i]) {
+        s->vdirty[i] = 1; /* step 4 redoes its velocity */
         const double e0 = xi[0] - s->xold[3 * i], e1 = xi[1] - s->xold[3 * i + 1], e2 = xi[2] - s->xold[3 * i + 2];
         s->pdisp[i] = e0 * e0 + e1 * e1 + e2 * e2;
       }
@@ -1043,11 +1094,14 @@ cl_status cl_sm_step(cl_sm *s, cl_body_state *st, const cl_step_input *in, cl_st
   }
 
   /* 2. velocities toward the goals, then positions; held particles go to their targets */
+  end_vel ev = {in->colliders, in->colliders && in->colliders->count > 0, 0, 0, 1.0 / h, {0, 0, 0}, {0, 0, 0}};
+  ev.boxed = ev.colliders && cl_collider_view_box(in->colliders, ev.lo, ev.hi);
+  ev.early = (!ev.colliders || ev.boxed) && !(s->no_shortcuts & 16);
 #pragma omp parallel num_threads(nt) if (par_p)
   {
     int32_t i0, i1;
     thread_range(n, &i0, &i1);
-    goal_velocities(s, st, in, ka, kd, i0, i1);
+    goal_velocities(s, st, in, ka, kd, &ev, i0, i1);
   }
 
   /* 3. strain limiting */
@@ -1165,13 +1219,12 @@ cl_status cl_sm_step(cl_sm *s, cl_body_state *st, const cl_step_input *in, cl_st
 
   /* 4. velocities from positions; colliders */
   double t_c0 = cl_time_ms();
-  const cl_collider_view *view = in->colliders;
-  const double ih = 1.0 / h;
+  const double ih = ev.ih;
 #pragma omp parallel num_threads(nt) if (par_p)
   {
     int32_t i0, i1;
     thread_range(n, &i0, &i1);
-    end_velocities(s, st, view, ih, i0, i1);
+    end_velocities(s, st, &ev, i0, i1);
   }
   if (s->p.self_collisions && s->npieces > 1) cl_sm_self_collide(s, st, h);
   t_collide = cl_time_ms() - t_c0;
