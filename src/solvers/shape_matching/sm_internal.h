@@ -132,7 +132,8 @@ typedef struct cl_sm {
   double *acc;        /* 3n per-particle gather results (scratch) */
   double *dsum;       /* 3n strain-limiting corrections of held particles over the step (reactions) */
   double *dvsh;       /* 3n shape-matching velocity change of held particles (reactions) */
-  double *xmeas;      /* 3n positions at the last measure (builds with assertions check msum_ok) */
+  double *xmeas;      /* 3n positions at the last measure (only in builds with assertions, which
+                       * check msum_ok against them; NULL otherwise) */
   int32_t xmeas_n;    /* particle count at the last measure */
   int msum_ok;        /* the last measure's sums are of the current positions (no step since) */
 

@@ -46,7 +46,9 @@ cl_status cl_sm_grow_particles(cl_sm *s, int32_t n) {
   CL_TRY(regrow((void **)&s->acc, 3 * old, 3 * cap, sizeof(double), "particle scratch"));
   CL_TRY(regrow((void **)&s->dsum, 3 * old, 3 * cap, sizeof(double), "particle scratch"));
   CL_TRY(regrow((void **)&s->dvsh, 3 * old, 3 * cap, sizeof(double), "particle scratch"));
+#ifndef NDEBUG /* only builds with assertions check the measure's positions (sm_step.c) */
   CL_TRY(regrow((void **)&s->xmeas, 3 * old, 3 * cap, sizeof(double), "particle scratch"));
+#endif
   CL_TRY(regrow((void **)&s->pofs, old + 1, cap + 1, sizeof(int32_t), "reverse index"));
   CL_TRY(regrow((void **)&s->phead, old, cap, sizeof(int64_t), "membership lists"));
   CL_TRY(regrow((void **)&s->pnm, old, cap, sizeof(int32_t), "membership lists"));
