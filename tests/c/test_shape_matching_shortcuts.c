@@ -156,15 +156,7 @@ static void struck(int no_shortcuts, double **x, double **v, int32_t *n, int64_t
   cl_mesh_destroy(m);
   cl_test_x_slab(w, b, -1.0, -0.17, 0.0);
   cl_test_x_slab(w, b, 0.17, 1.0, 0.0);
-  cl_collider_def d;
-  cl_collider_def_default(&d, CL_COLLIDER_SPHERE);
-  d.dynamic = 1;
-  d.mass = 50.0;
-  d.radius = 0.06;
-  d.center[2] = 0.1;
-  d.velocity[2] = -1.5;
-  cl_id c;
-  assert_int_equal(cl_world_add_collider(w, &d, &c), CL_OK);
+  cl_test_sphere_along_z(w, 0.06, 0.1, -1.5, 50.0);
   cl_sm *s = solver_of(w, b);
   s->no_shortcuts = no_shortcuts;
   assert_int_equal(cl_world_step(w, 30), CL_OK);

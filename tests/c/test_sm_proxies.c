@@ -44,13 +44,7 @@ static void run_with(int threads, int no_shortcuts, int steps, int clusters, run
   cl_mesh_destroy(m);
   cl_test_x_slab(w, b, -1.0, -0.2, 0.0);
   cl_test_x_slab(w, b, 0.2, 1.0, 0.0);
-  cl_collider_def cd;
-  cl_collider_def_default(&cd, CL_COLLIDER_SPHERE);
-  cd.radius = 0.08;
-  cd.center[2] = 0.1;
-  cd.velocity[2] = -0.6;
-  cl_id col;
-  assert_int_equal(cl_world_add_collider(w, &cd, &col), CL_OK);
+  cl_test_sphere_along_z(w, 0.08, 0.1, -0.6, 0.0);
   cl_sm *sm = cl_test_body_solver(w, b);
   sm->no_shortcuts = no_shortcuts;
   cl_status s = cl_world_step(w, steps);

@@ -76,3 +76,18 @@ cl_id cl_test_x_slab(cl_world *w, cl_id body, double lo, double hi, double vx) {
   if (cl_world_constrain(w, body, &r, &mo, &c) != CL_OK) fail_msg("cl_world_constrain: %s", cl_last_error());
   return c;
 }
+
+cl_id cl_test_sphere_along_z(cl_world *w, double radius, double z, double vz, double mass) {
+  cl_collider_def d;
+  cl_collider_def_default(&d, CL_COLLIDER_SPHERE);
+  d.radius = radius;
+  d.center[2] = z;
+  d.velocity[2] = vz;
+  if (mass > 0.0) {
+    d.dynamic = 1;
+    d.mass = mass;
+  }
+  cl_id c;
+  if (cl_world_add_collider(w, &d, &c) != CL_OK) fail_msg("cl_world_add_collider: %s", cl_last_error());
+  return c;
+}

@@ -22,5 +22,8 @@ double *cl_test_positions(cl_world *w, cl_id body, int32_t *n);
 /* Hold (fixed, vx = 0) or move (translate at velocity vx along x) the nodes whose x lies in
  * [lo, hi]; returns the condition. */
 cl_id cl_test_x_slab(cl_world *w, cl_id body, double lo, double hi, double vx);
+/* A sphere collider of `radius` starting at (0, 0, z) and moving along z at vz: dynamic with that
+ * mass when mass > 0, kinematic (a projectile nothing slows) when mass = 0; returns the collider. */
+cl_id cl_test_sphere_along_z(cl_world *w, double radius, double z, double vz, double mass);
 
 #endif
