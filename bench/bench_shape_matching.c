@@ -14,7 +14,9 @@
  * Options: --frames N (default 240), --quick (60 frames, small scenes only), --scene NAME,
  * --threads N (run only N threads instead of 1 and 2), --phases (also the median ms of each world
  * phase: forces, solve, measure, criteria, topology, probes), --checksum (a hash of the final
- * positions, to check that a change of speed leaves the results bitwise the same).
+ * positions, to check that a change of speed leaves the results bitwise the same), --trace FILE
+ * (every frame's times and piece count as tab-separated columns, for a plot of where a run spends
+ * its time; with 1 and 2 threads both runs are written, a blank line apart).
  *
  * The program re-runs itself with OMP_WAIT_POLICY=passive unless the variable is set: on a machine
  * whose cores are busy with other jobs, threads that spin at OpenMP barriers take the core the
@@ -320,6 +322,7 @@ static cl_id build(const scene *sc, int threads, cl_world **out) {
 
 static int phases;   /* --phases: also print the median time of each world phase */
 static int checksum; /* --checksum: also print a hash of the final positions */
+static FILE *trace;  /* --trace FILE: every frame's times */
 
 static void run(const scene *sc, int threads, int frames) {
   cl_world *w;
@@ -336,6 +339,9 @@ static void run(const scene *sc, int threads, int frames) {
   double load0 = loadavg();
   cl_sm_stats st0;
   TRY(cl_shape_matching_stats(body->solver, &st0), "stats");
+  if (trace)
+    fprintf(trace, "# %s, %d thread(s)\n# frame\ttotal_ms\tdynamics_ms\tplasticity_ms\tfracture_ms\tcpu_ms\tpieces\tnodes\n",
+            sc->name, threads);
   for (int f = 0; f < frames; ++f) {
     double c0 = cpu_ms();
     TRY(cl_world_step(w, 1), sc->name);
@@ -351,7 +357,14 @@ static void run(const scene *sc, int threads, int frames) {
     ft.dyn[f] = ws.step_ms - st.plasticity_ms - frac;
     if (phases)
       for (int ph = 0; ph < CL_PHASE_COUNT; ++ph) phase[ph * frames + f] = ws.phase_ms[ph];
+    if (trace) {
+      cl_body_info bi;
+      TRY(cl_body_get_info(w, b, &bi), "info");
+      fprintf(trace, "%d\t%.4f\t%.4f\t%.4f\t%.4f\t%.4f\t%d\t%d\n", f + 1, ft.total[f], ft.dyn[f], ft.plast[f],
+              ft.frac[f], ft.cpu[f], bi.pieces, bi.nodes);
+    }
   }
+  if (trace) fprintf(trace, "\n\n");
   cl_sm_stats st;
   TRY(cl_shape_matching_stats(body->solver, &st), "stats");
   cl_body_info info;
@@ -401,8 +414,14 @@ int main(int argc, char **argv) {
     else if (!strcmp(argv[i], "--threads") && i + 1 < argc) only_threads = atoi(argv[++i]);
     else if (!strcmp(argv[i], "--phases")) phases = 1;
     else if (!strcmp(argv[i], "--checksum")) checksum = 1;
-    else {
-      fprintf(stderr, "usage: cleave bench shape_matching [--frames N] [--quick] [--scene NAME] [--threads N] [--phases] [--checksum]\n");
+    else if (!strcmp(argv[i], "--trace") && i + 1 < argc) {
+      const char *path = argv[++i];
+      if (!(trace = fopen(path, "w"))) {
+        fprintf(stderr, "cleave bench shape_matching: --trace %s: cannot open the file for writing\n", path);
+        return 2;
+      }
+    } else {
+      fprintf(stderr, "usage: cleave bench shape_matching [--frames N] [--quick] [--scene NAME] [--threads N] [--phases] [--checksum] [--trace FILE]\n");
       return 2;
     }
   }
@@ -430,5 +449,6 @@ int main(int argc, char **argv) {
       run(sc, only_threads ? only_threads : t, frames);
     }
   }
+  if (trace) fclose(trace);
   return 0;
 }
