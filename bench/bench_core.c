@@ -278,9 +278,10 @@ int main(int argc, char **argv) {
   for (int i = 1; i < argc; ++i) {
     if (strcmp(argv[i], "--quick") == 0)
       g_quick = 1;
-    else if (strcmp(argv[i], "--threads") == 0 && i + 1 < argc)
-      threads = atoi(argv[++i]);
-    else {
+    else if (strcmp(argv[i], "--threads") == 0 && i + 1 < argc) {
+      if (!cl_bench_int_option("cleave bench core", argv[i], argv[i + 1], 1, 256, &threads)) return 2;
+      ++i;
+    } else {
       fprintf(stderr, "usage: cleave bench core [--quick] [--threads N]\n");
       return 2;
     }

@@ -249,16 +249,29 @@ static void bench_criteria(const cl_mesh *mesh, int steps) {
   }
 }
 
+#define PROG "cleave bench corotational"
+
 int main(int argc, char **argv) {
   int armadillo = 1;
   for (int i = 1; i < argc; ++i) {
     if (strcmp(argv[i], "--quick") == 0) g_quick = 1;
     else if (strcmp(argv[i], "--no-armadillo") == 0) armadillo = 0;
-    else if (strcmp(argv[i], "--steps") == 0 && i + 1 < argc) g_steps = atoi(argv[++i]);
-    else if (strcmp(argv[i], "--threads") == 0 && i + 1 < argc) g_threads = atoi(argv[++i]);
-    else if (strcmp(argv[i], "--warm-start") == 0 && i + 1 < argc) g_warm = atof(argv[++i]);
-    else if (strcmp(argv[i], "--solver") == 0 && i + 1 < argc) g_solver = atoi(argv[++i]);
-    else if (strcmp(argv[i], "--factor-solve") == 0 && i + 1 < argc) g_fsolve = atof(argv[++i]);
+    else if (strcmp(argv[i], "--steps") == 0 && i + 1 < argc) {
+      if (!cl_bench_int_option(PROG, argv[i], argv[i + 1], 3, 100000, &g_steps)) return 2;
+      ++i;
+    } else if (strcmp(argv[i], "--threads") == 0 && i + 1 < argc) {
+      if (!cl_bench_int_option(PROG, argv[i], argv[i + 1], 1, 256, &g_threads)) return 2;
+      ++i;
+    } else if (strcmp(argv[i], "--warm-start") == 0 && i + 1 < argc) {
+      if (!cl_bench_num_option(PROG, argv[i], argv[i + 1], 0.0, 1.0, &g_warm)) return 2;
+      ++i;
+    } else if (strcmp(argv[i], "--solver") == 0 && i + 1 < argc) {
+      if (!cl_bench_int_option(PROG, argv[i], argv[i + 1], 0, 1, &g_solver)) return 2;
+      ++i;
+    } else if (strcmp(argv[i], "--factor-solve") == 0 && i + 1 < argc) {
+      if (!cl_bench_num_option(PROG, argv[i], argv[i + 1], 0.0, 2.0, &g_fsolve)) return 2;
+      ++i;
+    }
     else if (strcmp(argv[i], "--no-criteria") == 0) g_criteria = 0;
     else {
       fprintf(stderr, "usage: cleave bench corotational [--quick] [--steps N] [--threads N] [--no-armadillo] "
@@ -266,7 +279,6 @@ int main(int argc, char **argv) {
       return 2;
     }
   }
-  if (g_steps < 3) g_steps = 3;
   if (g_quick) g_steps = 3;
   printf("cleave bench corotational (cleave %s, git %s)\n", cl_version(), cl_git_revision());
   cl_bench_print_machine();

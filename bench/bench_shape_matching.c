@@ -11,11 +11,11 @@
  * world's measure + criterion + topology phases (per-cluster F and SVD after the dynamics, the
  * cluster_stretch queue, splitting, propagation, bookkeeping).
  *
- * Options: --frames N (default 240), --quick (60 frames, small scenes only), --scene NAME,
- * --threads N (run only N threads instead of 1 and 2), --phases (also the median ms of each world
+ * Options: --frames N (default 240), --quick (60 frames, small scenes only unless --scene names one),
+ * --scene NAME, --threads N (run only N threads instead of 1 and 2), --phases (also the median ms of each world
  * phase: forces, solve, measure, criteria, topology, probes), --checksum (a hash of the final
  * positions, to check that a change of speed leaves the results bitwise the same), --trace FILE
- * (every frame's times and piece count as tab-separated columns, for a plot of where a run spends
+ * (every frame's times, pieces and nodes as tab-separated columns, for a plot of where a run spends
  * its time; with 1 and 2 threads both runs are written, a blank line apart).
  *
  * The program re-runs itself with OMP_WAIT_POLICY=passive unless the variable is set: on a machine
@@ -400,6 +400,8 @@ static void run(const scene *sc, int threads, int frames) {
   cl_world_destroy(w);
 }
 
+#define PROG "cleave bench shape_matching"
+
 int main(int argc, char **argv) {
   if (!getenv("OMP_WAIT_POLICY")) {
     setenv("OMP_WAIT_POLICY", "passive", 1);
@@ -409,15 +411,21 @@ int main(int argc, char **argv) {
   const char *only = NULL;
   for (int i = 1; i < argc; ++i) {
     if (!strcmp(argv[i], "--quick")) quick = 1, frames = 60;
-    else if (!strcmp(argv[i], "--frames") && i + 1 < argc) frames = atoi(argv[++i]);
+    else if (!strcmp(argv[i], "--frames") && i + 1 < argc) {
+      if (!cl_bench_int_option(PROG, argv[i], argv[i + 1], 1, 100000, &frames)) return 2;
+      ++i;
+    }
     else if (!strcmp(argv[i], "--scene") && i + 1 < argc) only = argv[++i];
-    else if (!strcmp(argv[i], "--threads") && i + 1 < argc) only_threads = atoi(argv[++i]);
+    else if (!strcmp(argv[i], "--threads") && i + 1 < argc) {
+      if (!cl_bench_int_option(PROG, argv[i], argv[i + 1], 1, 256, &only_threads)) return 2;
+      ++i;
+    }
     else if (!strcmp(argv[i], "--phases")) phases = 1;
     else if (!strcmp(argv[i], "--checksum")) checksum = 1;
     else if (!strcmp(argv[i], "--trace") && i + 1 < argc) {
       const char *path = argv[++i];
       if (!(trace = fopen(path, "w"))) {
-        fprintf(stderr, "cleave bench shape_matching: --trace %s: cannot open the file for writing\n", path);
+        fprintf(stderr, PROG ": --trace %s: cannot open the file for writing\n", path);
         return 2;
       }
     } else {
@@ -425,7 +433,16 @@ int main(int argc, char **argv) {
       return 2;
     }
   }
-  if (frames < 1) frames = 1;
+  if (only) { /* a misspelt scene would otherwise print an empty table */
+    int known = 0;
+    for (size_t s = 0; s < sizeof k_scenes / sizeof k_scenes[0]; ++s) known |= !strcmp(only, k_scenes[s].name);
+    if (!known) {
+      fprintf(stderr, PROG ": --scene %s: no such scene; the scenes are:", only);
+      for (size_t s = 0; s < sizeof k_scenes / sizeof k_scenes[0]; ++s) fprintf(stderr, " %s", k_scenes[s].name);
+      fprintf(stderr, "\n");
+      return 2;
+    }
+  }
   cl_bench_print_machine();
   printf("OMP_WAIT_POLICY=%s\n", getenv("OMP_WAIT_POLICY") ? getenv("OMP_WAIT_POLICY") : "(unset)");
   printf("Table 1 of Jones et al. (I3D 2016) for cleave's shape_matching: ms per frame (1 step of 1/60 s), median "
@@ -443,7 +460,7 @@ int main(int argc, char **argv) {
   for (size_t s = 0; s < sizeof k_scenes / sizeof k_scenes[0]; ++s) {
     const scene *sc = &k_scenes[s];
     if (only && strcmp(only, sc->name) != 0) continue;
-    if (quick && sc->big) continue;
+    if (quick && sc->big && !only) continue; /* a scene named with --scene runs even if big */
     for (int t = 1; t <= 2; ++t) {
       if (only_threads && t != 1) break;
       run(sc, only_threads ? only_threads : t, frames);

@@ -83,11 +83,8 @@ int main(int argc, char **argv) {
   int passes = 7;
   for (int i = 1; i < argc; ++i) {
     if (!strcmp(argv[i], "--passes") && i + 1 < argc) {
-      passes = atoi(argv[++i]);
-      if (passes < 1 || passes > 64) {
-        fprintf(stderr, "cleave bench svd3: --passes %d is outside 1..64\n", passes);
-        return 2;
-      }
+      if (!cl_bench_int_option("cleave bench svd3", argv[i], argv[i + 1], 1, 64, &passes)) return 2;
+      ++i;
     } else {
       fprintf(stderr, "usage: cleave bench svd3 [--passes N]\n");
       return 2;

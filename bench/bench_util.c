@@ -1,5 +1,6 @@
 #include "bench_util.h"
 
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -15,6 +16,37 @@
 static int cmp_double(const void *a, const void *b) {
   double x = *(const double *)a, y = *(const double *)b;
   return (x > y) - (x < y);
+}
+
+int cl_bench_int_option(const char *prog, const char *opt, const char *text, long lo, long hi, int *out) {
+  char *end = NULL;
+  errno = 0;
+  const long v = strtol(text, &end, 10);
+  if (end == text || *end != '\0' || errno == ERANGE) {
+    fprintf(stderr, "%s: %s %s: not an integer (allowed: %ld..%ld)\n", prog, opt, text, lo, hi);
+    return 0;
+  }
+  if (v < lo || v > hi) {
+    fprintf(stderr, "%s: %s %s: outside the allowed range %ld..%ld\n", prog, opt, text, lo, hi);
+    return 0;
+  }
+  *out = (int)v;
+  return 1;
+}
+
+int cl_bench_num_option(const char *prog, const char *opt, const char *text, double lo, double hi, double *out) {
+  char *end = NULL;
+  const double v = strtod(text, &end);
+  if (end == text || *end != '\0' || !isfinite(v)) {
+    fprintf(stderr, "%s: %s %s: not a finite number (allowed: %g..%g)\n", prog, opt, text, lo, hi);
+    return 0;
+  }
+  if (v < lo || v > hi) {
+    fprintf(stderr, "%s: %s %s: outside the allowed range %g..%g\n", prog, opt, text, lo, hi);
+    return 0;
+  }
+  *out = v;
+  return 1;
 }
 
 double cl_bench_median(double *v, int n) {

@@ -21,6 +21,11 @@ double cl_bench_median(double *v, int n);
 struct cl_mesh;
 struct cl_mesh *cl_bench_charpy_tets(double divisor);
 struct cl_mesh *cl_bench_armadillo_tets(int quick);
+/* A command-line option's value as an integer (or a number) in [lo, hi]: 1 with *out set, or 0
+ * after printing "<prog>: <opt> <text>: ..." (not a number, or outside the range) to stderr; the
+ * caller then exits with status 2, as for an unknown option. */
+int cl_bench_int_option(const char *prog, const char *opt, const char *text, long lo, long hi, int *out);
+int cl_bench_num_option(const char *prog, const char *opt, const char *text, double lo, double hi, double *out);
 /* Path of a file under the source tree's data/ folder (env CLEAVE_DATA overrides). */
 const char *cl_bench_data_path(const char *relative);
 
