@@ -9,6 +9,7 @@ cmake --install "$build" --prefix "$prefix" >/dev/null
 "$prefix/bin/cleave" --version | grep -q '^cleave [0-9]'
 [ -x "$prefix/libexec/cleave/cleave-bench-core" ]
 [ -f "$prefix/share/cleave/plots/style.gp" ]
+[ -f "$prefix/share/cleave/plots/bench_trace.lua" ]
 [ -f "$prefix/include/cleave/cleave.h" ]
 # every module of the build's tree is installed (init.lua is a facade over one file per subject)
 for f in "$build"/lua/cleave/*.lua; do
