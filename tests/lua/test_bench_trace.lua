@@ -43,13 +43,7 @@ local function trace_text(rows_per_run, bad_row)
   return table.concat(t, "\n")
 end
 
-local function read(path)
-  local f = io.open(path, "rb")
-  if not f then return nil end
-  local s = f:read("*a")
-  f:close()
-  return s
-end
+local read = T.read_file
 
 T.test("a trace of two runs gives the time and the pieces figures", function()
   if not require("cleave.plot").available() then return T.skip("figures", "gnuplot is not installed") end

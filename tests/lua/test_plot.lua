@@ -9,13 +9,7 @@ local plot = require "cleave.plot"
 
 local PNG_SIGNATURE = "\137PNG\r\n\26\n"
 
-local function read(path)
-  local f = io.open(path, "rb")
-  if not f then return nil end
-  local s = f:read("*a")
-  f:close()
-  return s
-end
+local read = T.read_file
 
 -- PNG width and height from the IHDR chunk (big-endian words at bytes 17..24).
 local function png_size(s)

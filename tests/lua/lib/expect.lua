@@ -98,6 +98,15 @@ function T.tmpdir(name)
   return dir
 end
 
+-- The whole file as a string (binary), or nil when it cannot be opened.
+function T.read_file(path)
+  local f = io.open(path, "rb")
+  if not f then return nil end
+  local s = f:read("*a")
+  f:close()
+  return s
+end
+
 function T.write_file(path, text)
   local f = assert(io.open(path, "w"))
   f:write(text)
