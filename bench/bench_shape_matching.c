@@ -408,7 +408,7 @@ int main(int argc, char **argv) {
     execv("/proc/self/exe", argv); /* returns only on failure: then go on as we are */
   }
   int frames = 240, quick = 0, only_threads = 0;
-  const char *only = NULL;
+  const char *only = NULL, *trace_path = NULL;
   for (int i = 1; i < argc; ++i) {
     if (!strcmp(argv[i], "--quick")) quick = 1, frames = 60;
     else if (!strcmp(argv[i], "--frames") && i + 1 < argc) {
@@ -422,13 +422,8 @@ int main(int argc, char **argv) {
     }
     else if (!strcmp(argv[i], "--phases")) phases = 1;
     else if (!strcmp(argv[i], "--checksum")) checksum = 1;
-    else if (!strcmp(argv[i], "--trace") && i + 1 < argc) {
-      const char *path = argv[++i];
-      if (!(trace = fopen(path, "w"))) {
-        fprintf(stderr, PROG ": --trace %s: cannot open the file for writing\n", path);
-        return 2;
-      }
-    } else {
+    else if (!strcmp(argv[i], "--trace") && i + 1 < argc) trace_path = argv[++i];
+    else {
       fprintf(stderr, "usage: cleave bench shape_matching [--frames N] [--quick] [--scene NAME] [--threads N] [--phases] [--checksum] [--trace FILE]\n");
       return 2;
     }
@@ -442,6 +437,10 @@ int main(int argc, char **argv) {
       fprintf(stderr, "\n");
       return 2;
     }
+  }
+  if (trace_path && !(trace = fopen(trace_path, "w"))) { /* after the checks: no empty file on a refusal */
+    fprintf(stderr, PROG ": --trace %s: cannot open the file for writing\n", trace_path);
+    return 2;
   }
   cl_bench_print_machine();
   printf("OMP_WAIT_POLICY=%s\n", getenv("OMP_WAIT_POLICY") ? getenv("OMP_WAIT_POLICY") : "(unset)");

@@ -18,27 +18,17 @@ static int cmp_double(const void *a, const void *b) {
   return (x > y) - (x < y);
 }
 
-int cl_bench_int_option(const char *prog, const char *opt, const char *text, long lo, long hi, int *out) {
+/* The value of option `opt` as a number in [lo, hi] (an integer when asked): 1 with *out set, or 0
+ * after the message on stderr. */
+static int parse_option(const char *prog, const char *opt, const char *text, double lo, double hi, int integer,
+                        double *out) {
   char *end = NULL;
   errno = 0;
-  const long v = strtol(text, &end, 10);
-  if (end == text || *end != '\0' || errno == ERANGE) {
-    fprintf(stderr, "%s: %s %s: not an integer (allowed: %ld..%ld)\n", prog, opt, text, lo, hi);
-    return 0;
-  }
-  if (v < lo || v > hi) {
-    fprintf(stderr, "%s: %s %s: outside the allowed range %ld..%ld\n", prog, opt, text, lo, hi);
-    return 0;
-  }
-  *out = (int)v;
-  return 1;
-}
-
-int cl_bench_num_option(const char *prog, const char *opt, const char *text, double lo, double hi, double *out) {
-  char *end = NULL;
   const double v = strtod(text, &end);
-  if (end == text || *end != '\0' || !isfinite(v)) {
-    fprintf(stderr, "%s: %s %s: not a finite number (allowed: %g..%g)\n", prog, opt, text, lo, hi);
+  const int ok = end != text && *end == '\0' && errno != ERANGE && isfinite(v) && (!integer || v == floor(v));
+  if (!ok) {
+    fprintf(stderr, "%s: %s %s: not %s (allowed: %g..%g)\n", prog, opt, text,
+            integer ? "an integer" : "a finite number", lo, hi);
     return 0;
   }
   if (v < lo || v > hi) {
@@ -47,6 +37,17 @@ int cl_bench_num_option(const char *prog, const char *opt, const char *text, dou
   }
   *out = v;
   return 1;
+}
+
+int cl_bench_int_option(const char *prog, const char *opt, const char *text, long lo, long hi, int *out) {
+  double v;
+  if (!parse_option(prog, opt, text, (double)lo, (double)hi, 1, &v)) return 0;
+  *out = (int)v;
+  return 1;
+}
+
+int cl_bench_num_option(const char *prog, const char *opt, const char *text, double lo, double hi, double *out) {
+  return parse_option(prog, opt, text, lo, hi, 0, out);
 }
 
 double cl_bench_median(double *v, int n) {

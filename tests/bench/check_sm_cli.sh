@@ -27,7 +27,9 @@ refuse() { # refuse EXPECTED-PATTERN ARGS...: status 2 and the message
   [ $rc = 2 ] || fail "'$*' exited with $rc, not 2"
   grep -q -- "$pattern" <<<"$err" || fail "'$*' said: $err (expected: $pattern)"
 }
-refuse '--scene plate_brittle_wek: no such scene; the scenes are:.*plate_brittle_weak' --scene plate_brittle_wek
+refuse '--scene plate_brittle_wek: no such scene; the scenes are:.*plate_brittle_weak' --scene plate_brittle_wek \
+  --trace "$work/refused.tsv"
+[ ! -e "$work/refused.tsv" ] || fail "a refused run left a trace file behind"
 refuse '--frames x: not an integer (allowed: 1..100000)' --frames x
 refuse '--frames 0: outside the allowed range 1..100000' --frames 0
 refuse '--threads 1.5: not an integer' --threads 1.5
