@@ -2,8 +2,9 @@
 -- far from uniform, and the benchmark's table shows only the median and the 95th percentile).
 --   build/cleave bench shape_matching --scene plate_brittle_weak --threads 1 --trace out/trace.tsv
 --   build/cleave run plots/bench_trace.lua --set trace=out/trace.tsv [--set output=plots/out/trace.png]
--- Draws total, dynamics and fracture ms per frame for every run in the file (one per thread count),
--- and a second figure (<output>_pieces.<ext>) of the pieces and nodes over the frames.
+-- Draws total, dynamics and fracture ms per frame for every run of one scene in the file (one per
+-- thread count), and a second figure (<output>_pieces.<ext>) of its pieces and nodes over the
+-- frames. A trace of several scenes (a bench run without --scene) needs --set scene=NAME.
 local cl = require "cleave"
 
 local p = cl.options {
@@ -11,6 +12,7 @@ local p = cl.options {
     help = "tab-separated file written by `cleave bench shape_matching --trace FILE`" },
   { name = "output", type = "string", default = "plots/out/bench_trace.png",
     help = "figure of the times (.png .pdf .svg); the pieces go beside it" },
+  { name = "scene", type = "string", help = "the scene to draw when the trace holds several" },
 }
 
 -- The runs of the file: { name = "<scene>, N thread(s)", frame = {}, total = {}, ... } each.
@@ -47,7 +49,29 @@ local function read_trace(path)
   return runs
 end
 
-local runs = read_trace(p.trace)
+-- The runs of one scene: the one named, or the only one in the file.
+local function runs_of_scene(all, path, wanted)
+  local names, seen = {}, {}
+  for _, r in ipairs(all) do
+    r.scene = r.name:match("^(.-),")
+    if not seen[r.scene] then seen[r.scene], names[#names + 1] = true, r.scene end
+  end
+  if not wanted and #names > 1 then
+    error(string.format("%s holds the scenes %s: choose one with --set scene=NAME", path,
+                        table.concat(names, ", ")), 0)
+  end
+  wanted = wanted or names[1]
+  if not seen[wanted] then
+    error(string.format("--set scene=%s: not in %s (it holds %s)", wanted, path, table.concat(names, ", ")), 0)
+  end
+  local runs = {}
+  for _, r in ipairs(all) do
+    if r.scene == wanted then runs[#runs + 1] = r end
+  end
+  return runs
+end
+
+local runs = runs_of_scene(read_trace(p.trace), p.trace, p.scene)
 local series, pieces = {}, {}
 for _, r in ipairs(runs) do
   local tag = #runs > 1 and (" (" .. r.name:match("(%d+ thread)") .. ")") or ""
@@ -59,7 +83,7 @@ for _, r in ipairs(runs) do
     pieces[2] = { x = r.frame, y = r.nodes, title = "nodes" }
   end
 end
-local scene = runs[1].name:match("^(.-),")
+local scene = runs[1].scene
 cl.output.mkdir(p.output:match("^(.*)/[^/]*$") or ".")
 cl.plot.lines { series = series, xlabel = "frame", ylabel = "ms per frame", yrange = { 0, nil },
                 title = scene .. ": time per frame", output = p.output }

@@ -1,6 +1,7 @@
 -- plots/bench_trace.lua, run the way a user runs it (`cleave run plots/bench_trace.lua --set
--- trace=FILE`): a trace of two runs gives the two figures; a missing file, a malformed row (named
--- by file and line) and a missing --set trace are clear errors with exit status 1.
+-- trace=FILE`): a trace of two runs gives the two figures, a trace of several scenes draws the one
+-- named; a missing file, a malformed row (named by file and line), several scenes without --set
+-- scene, an absent scene and a missing --set trace are clear errors with exit status 1.
 local here = debug.getinfo(1, "S").source:match("^@(.*)/[^/]*$") or "."
 package.path = here .. "/lib/?.lua;" .. here .. "/../../lua/?.lua;" .. package.path
 local T = require "expect"
@@ -26,19 +27,22 @@ local function run(sets)
   return out:gsub("__exit=%d+%s*$", ""), err, code
 end
 
--- A trace as the benchmark writes it: per run two comment lines, rows, two blank lines.
-local function trace_text(rows_per_run, bad_row)
+-- A trace as the benchmark writes it: per run two comment lines, rows, two blank lines; a run of
+-- 1 and of 2 threads per scene.
+local function trace_text(rows_per_run, bad_row, scenes)
   local t = {}
-  for th = 1, 2 do
-    t[#t + 1] = string.format("# plate_brittle_weak, %d thread(s)", th)
-    t[#t + 1] = "# frame\ttotal_ms\tdynamics_ms\tplasticity_ms\tfracture_ms\tcpu_ms\tpieces\tnodes"
-    for f = 1, rows_per_run do
-      t[#t + 1] = string.format("%d\t%.4f\t%.4f\t0.0000\t%.4f\t%.4f\t%d\t%d", f, 1 + f / 10, 0.8 + f / 10, 0.2,
-                                1 + f / 10, f, 5331 + 10 * f)
+  for _, scene in ipairs(scenes or { "plate_brittle_weak" }) do
+    for th = 1, 2 do
+      t[#t + 1] = string.format("# %s, %d thread(s)", scene, th)
+      t[#t + 1] = "# frame\ttotal_ms\tdynamics_ms\tplasticity_ms\tfracture_ms\tcpu_ms\tpieces\tnodes"
+      for f = 1, rows_per_run do
+        t[#t + 1] = string.format("%d\t%.4f\t%.4f\t0.0000\t%.4f\t%.4f\t%d\t%d", f, 1 + f / 10, 0.8 + f / 10, 0.2,
+                                  1 + f / 10, f, 5331 + 10 * f)
+      end
+      if bad_row and th == 2 then t[#t + 1] = bad_row end
+      t[#t + 1] = ""
+      t[#t + 1] = ""
     end
-    if bad_row and th == 2 then t[#t + 1] = bad_row end
-    t[#t + 1] = ""
-    t[#t + 1] = ""
   end
   return table.concat(t, "\n")
 end
@@ -58,6 +62,15 @@ T.test("a trace of two runs gives the time and the pieces figures", function()
   end
 end)
 
+T.test("a trace of several scenes draws the one named with --set scene", function()
+  if not require("cleave.plot").available() then return T.skip("figures", "gnuplot is not installed") end
+  local trace = T.write_file(tmp .. "/two.tsv", trace_text(5, nil, { "twisted_bar", "hollow_ball" }))
+  local out, err, code = run { "trace=" .. trace, "scene=hollow_ball", "output=" .. tmp .. "/fig2/t.png" }
+  T.eq(code, 0, err)
+  T.contains(out, "bench_trace: 2 run(s), 5 frames")
+  T.truthy(T.read_file(tmp .. "/fig2/t_pieces.png"), "the pieces figure")
+end)
+
 T.test("bad input: missing file, malformed row with its line, no --set trace", function()
   local _, err, code = run { "trace=" .. tmp .. "/no_such.tsv" }
   T.eq(code, 1)
@@ -67,6 +80,13 @@ T.test("bad input: missing file, malformed row with its line, no --set trace", f
   T.eq(code, 1)
   -- run 1: 2 comments + 3 rows + 2 blanks = 7 lines; run 2: 2 comments + 3 rows, then the bad row
   T.contains(err, bad .. ":13: expected 8 numbers separated by tabs")
+  local two = T.write_file(tmp .. "/two_bad.tsv", trace_text(2, nil, { "twisted_bar", "hollow_ball" }))
+  _, err, code = run { "trace=" .. two }
+  T.eq(code, 1)
+  T.contains(err, "holds the scenes twisted_bar, hollow_ball: choose one with --set scene=NAME")
+  _, err, code = run { "trace=" .. two, "scene=armadillo" }
+  T.eq(code, 1)
+  T.contains(err, "--set scene=armadillo: not in " .. two .. " (it holds twisted_bar, hollow_ball)")
   _, err, code = run {}
   T.eq(code, 1)
   T.contains(err, "missing required key 'trace'")
