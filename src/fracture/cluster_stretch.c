@@ -164,20 +164,24 @@ static cl_status cs_evaluate(void *p, const cl_unit_fields *u, const cl_body_sta
       continue;
     }
     if (!(strain > tau)) continue;
-    cl_fracture_event e = {j, -1, strain - tau, {U.m[0], U.m[3], U.m[6]}, strain};
+    const double normal[3] = {U.m[0], U.m[3], U.m[6]};
+    cl_fracture_event e = cl_event_split_unit(j, normal, strain - tau, strain);
     CL_TRY(cl_event_push(out, &e));
   }
   c->known = n;
   return CL_OK;
 }
 
-const cl_criterion_ops cl_cluster_stretch_criterion = {
-    "cluster_stretch",
-    "largest stretch of F^e against a toughness, boosted after a break (Jones et al., I3D 2016, sec 3.3)",
-    k_params,
-    4,
-    cs_create,
-    cs_destroy,
-    cs_bind,
-    cs_evaluate,
+const cl_criterion_ops cl_cluster_stretch_criterion_ops = {
+    .name = "cluster_stretch",
+    .help = "largest stretch of F^e against a toughness, boosted after a break (Jones et al., I3D 2016, sec 3.3)",
+    .params = k_params,
+    .param_count = 4,
+    /* it reads F (and the plastic field) only, so any kind of unit will do */
+    .caps = {.reads = CL_UNIT_BIT(CL_UNITS_TETS) | CL_UNIT_BIT(CL_UNITS_CLUSTERS) | CL_UNIT_BIT(CL_UNITS_PARTICLES),
+             .emits = CL_EVENT_BIT(CL_EVENT_SPLIT_UNIT)},
+    .create = cs_create,
+    .destroy = cs_destroy,
+    .bind = cs_bind,
+    .evaluate = cs_evaluate,
 };

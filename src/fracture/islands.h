@@ -4,7 +4,7 @@
 #ifndef CL_FRACTURE_ISLANDS_H
 #define CL_FRACTURE_ISLANDS_H
 
-#include "solvers/solver.h"
+#include "contract/state.h"
 
 typedef struct cl_islands {
   int32_t *label;     /* per node: island label */

@@ -74,10 +74,6 @@ static void pex_destroy(void *p) {
 static cl_status pex_bind(void *p, const cl_criterion_bind_input *in) {
   pex *s = p;
   const cl_material_def *m = in->material;
-  if (in->state->cell_size != 4)
-    return cl_fail(CL_ERR_INVALID_ARGUMENT,
-                   "criterion 'plastic_excess' needs a solver with tetrahedral elements; solver '%s' has none",
-                   in->solver ? in->solver : "?");
   if (m->plastic_yield < 0.0 || !(m->plastic_max > 0.0))
     return cl_fail(CL_ERR_INVALID_ARGUMENT,
                    "criterion 'plastic_excess' needs plasticity with a cap: material plastic_yield = %g (must be >= 0) "
@@ -185,38 +181,41 @@ static cl_status pex_evaluate(void *p, const cl_unit_fields *u, const cl_body_st
     s->mag[t[0]] += cl_vec3_norm(f0);
     for (int k = 0; k < 3; ++k) s->vec[3 * (size_t)t[0] + k] += cl_vec3_get(f0, k);
   }
-  cl_fracture_event best = {-1, -1, 0.0, {0, 0, 0}, 0.0};
+  cl_fracture_event best = cl_event_split_node(-1, -1, NULL, 0.0, 0.0);
   for (int32_t i = 0; i < n; ++i) {
     if (!(s->mag[i] > s->toughness) || s->elem[i] < 0) continue;
     if (cl_islands_elements_of(&s->islands, i) <= s->min_island) continue;
     cl_vec3 nrm = cl_vec3_normalize(cl_vec3_load(s->vec, i)); /* eq 5.11 */
     if (cl_vec3_norm2(nrm) == 0.0) continue;                 /* balanced: no plane */
-    cl_fracture_event e = {s->elem[i], i, s->mag[i] / (s->toughness > 0.0 ? s->toughness : 1.0),
-                           {nrm.x, nrm.y, nrm.z}, s->mag[i]};
+    const double normal[3] = {nrm.x, nrm.y, nrm.z};
+    cl_fracture_event e =
+        cl_event_split_node(i, s->elem[i], normal, s->mag[i] / (s->toughness > 0.0 ? s->toughness : 1.0), s->mag[i]);
     if (s->largest_only) {
-      if (best.node < 0 || e.priority > best.priority) best = e;
+      if (best.split_node.node < 0 || e.priority > best.priority) best = e;
       continue;
     }
     CL_TRY(cl_event_push(events, &e));
     s->mag[i] = 0.0; /* "the fracture node has its excess plastic force cleared" (sec 5.6) */
     s->vec[3 * (size_t)i] = s->vec[3 * (size_t)i + 1] = s->vec[3 * (size_t)i + 2] = 0.0;
   }
-  if (s->largest_only && best.node >= 0) {
+  const int32_t bn = best.split_node.node;
+  if (s->largest_only && bn >= 0) {
     CL_TRY(cl_event_push(events, &best));
-    s->mag[best.node] = 0.0;
-    s->vec[3 * (size_t)best.node] = s->vec[3 * (size_t)best.node + 1] = s->vec[3 * (size_t)best.node + 2] = 0.0;
+    s->mag[bn] = 0.0;
+    s->vec[3 * (size_t)bn] = s->vec[3 * (size_t)bn + 1] = s->vec[3 * (size_t)bn + 2] = 0.0;
   }
   return CL_OK;
 }
 
 const cl_criterion_ops cl_plastic_excess_criterion_ops = {
-    "plastic_excess",
-    "accumulated excess plastic force per node (flow beyond the plastic cap) against the toughness (O'Malley 2015 "
-    "ch. 5.6, eqs 5.10-5.11)",
-    k_params,
-    3,
-    pex_create,
-    pex_destroy,
-    pex_bind,
-    pex_evaluate,
+    .name = "plastic_excess",
+    .help = "accumulated excess plastic force per node (flow beyond the plastic cap) against the toughness (O'Malley 2015 "
+            "ch. 5.6, eqs 5.10-5.11)",
+    .params = k_params,
+    .param_count = 3,
+    .caps = {.reads = CL_UNIT_BIT(CL_UNITS_TETS), .emits = CL_EVENT_BIT(CL_EVENT_SPLIT_NODE)},
+    .create = pex_create,
+    .destroy = pex_destroy,
+    .bind = pex_bind,
+    .evaluate = pex_evaluate,
 };

@@ -7,10 +7,10 @@
 #include "fracture/criterion.h"
 
 /* Built-in criteria; NULL terminates the list. */
-extern const cl_criterion_ops cl_cluster_stretch_criterion; /* fracture/cluster_stretch.c */
+extern const cl_criterion_ops cl_cluster_stretch_criterion_ops; /* fracture/cluster_stretch.c */
 extern const cl_criterion_ops cl_separation_tensor_criterion_ops; /* fracture/separation_tensor.c */
 extern const cl_criterion_ops cl_plastic_excess_criterion_ops;    /* fracture/plastic_excess.c */
-static const cl_criterion_ops *const k_builtin[] = {&cl_cluster_stretch_criterion, &cl_separation_tensor_criterion_ops,
+static const cl_criterion_ops *const k_builtin[] = {&cl_cluster_stretch_criterion_ops, &cl_separation_tensor_criterion_ops,
                                                     &cl_plastic_excess_criterion_ops, NULL};
 
 enum { CL_MAX_REGISTERED = 32 };
@@ -71,6 +71,11 @@ cl_status cl_criterion_register(const cl_criterion_ops *ops) {
     return cl_fail(CL_ERR_INVALID_ARGUMENT,
                    "cl_criterion_register: criterion '%s' lacks a required function (create, destroy, "
                    "bind, evaluate)", ops->name);
+  if (!ops->caps.reads || !ops->caps.emits ||
+      (ops->caps.reads & ~((1u << CL_UNIT_KIND_COUNT) - 1u)) || (ops->caps.emits & ~((1u << CL_EVENT_KIND_COUNT) - 1u)))
+    return cl_fail(CL_ERR_INVALID_ARGUMENT,
+                   "cl_criterion_register: criterion '%s' must declare the unit kinds it reads and the event kinds it "
+                   "raises (caps)", ops->name);
   if (ops->param_count < 0 || (ops->param_count > 0 && !ops->params))
     return cl_fail(CL_ERR_INVALID_ARGUMENT, "cl_criterion_register: criterion '%s' has a bad parameter table",
                    ops->name);

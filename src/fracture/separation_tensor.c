@@ -79,10 +79,6 @@ static void sep_destroy(void *p) {
 
 static cl_status sep_bind(void *p, const cl_criterion_bind_input *in) {
   sep *s = p;
-  if (in->state->cell_size != 4)
-    return cl_fail(CL_ERR_INVALID_ARGUMENT,
-                   "criterion 'separation_tensor' needs a solver with tetrahedral elements; solver '%s' has none",
-                   in->solver ? in->solver : "?");
   s->toughness = in->params[0];
   s->largest_only = in->params[1] != 0.0;
   s->min_island = (int32_t)in->params[2];
@@ -192,7 +188,7 @@ static cl_status sep_evaluate(void *p, const cl_unit_fields *u, const cl_body_st
       if (s->elem[i] < 0) s->elem[i] = e;
     }
   }
-  cl_fracture_event best = {-1, -1, 0.0, {0, 0, 0}, 0.0};
+  cl_fracture_event best = cl_event_split_node(-1, -1, NULL, 0.0, 0.0);
   for (int32_t i = 0; i < n; ++i) {
     if (s->elem[i] < 0 || cl_islands_elements_of(&s->islands, i) <= s->min_island) continue;
     double z[6] = {0, 0, 0, 0, 0, 0};
@@ -207,26 +203,28 @@ static cl_status sep_evaluate(void *p, const cl_unit_fields *u, const cl_body_st
     if (cl_eig_sym3(&zeta, &ev, &Q) < 0) continue;
     if (!(ev.x > s->toughness)) continue;
     cl_vec3 nrm = cl_mat3_col(&Q, 0);
-    cl_fracture_event e = {s->elem[i], i, ev.x / (s->toughness > 0.0 ? s->toughness : 1.0), {nrm.x, nrm.y, nrm.z},
-                           ev.x};
+    const double normal[3] = {nrm.x, nrm.y, nrm.z};
+    cl_fracture_event e =
+        cl_event_split_node(i, s->elem[i], normal, ev.x / (s->toughness > 0.0 ? s->toughness : 1.0), ev.x);
     if (s->largest_only) {
-      if (best.node < 0 || e.priority > best.priority) best = e;
+      if (best.split_node.node < 0 || e.priority > best.priority) best = e;
     } else {
       CL_TRY(cl_event_push(events, &e));
     }
   }
-  if (s->largest_only && best.node >= 0) CL_TRY(cl_event_push(events, &best));
+  if (s->largest_only && best.split_node.node >= 0) CL_TRY(cl_event_push(events, &best));
   return CL_OK;
 }
 
 const cl_criterion_ops cl_separation_tensor_criterion_ops = {
-    "separation_tensor",
-    "largest eigenvalue of the per-node separation tensor of tensile/compressive element forces against the "
-    "toughness (O'Brien & Hodgins 1999; O'Malley 2015 ch. 5.2-5.3)",
-    k_params,
-    3,
-    sep_create,
-    sep_destroy,
-    sep_bind,
-    sep_evaluate,
+    .name = "separation_tensor",
+    .help = "largest eigenvalue of the per-node separation tensor of tensile/compressive element forces against the "
+            "toughness (O'Brien & Hodgins 1999; O'Malley 2015 ch. 5.2-5.3)",
+    .params = k_params,
+    .param_count = 3,
+    .caps = {.reads = CL_UNIT_BIT(CL_UNITS_TETS), .emits = CL_EVENT_BIT(CL_EVENT_SPLIT_NODE)},
+    .create = sep_create,
+    .destroy = sep_destroy,
+    .bind = sep_bind,
+    .evaluate = sep_evaluate,
 };

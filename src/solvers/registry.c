@@ -1,17 +1,16 @@
 /* The solver registry: the built-in solvers in a static table (filled as solvers land), plus
- * solvers registered at run time by tests and plugins; and named-parameter resolution shared with
- * the fracture criteria. */
-#include <math.h>
+ * solvers registered at run time by tests and plugins. */
 #include <stdio.h>
 #include <string.h>
 
 #include "base/error.h"
-#include "solvers/corotational/corot.h"
-#include "solvers/shape_matching/shape_matching.h"
 #include "solvers/solver.h"
 
-/* Built-in solvers. Each solver folder provides a `const cl_solver_ops cl_<name>_solver_ops` and
- * adds it here; NULL terminates the list (C forbids an empty initialiser). */
+/* Built-in solvers. Each solver folder provides a `const cl_solver_ops cl_<name>_solver_ops`; it is
+ * declared here rather than through the solver's header, so this file knows nothing else of the
+ * solvers. NULL terminates the list (C forbids an empty initialiser). */
+extern const cl_solver_ops cl_corotational_solver_ops;   /* solvers/corotational/solver.c */
+extern const cl_solver_ops cl_shape_matching_solver_ops; /* solvers/shape_matching/sm_solver.c */
 static const cl_solver_ops *const k_builtin[] = {&cl_corotational_solver_ops, &cl_shape_matching_solver_ops, NULL};
 
 enum { CL_MAX_REGISTERED = 32 };
@@ -86,57 +85,21 @@ cl_status cl_solver_register(const cl_solver_ops *ops) {
   if (ops->param_count < 0 || (ops->param_count > 0 && !ops->params))
     return cl_fail(CL_ERR_INVALID_ARGUMENT, "cl_solver_register: solver '%s' has a bad parameter table",
                    ops->name);
+  if ((int)ops->caps.units < 0 || ops->caps.units >= CL_UNIT_KIND_COUNT ||
+      (ops->caps.applies & ~((1u << CL_EVENT_KIND_COUNT) - 1u)))
+    return cl_fail(CL_ERR_INVALID_ARGUMENT, "cl_solver_register: solver '%s' declares unknown unit or event kinds",
+                   ops->name);
+  if (ops->caps.applies && !ops->fracture)
+    return cl_fail(CL_ERR_INVALID_ARGUMENT,
+                   "cl_solver_register: solver '%s' declares fracture events it applies but has no fracture op",
+                   ops->name);
+  if (!ops->contact_bounds != !ops->contact_pair)
+    return cl_fail(CL_ERR_INVALID_ARGUMENT,
+                   "cl_solver_register: solver '%s' has one of contact_bounds and contact_pair without the other",
+                   ops->name);
   if (g_nregistered >= CL_MAX_REGISTERED)
     return cl_fail(CL_ERR_INVALID_ARGUMENT, "cl_solver_register: at most %d solvers can be registered",
                    CL_MAX_REGISTERED);
   g_registered[g_nregistered++] = ops;
-  return CL_OK;
-}
-
-/* ---- parameters ---------------------------------------------------------------------------- */
-
-int32_t cl_param_index(const cl_param_info *table, int32_t count, const char *name) {
-  if (!name) return -1;
-  for (int32_t i = 0; i < count; ++i)
-    if (strcmp(table[i].name, name) == 0) return i;
-  return -1;
-}
-
-cl_status cl_params_resolve(const char *owner, const cl_param_info *table, int32_t count,
-                            const cl_param *given, int32_t ngiven, double *values) {
-  if (!owner) owner = "parameter table";
-  if (ngiven < 0 || (ngiven > 0 && !given))
-    return cl_fail(CL_ERR_INVALID_ARGUMENT, "%s: parameter count %d with a NULL parameter array", owner, ngiven);
-  for (int32_t i = 0; i < count; ++i) values[i] = table[i].value;
-  for (int32_t j = 0; j < ngiven; ++j) {
-    const char *name = given[j].name;
-    if (!name) return cl_fail(CL_ERR_INVALID_ARGUMENT, "%s: parameter %d has a NULL name", owner, j);
-    int32_t i = cl_param_index(table, count, name);
-    if (i < 0) {
-      char names[1024];
-      size_t used = 0;
-      names[0] = '\0';
-      for (int32_t k = 0; k < count && used + 1 < sizeof names; ++k) {
-        int w = snprintf(names + used, sizeof names - used, "%s%s (%s)", k ? ", " : "", table[k].name,
-                         table[k].unit);
-        if (w < 0) break;
-        used += (size_t)w;
-      }
-      if (count == 0) return cl_fail(CL_ERR_NOT_FOUND, "%s has no parameter '%s' (it takes no parameters)", owner, name);
-      return cl_fail(CL_ERR_NOT_FOUND, "%s has no parameter '%s'; its parameters are: %s", owner, name, names);
-    }
-    for (int32_t k = 0; k < j; ++k)
-      if (given[k].name && strcmp(given[k].name, name) == 0)
-        return cl_fail(CL_ERR_INVALID_ARGUMENT, "%s: parameter '%s' is given twice", owner, name);
-    double v = given[j].value;
-    const cl_param_info *p = &table[i];
-    if (!(v >= p->min && v <= p->max))
-      return cl_fail(CL_ERR_INVALID_ARGUMENT, "%s: parameter '%s' = %g is outside its range [%g, %g] %s (%s)",
-                     owner, name, v, p->min, p->max, p->unit, p->help);
-    if (p->integer && v != floor(v))
-      return cl_fail(CL_ERR_INVALID_ARGUMENT, "%s: parameter '%s' = %g must be an integer in [%g, %g]", owner,
-                     name, v, p->min, p->max);
-    values[i] = v;
-  }
   return CL_OK;
 }

@@ -104,6 +104,28 @@ static cl_status grow_units(cl_body *b, int32_t count) {
   return CL_OK;
 }
 
+/* CL_ERR_INVALID_ARGUMENT unless the criterion can drive the solver (contract/capabilities.h); the
+ * message says why and names the criteria that would (or that the solver cannot fracture). */
+static cl_status check_criterion_fits(const cl_solver_ops *ops, const cl_criterion_ops *cops) {
+  char why[256];
+  if (cl_criterion_fits(&ops->caps, &cops->caps, why, sizeof why)) return CL_OK;
+  char names[512];
+  size_t used = 0;
+  names[0] = '\0';
+  for (int32_t i = 0; i < cl_criterion_count() && used + 1 < sizeof names; ++i) {
+    const cl_criterion_ops *c = cl_criterion_at(i);
+    if (!cl_criterion_fits(&ops->caps, &c->caps, NULL, 0)) continue;
+    int w = snprintf(names + used, sizeof names - used, "%s%s", used ? ", " : "", c->name);
+    if (w < 0) break;
+    used += (size_t)w;
+  }
+  if (!used)
+    return cl_fail(CL_ERR_INVALID_ARGUMENT, "fracture criterion '%s' cannot drive solver '%s' (%s); solver '%s' "
+                   "takes no fracture criterion", cops->name, ops->name, why, ops->name);
+  return cl_fail(CL_ERR_INVALID_ARGUMENT, "fracture criterion '%s' cannot drive solver '%s' (%s); criteria that work "
+                 "with solver '%s': %s", cops->name, ops->name, why, ops->name, names);
+}
+
 cl_status cl_body_new(const cl_world *world, const cl_body_def *def, const cl_mesh *mesh, cl_body **out) {
   *out = NULL;
   cl_body *b = cl_calloc(1, sizeof *b, "body");
@@ -138,11 +160,8 @@ cl_status cl_body_new(const cl_world *world, const cl_body_def *def, const cl_me
   if (def->criterion && def->criterion[0]) {
     s = cl_criterion_find(def->criterion, &b->cops);
     if (s < 0) goto fail;
-    if (!b->ops->fracture) {
-      s = cl_fail(CL_ERR_INVALID_ARGUMENT, "fracture criterion '%s' needs a solver that can fracture; solver '%s' "
-                  "cannot", b->cops->name, b->ops->name);
-      goto fail;
-    }
+    s = check_criterion_fits(b->ops, b->cops);
+    if (s < 0) goto fail;
     snprintf(owner, sizeof owner, "criterion '%s'", b->cops->name);
     b->cparams = cl_malloc(sizeof(double) * (size_t)(b->cops->param_count + 1), "criterion parameters");
     if (!b->cparams) {
@@ -168,7 +187,7 @@ cl_status cl_body_new(const cl_world *world, const cl_body_def *def, const cl_me
   if (b->cops) {
     s = b->cops->create(&b->criterion);
     if (s < 0) goto fail;
-    cl_criterion_bind_input cin = {b->cparams, &b->material, b->ops->name, &b->state, b->label};
+    cl_criterion_bind_input cin = {b->cparams, &b->material, b->ops->name, &b->ops->caps, &b->state, b->label};
     s = b->cops->bind(b->criterion, &cin);
     if (s < 0) goto fail;
   }

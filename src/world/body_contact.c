@@ -11,7 +11,6 @@
 
 typedef struct entry {
   cl_body *b;
-  const cl_solver_contact_ops *co;
   int32_t slot;
   double lo[3], hi[3];
 } entry;
@@ -40,7 +39,7 @@ static cl_status call_pair(entry *a, entry *b, double h, cl_body_contact_stats *
   cl_constraint_set ca = {a->b->c_count, a->b->c_nodes, a->b->c_x, a->b->c_v, a->b->c_r};
   cl_constraint_set cb = {b->b->c_count, b->b->c_nodes, b->b->c_x, b->b->c_v, b->b->c_r};
   cl_contact_report rep = {0, 0.0};
-  cl_status s = a->co->pair(a->b->solver, &a->b->state, &ca, b->b->solver, &b->b->state, &cb, h, &rep);
+  cl_status s = a->b->ops->contact_pair(a->b->solver, &a->b->state, &ca, b->b->solver, &b->b->state, &cb, h, &rep);
   if (s < 0) return cl_fail_context(s, "contact of %s with %s: ", a->b->label, b->b->label);
   st->pairs += 1;
   st->contacts += rep.contacts;
@@ -62,7 +61,7 @@ cl_status cl_world_body_contacts(cl_world *w, double h, cl_body_contact_stats *o
   int32_t count = 0;
   for (int32_t i = 0; i < w->bodies.slots; ++i) {
     cl_body *b = cl_pool_at(&w->bodies, i);
-    if (b && b->state.n > 0 && cl_solver_contact(b->ops)) ++count;
+    if (b && b->state.n > 0 && b->ops->contact_pair) ++count;
   }
   st.bodies = count;
   if (count < 2) {
@@ -79,13 +78,11 @@ cl_status cl_world_body_contacts(cl_world *w, double h, cl_body_contact_stats *o
   int32_t m = 0;
   for (int32_t i = 0; i < w->bodies.slots && s >= 0; ++i) {
     cl_body *b = cl_pool_at(&w->bodies, i);
-    const cl_solver_contact_ops *co = b && b->state.n > 0 ? cl_solver_contact(b->ops) : NULL;
-    if (!co) continue;
+    if (!b || b->state.n == 0 || !b->ops->contact_pair) continue;
     entry *e = &list[m];
     e->b = b;
-    e->co = co;
     e->slot = i;
-    s = co->bounds(b->solver, &b->state, e->lo, e->hi);
+    s = b->ops->contact_bounds(b->solver, &b->state, e->lo, e->hi);
     if (s < 0) {
       cl_fail_context(s, "%s: contact bounds (solver '%s'): ", b->label, b->ops->name);
       break;
@@ -96,7 +93,7 @@ cl_status cl_world_body_contacts(cl_world *w, double h, cl_body_contact_stats *o
     qsort(list, (size_t)m, sizeof *list, by_low_x);
     for (int32_t i = 0; i < m && s >= 0; ++i)
       for (int32_t j = i + 1; j < m && list[j].lo[0] <= list[i].hi[0] && s >= 0; ++j)
-        if (list[i].co == list[j].co && boxes_overlap(&list[i], &list[j])) s = call_pair(&list[i], &list[j], h, &st);
+        if (list[i].b->ops == list[j].b->ops && boxes_overlap(&list[i], &list[j])) s = call_pair(&list[i], &list[j], h, &st);
   }
   if (list != stack) free(list);
   if (out) *out = st;

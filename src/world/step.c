@@ -84,13 +84,6 @@ static void accumulate_reactions(cl_world *w, cl_body *b, double t0) {
   }
 }
 
-static int by_priority(const void *pa, const void *pb) {
-  const cl_fracture_event *a = pa, *b = pb;
-  if (a->priority > b->priority) return -1;
-  if (a->priority < b->priority) return 1;
-  return (a->unit > b->unit) - (a->unit < b->unit); /* deterministic ties */
-}
-
 /* World bookkeeping after the solver changed a body's topology. */
 static cl_status after_topology(cl_world *w, cl_body *b) {
   CL_TRY(cl_body_sync_nodes(b));
@@ -196,7 +189,7 @@ static cl_status one_step(cl_world *w, cl_status *warning) {
 
     if (b->events.count == 0) continue;
     t_mark = cl_time_ms();
-    qsort(b->events.items, (size_t)b->events.count, sizeof *b->events.items, by_priority);
+    cl_event_list_sort(&b->events);
     int32_t applied = 0;
     st = b->ops->fracture(b->solver, &b->state, b->events.items, b->events.count, &applied);
     if (st >= 0 && applied > 0) b->state.topology_version++;

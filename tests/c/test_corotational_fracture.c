@@ -16,6 +16,7 @@
 #include "geom/components.h"
 #include "geom/mesh.h"
 #include "geom/tet_grid.h"
+#include "support/test_worlds.h"
 #include "solvers/corotational/corot.h"
 #include "world/world.h"
 
@@ -68,9 +69,11 @@ static int32_t pieces(const cl_body_state *st) {
   return c;
 }
 
-/* Apply one event through the solver table as the world would, then its topology_changed. */
+/* Apply one event through the solver table as the world would, then its topology_changed: a node
+ * split when node >= 0, else a unit split (zero normal: detach the unit). */
 static int32_t apply(cl_corot *s, cl_body_state *st, int32_t unit, int32_t node, double nx, double ny, double nz) {
-  cl_fracture_event ev = {unit, node, 1.0, {nx, ny, nz}, 1.0};
+  const double n[3] = {nx, ny, nz};
+  cl_fracture_event ev = node >= 0 ? cl_event_split_node(node, unit, n, 1.0, 1.0) : cl_event_split_unit(unit, n, 1.0, 1.0);
   int32_t applied = -1;
   assert_int_equal(cl_corot_fracture(s, st, &ev, 1, &applied), CL_OK);
   if (applied > 0) {
@@ -144,8 +147,8 @@ static void test_events_skipped(void **state) {
   const int32_t n0 = st->n;
   /* corner node 0: every element lies on the positive side of x = 0, the replica would be empty */
   assert_int_equal(apply(s, st, 0, 0, 1.0, 0.0, 0.0), 0);
-  /* out of range, NaN normals: skipped, no crash */
-  assert_int_equal(apply(s, st, -1, 13, 1.0, 0.0, 0.0), 0);
+  /* out of range, NaN normals, no plane at all (no normal, no raising unit): skipped, no crash */
+  assert_int_equal(apply(s, st, -1, 13, 0.0, 0.0, 0.0), 0);
   assert_int_equal(apply(s, st, 1000, 13, 1.0, 0.0, 0.0), 0);
   assert_int_equal(apply(s, st, 0, 1000, 1.0, 0.0, 0.0), 0);
   assert_int_equal(apply(s, st, 0, 13, NAN, 0.0, 0.0), 0);
@@ -186,6 +189,88 @@ static void test_detach_unit(void **state) {
   assert_int_equal(cl_world_step(w, 3), CL_OK);
   cl_world_destroy(w);
   cl_mesh_destroy(m);
+}
+
+/* A unit split with a plane (criteria such as cluster_stretch) splits the unit's corner nearest to
+ * the plane through the unit's centre, by the side of that plane its elements lie on. */
+static void test_split_unit_by_plane(void **state) {
+  (void)state;
+  cl_mesh *m = cube(2);
+  cl_world *w = make_world();
+  const cl_param nopr[] = {{"joint_pruning", 0}};
+  cl_id b = add(w, m, nopr, 1);
+  cl_body_state *st = cl_world_body_state(w, b);
+  cl_corot *s = solver_of(w, b);
+  const int32_t n0 = st->n;
+  /* the tet whose corner nearest to x = its centre's x is the cube's centre node (0.5, 0.5, 0.5) */
+  int32_t e = -1, centre = -1;
+  for (int32_t i = 0; i < n0; ++i)
+    if (fabs(st->X[3 * i] - 0.5) + fabs(st->X[3 * i + 1] - 0.5) + fabs(st->X[3 * i + 2] - 0.5) < 1e-12) centre = i;
+  assert_true(centre >= 0);
+  for (int32_t t = 0; t < st->ncells && e < 0; ++t) {
+    double cx = 0.0, best = INFINITY;
+    int32_t nearest = -1;
+    for (int a = 0; a < 4; ++a) cx += 0.25 * st->X[3 * st->cells[4 * t + a]];
+    for (int a = 0; a < 4; ++a) {
+      const int32_t q = st->cells[4 * t + a];
+      const double d = fabs(st->X[3 * q] - cx);
+      if (d < best || (d == best && q < nearest)) best = d, nearest = q;
+    }
+    if (nearest == centre) e = t;
+  }
+  assert_true(e >= 0);
+  assert_int_equal(apply(s, st, e, -1, 1.0, 0.0, 0.0), 1);
+  assert_int_equal(st->n, n0 + 1); /* one replica, of the centre node */
+  assert_int_equal(st->origin[n0], centre);
+  /* the centre node keeps the elements left of x = 0.5, its replica takes those right of it */
+  for (int32_t t = 0; t < st->ncells; ++t) {
+    double cx = 0.0;
+    int has_c = 0, has_q = 0;
+    for (int a = 0; a < 4; ++a) {
+      const int32_t q = st->cells[4 * t + a];
+      cx += 0.25 * st->X[3 * q];
+      has_c |= q == centre;
+      has_q |= q == n0;
+    }
+    if (has_c) assert_true(cx <= 0.5);
+    if (has_q) assert_true(cx > 0.5);
+  }
+  assert_int_equal(cl_world_step(w, 3), CL_OK);
+  cl_world_destroy(w);
+  cl_mesh_destroy(m);
+}
+
+/* The cluster_stretch criterion (Jones et al. 2016, written for clusters) drives the corotational
+ * solver through unit splits: a bar pulled apart at both ends breaks in pieces, mass conserved. */
+static void test_cluster_stretch_on_tets(void **state) {
+  (void)state;
+  const double lo[3] = {0, 0, 0}, hi[3] = {0.4, 0.05, 0.05};
+  cl_mesh *m;
+  assert_int_equal(cl_tet_grid(16, 2, 2, lo, hi, &m), CL_OK);
+  cl_world *w = make_world();
+  cl_body_def def;
+  cl_body_def_default(&def);
+  def.name = "stretchy";
+  def.solver = "corotational";
+  def.material.young = 1e5;
+  def.criterion = "cluster_stretch";
+  const cl_param cp[] = {{"toughness", 0.02}};
+  def.criterion_params = cp;
+  def.criterion_param_count = 1;
+  cl_id b;
+  assert_int_equal(cl_world_add_body(w, &def, m, &b), CL_OK);
+  cl_mesh_destroy(m);
+  cl_test_x_slab(w, b, -1.0, 0.0, -0.5);
+  cl_test_x_slab(w, b, 0.4, 1.0, 0.5);
+  cl_body_info before, after;
+  assert_int_equal(cl_body_get_info(w, b, &before), CL_OK);
+  assert_int_equal(cl_world_step(w, 60), CL_OK);
+  assert_int_equal(cl_body_get_info(w, b, &after), CL_OK);
+  print_message("cluster_stretch on tets: %d -> %d nodes, %d pieces\n", before.nodes, after.nodes, after.pieces);
+  assert_true(after.nodes > before.nodes);
+  assert_true(after.pieces >= 2);
+  assert_true(fabs(after.mass - before.mass) <= 1e-12 * before.mass);
+  cl_world_destroy(w);
 }
 
 /* Two tets joined by one node (ball joint), by one edge (hinge) or by a face. */
@@ -345,6 +430,8 @@ int main(void) {
       cmocka_unit_test(test_replication_by_plane_side),
       cmocka_unit_test(test_events_skipped),
       cmocka_unit_test(test_detach_unit),
+      cmocka_unit_test(test_split_unit_by_plane),
+      cmocka_unit_test(test_cluster_stretch_on_tets),
       cmocka_unit_test(test_joint_pruning),
       cmocka_unit_test(test_crack_across_cube),
       cmocka_unit_test(test_island_cache),

@@ -41,7 +41,7 @@ static void *bind(const fixture *f, double toughness, int largest_only, int min_
   assert_int_equal(ops->create(&c), CL_OK);
   double params[3] = {toughness, largest_only, min_island};
   cl_material_def mat = {1000, 1e5, 0.3, -1, 0, 0, 0};
-  cl_criterion_bind_input in = {params, &mat, "test", &f->st, "fixture"};
+  cl_criterion_bind_input in = {params, &mat, "test", &k_tet_caps, &f->st, "fixture"};
   assert_int_equal(ops->bind(c, &in), CL_OK);
   return c;
 }
@@ -61,17 +61,17 @@ static void test_uniform_tension_direction(void **state) {
   double lmax = 0.0;
   for (int32_t k = 0; k < ev.count; ++k) {
     const cl_fracture_event *e = &ev.items[k];
-    const double *X = f.st.X + 3 * e->node;
+    const double *X = f.st.X + 3 * e->split_node.node;
     int inside = X[0] > 0.1 && X[0] < 0.9 && X[1] > 0.1 && X[1] < 0.9 && X[2] > 0.1 && X[2] < 0.9;
-    assert_true(fabs(sqrt(e->normal[0] * e->normal[0] + e->normal[1] * e->normal[1] + e->normal[2] * e->normal[2]) - 1.0) < 1e-12);
+    assert_true(fabs(sqrt(e->split_node.normal[0] * e->split_node.normal[0] + e->split_node.normal[1] * e->split_node.normal[1] + e->split_node.normal[2] * e->split_node.normal[2]) - 1.0) < 1e-12);
     if (inside) {
       ++interior;
-      assert_true(fabs(fabs(e->normal[0]) - 1.0) < 1e-12);
+      assert_true(fabs(fabs(e->split_node.normal[0]) - 1.0) < 1e-12);
       lmax = fmax(lmax, e->value);
     }
     /* the event's unit touches its node */
-    const int32_t *t = f.st.cells + 4 * e->unit;
-    assert_true(t[0] == e->node || t[1] == e->node || t[2] == e->node || t[3] == e->node);
+    const int32_t *t = f.st.cells + 4 * e->split_node.unit;
+    assert_true(t[0] == e->split_node.node || t[1] == e->split_node.node || t[2] == e->split_node.node || t[3] == e->split_node.node);
   }
   assert_int_equal(interior, 27); /* the 3^3 interior nodes of a 4^3 grid */
   /* the eigenvalue: 1/2 sum over the node's elements of |v s g_x| (a direct sum, independent of the code) */
@@ -99,7 +99,7 @@ static void test_uniform_tension_direction(void **state) {
   }
   int found = 0;
   for (int32_t k = 0; k < ev.count; ++k)
-    if (ev.items[k].node == centre) {
+    if (ev.items[k].split_node.node == centre) {
       found = 1;
       print_message("centre node: eigenvalue %.15g, direct sum %.15g\n", ev.items[k].value, expect);
       assert_true(fabs(ev.items[k].value - expect) <= 1e-12 * expect);
@@ -113,7 +113,7 @@ static void test_uniform_tension_direction(void **state) {
   ev.count = 0;
   assert_int_equal(criterion()->evaluate(c, &f.u, &f.st, 0.01, &ev), CL_OK);
   for (int32_t k = 0; k < ev.count; ++k) {
-    const double *X = f.st.X + 3 * ev.items[k].node;
+    const double *X = f.st.X + 3 * ev.items[k].split_node.node;
     assert_false(X[0] > 0.1 && X[0] < 0.9 && X[1] > 0.1 && X[1] < 0.9 && X[2] > 0.1 && X[2] < 0.9);
   }
   criterion()->destroy(c);
@@ -163,8 +163,8 @@ static void test_small_islands_skipped(void **state) {
     assert_int_equal(criterion()->evaluate(c, &f.u, &f.st, 0.01, &ev), CL_OK);
     int on_extra = 0, on_main = 0;
     for (int32_t k = 0; k < ev.count; ++k) {
-      on_extra += ev.items[k].node >= first_extra;
-      on_main += ev.items[k].node < first_extra;
+      on_extra += ev.items[k].split_node.node >= first_extra;
+      on_main += ev.items[k].split_node.node < first_extra;
     }
     assert_true(on_main > 0);
     if (m) assert_true(on_extra > 0);
@@ -185,20 +185,32 @@ static void test_bad_input(void **state) {
   assert_int_equal(ops->create(&c), CL_OK);
   double params[3] = {1.0, 1, 3};
   cl_material_def mat = {1000, 1e5, 0.3, -1, 0, 0, 0};
-  f.st.cell_size = 2; /* a particle solver's bonds */
-  cl_criterion_bind_input in = {params, &mat, "shape_matching", &f.st, "fixture"};
-  assert_int_equal(ops->bind(c, &in), CL_ERR_INVALID_ARGUMENT);
-  assert_non_null(strstr(cl_last_error(), "tetrahedral"));
-  f.st.cell_size = 4;
+  cl_criterion_bind_input in = {params, &mat, "test", &k_tet_caps, &f.st, "fixture"};
   assert_int_equal(ops->bind(c, &in), CL_OK);
   /* units that are not the tets */
   f.u.count = f.st.ncells - 1;
   cl_event_list ev = {0};
   assert_int_equal(ops->evaluate(c, &f.u, &f.st, 0.01, &ev), CL_ERR_STATE);
   ops->destroy(c);
-  /* a non-tet world body: the world refuses the pairing with the criterion's message */
   free_fixture(&f);
   cl_event_list_free(&ev);
+  /* a body whose units are not tets: the world refuses the pairing, says why and names the
+   * criteria that do work with that solver */
+  cl_world *w = cl_test_world(0.01, 0.0, 1);
+  const double lo[3] = {0, 0, 0}, hi[3] = {0.2, 0.2, 0.2};
+  cl_mesh *m;
+  assert_int_equal(cl_tet_grid(3, 3, 3, lo, hi, &m), CL_OK);
+  cl_body_def bd;
+  cl_body_def_default(&bd);
+  bd.solver = "shape_matching";
+  bd.criterion = "separation_tensor";
+  cl_id b;
+  assert_int_equal(cl_world_add_body(w, &bd, m, &b), CL_ERR_INVALID_ARGUMENT);
+  print_message("world: %s\n", cl_last_error());
+  assert_non_null(strstr(cl_last_error(), "needs tets and the solver's units are clusters"));
+  assert_non_null(strstr(cl_last_error(), "criteria that work with solver 'shape_matching': cluster_stretch"));
+  cl_mesh_destroy(m);
+  cl_world_destroy(w);
 }
 
 /* A bar pulled apart at both ends breaks across its length, in pieces, conserving mass. */

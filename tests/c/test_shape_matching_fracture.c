@@ -141,7 +141,8 @@ static void test_split_and_propagation(void **state) {
   for (int32_t j = 0; j < s->ncl; ++j) mass_before[j] = s->mass[j];
   double M0 = cl_body_state_mass(st);
   int32_t n0 = st->n, ncl0 = s->ncl, members = s->mcnt[c];
-  cl_fracture_event e = {c, -1, 1.0, {1.0, 0.0, 0.0}, 1.0};
+  const double normal[3] = {1.0, 0.0, 0.0};
+  cl_fracture_event e = cl_event_split_unit(c, normal, 1.0, 1.0);
   int32_t applied = 0;
   assert_int_equal(cl_shape_matching_solver_ops.fracture(s, st, &e, 1, &applied), CL_OK);
   assert_int_equal(applied, 1);

@@ -290,11 +290,11 @@ static void test_pair_op_symmetric(void **state) {
   cl_body *ba = NULL, *bb = NULL;
   assert_int_equal(cl_world_body(w, a, &ba), CL_OK);
   assert_int_equal(cl_world_body(w, b, &bb), CL_OK);
-  const cl_solver_contact_ops *co = cl_solver_contact(ba->ops);
-  assert_non_null(co);
-  assert_ptr_equal(co, &cl_shape_matching_contact_ops);
-  assert_null(cl_solver_contact(&cl_corotational_solver_ops));
-  assert_null(cl_solver_contact(NULL));
+  const cl_solver_ops *co = ba->ops;
+  assert_ptr_equal(co, &cl_shape_matching_solver_ops);
+  assert_non_null(co->contact_bounds);
+  assert_non_null(co->contact_pair);
+  assert_null(cl_corotational_solver_ops.contact_pair); /* corotational bodies have no body contact */
 
   const int32_t na = ba->state.n, nb = bb->state.n;
   const size_t sa = sizeof(double) * 3 * (size_t)na, sb = sizeof(double) * 3 * (size_t)nb;
@@ -309,14 +309,14 @@ static void test_pair_op_symmetric(void **state) {
   memset(ba->state.v, 0, sa);
   memset(bb->state.v, 0, sb);
   double lo[3], hi[3];
-  assert_int_equal(co->bounds(ba->solver, &ba->state, lo, hi), CL_OK);
+  assert_int_equal(co->contact_bounds(ba->solver, &ba->state, lo, hi), CL_OK);
   assert_true(lo[0] < -0.09 - 0.05 && hi[0] > -0.09 + 0.05);
-  assert_int_equal(co->bounds(bb->solver, &bb->state, lo, hi), CL_OK);
+  assert_int_equal(co->contact_bounds(bb->solver, &bb->state, lo, hi), CL_OK);
   cl_constraint_set none = {0, NULL, NULL, NULL, NULL};
   const double dt = 1.0 / 60;
   cl_contact_report r1 = {0, 0.0}, r2 = {0, 0.0};
   double p[3] = {0, 0, 0}, scale = 0.0;
-  assert_int_equal(co->pair(ba->solver, &ba->state, &none, bb->solver, &bb->state, &none, dt, &r1), CL_OK);
+  assert_int_equal(co->contact_pair(ba->solver, &ba->state, &none, bb->solver, &bb->state, &none, dt, &r1), CL_OK);
   add_momentum(&ba->state, p, &scale);
   add_momentum(&bb->state, p, &scale);
   double L[3] = {0, 0, 0}, lscale = 0.0;
@@ -329,9 +329,9 @@ static void test_pair_op_symmetric(void **state) {
   memcpy(bb->state.x, xb, sb);
   memset(ba->state.v, 0, sa);
   memset(bb->state.v, 0, sb);
-  assert_int_equal(co->bounds(ba->solver, &ba->state, lo, hi), CL_OK);
-  assert_int_equal(co->bounds(bb->solver, &bb->state, lo, hi), CL_OK);
-  assert_int_equal(co->pair(bb->solver, &bb->state, &none, ba->solver, &ba->state, &none, dt, &r2), CL_OK);
+  assert_int_equal(co->contact_bounds(ba->solver, &ba->state, lo, hi), CL_OK);
+  assert_int_equal(co->contact_bounds(bb->solver, &bb->state, lo, hi), CL_OK);
+  assert_int_equal(co->contact_pair(bb->solver, &bb->state, &none, ba->solver, &ba->state, &none, dt, &r2), CL_OK);
   memcpy(wa, ba->state.x, sa);
   memcpy(wb, bb->state.x, sb);
   print_message("overlapping cubes: %d corrections, deepest %.4f m; after one pair op momentum %.3g of %.3g N s, "
@@ -368,16 +368,16 @@ static void test_pair_op_symmetric(void **state) {
 
   /* bad input: the clear errors */
   cl_contact_report rr = {0, 0.0};
-  assert_int_equal(co->pair(ba->solver, &ba->state, &none, ba->solver, &ba->state, &none, dt, &rr),
+  assert_int_equal(co->contact_pair(ba->solver, &ba->state, &none, ba->solver, &ba->state, &none, dt, &rr),
                    CL_ERR_INVALID_ARGUMENT);
   assert_non_null(strstr(cl_last_error(), "itself"));
-  assert_int_equal(co->pair(ba->solver, &ba->state, &none, bb->solver, &bb->state, &none, 0.0, &rr),
+  assert_int_equal(co->contact_pair(ba->solver, &ba->state, &none, bb->solver, &bb->state, &none, 0.0, &rr),
                    CL_ERR_INVALID_ARGUMENT);
   assert_non_null(strstr(cl_last_error(), "dt"));
-  assert_int_equal(co->pair(ba->solver, &ba->state, &none, bb->solver, &bb->state, &none, NAN, &rr),
+  assert_int_equal(co->contact_pair(ba->solver, &ba->state, &none, bb->solver, &bb->state, &none, NAN, &rr),
                    CL_ERR_INVALID_ARGUMENT);
-  assert_int_equal(co->pair(NULL, &ba->state, &none, bb->solver, &bb->state, &none, dt, &rr), CL_ERR_INVALID_ARGUMENT);
-  assert_int_equal(co->bounds(NULL, &ba->state, lo, hi), CL_ERR_INVALID_ARGUMENT);
+  assert_int_equal(co->contact_pair(NULL, &ba->state, &none, bb->solver, &bb->state, &none, dt, &rr), CL_ERR_INVALID_ARGUMENT);
+  assert_int_equal(co->contact_bounds(NULL, &ba->state, lo, hi), CL_ERR_INVALID_ARGUMENT);
   free(xa), free(xb), free(ya), free(yb), free(wa), free(wb);
   cl_world_destroy(w);
 }
@@ -402,7 +402,7 @@ static void test_proxies_off_passes_through(void **state) {
   cl_body *ba = NULL;
   assert_int_equal(cl_world_body(w, a, &ba), CL_OK);
   double lo[3], hi[3];
-  assert_int_equal(cl_shape_matching_contact_ops.bounds(ba->solver, &ba->state, lo, hi), CL_OK);
+  assert_int_equal(cl_shape_matching_solver_ops.contact_bounds(ba->solver, &ba->state, lo, hi), CL_OK);
   assert_true(lo[0] > hi[0]);
   cl_body_contact_stats cs;
   assert_int_equal(cl_world_body_contacts(w, 1.0 / 60, &cs), CL_OK);

@@ -268,7 +268,7 @@ static void test_hand_fractures(void **state) {
       for (int32_t c = (round * 7 + op * 3) % s->ncl; ne < 4 && c < s->ncl; c += 3)
         if (s->alive[c] && s->mcnt[c] >= 8) {
           const double *nv = normals[(round + ne) % 3];
-          e[ne] = (cl_fracture_event){c, -1, 1.0, {nv[0], nv[1], nv[2]}, 1.0};
+          e[ne] = cl_event_split_unit(c, nv, 1.0, 1.0);
           ++ne;
         }
       int32_t applied = 0;

@@ -688,9 +688,18 @@ static cl_status nan_energy(void *p, const cl_body_state *s, double *e) {
   *e = 0.0;
   return CL_OK;
 }
-static const cl_solver_ops k_nan_ops = {"test_nan", "produces NaN on request", k_nan_params, 2, nan_create,
-                                        nan_destroy, nan_bind, nan_step, nan_units, nan_measure, nan_energy,
-                                        NULL, NULL, NULL, NULL, NULL};
+static const cl_solver_ops k_nan_ops = {.name = "test_nan",
+                                        .help = "produces NaN on request",
+                                        .params = k_nan_params,
+                                        .param_count = 2,
+                                        .caps = {.units = CL_UNITS_TETS},
+                                        .create = nan_create,
+                                        .destroy = nan_destroy,
+                                        .bind = nan_bind,
+                                        .step = nan_step,
+                                        .unit_count = nan_units,
+                                        .measure = nan_measure,
+                                        .elastic_energy = nan_energy};
 
 static void test_nan_stops_the_world(void **state) {
   (void)state;

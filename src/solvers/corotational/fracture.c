@@ -12,8 +12,10 @@
  *     sec 5.6: "all elements attached to the fractured node have their plasticity reduced"), so a
  *     node that just broke does not break again at once;
  *   - joint pruning then breaks the ball and hinge joints the split left around n and its neighbours.
- * An event without a node (node = -1, criteria that only name a failed unit) detaches that unit: each
- * of its corners shared with another element is replicated and the unit takes the copy.
+ * A split_unit event (criteria that name a failed unit, such as cluster_stretch) splits the unit's
+ * corner nearest to the crack plane through the unit's centre the same way (apply_split_unit); without
+ * a plane it detaches the unit: each of its corners shared with another element is replicated and the
+ * unit takes the copy.
  * Events on islands of at most min_island_elements elements are skipped (thesis sec 5.4: fracture on
  * such islands only makes single-tet islands). Replication conserves mass and momentum: masses are
  * relumped (each element keeps density V / 4 per corner) and a copy moves with its original.
@@ -248,6 +250,62 @@ static cl_status split_node(frac_ctx *c, int32_t n, cl_vec3 nrm, int *changed) {
   return CL_OK;
 }
 
+static int finite3(const double *a) { return isfinite(a[0]) && isfinite(a[1]) && isfinite(a[2]); }
+
+/* A split_node event: node n along the plane with the event's normal (zero normal: the plane that
+ * puts the raising unit on the positive side). */
+static cl_status apply_split_node(frac_ctx *c, const cl_fracture_event *ev, int *changed) {
+  const cl_corot *s = c->s;
+  const int32_t n = ev->split_node.node, unit = ev->split_node.unit;
+  *changed = 0;
+  if (n < 0 || n >= c->base || unit >= s->ntets || !finite3(ev->split_node.normal)) return CL_OK;
+  if (small_island(s, s->node_island[n])) return CL_OK;
+  const double *g = ev->split_node.normal;
+  cl_vec3 nrm = cl_vec3_normalize(cl_vec3_make(g[0], g[1], g[2]));
+  if (cl_vec3_norm2(nrm) == 0.0 && unit >= 0)
+    nrm = cl_vec3_normalize(cl_vec3_sub(centre(c->st, unit), cl_vec3_load(c->st->x, n)));
+  if (cl_vec3_norm2(nrm) == 0.0) return CL_OK;
+  return split_node(c, n, nrm, changed);
+}
+
+/* A split_unit event on tet e. Elements are never split, so a crack plane through the tet's centre
+ * becomes the node split of O'Brien & Hodgins at the corner nearest to that plane (the plane through
+ * the corner with the same normal is then the closest such plane to the one asked for); when that
+ * corner cannot split (all its elements on one side), the next nearest is tried. Without a normal
+ * the tet is detached from its neighbours. */
+static cl_status apply_split_unit(frac_ctx *c, const cl_fracture_event *ev, int *changed) {
+  cl_corot *s = c->s;
+  const int32_t e = ev->split_unit.unit;
+  *changed = 0;
+  if (e < 0 || e >= s->ntets || !finite3(ev->split_unit.normal)) return CL_OK;
+  if (small_island(s, s->elem_island[e])) return CL_OK;
+  const double *g = ev->split_unit.normal;
+  const cl_vec3 nrm = cl_vec3_normalize(cl_vec3_make(g[0], g[1], g[2]));
+  if (cl_vec3_norm2(nrm) == 0.0) {
+    CL_TRY(detach(c, e, changed));
+    if (*changed) relieve_plasticity(s, &e, 1);
+    return CL_OK;
+  }
+  const cl_vec3 ce = centre(c->st, e);
+  int32_t corner[4];
+  double dist[4];
+  for (int a = 0; a < 4; ++a) {
+    corner[a] = c->st->cells[4 * e + a];
+    dist[a] = fabs(cl_vec3_dot(cl_vec3_sub(cl_vec3_load(c->st->x, corner[a]), ce), nrm));
+  }
+  for (int a = 1; a < 4; ++a) /* insertion sort of 4 by distance, ties by index (deterministic) */
+    for (int b = a; b > 0 && (dist[b] < dist[b - 1] || (dist[b] == dist[b - 1] && corner[b] < corner[b - 1])); --b) {
+      double td = dist[b];
+      dist[b] = dist[b - 1];
+      dist[b - 1] = td;
+      int32_t tc = corner[b];
+      corner[b] = corner[b - 1];
+      corner[b - 1] = tc;
+    }
+  for (int a = 0; a < 4 && !*changed; ++a) CL_TRY(split_node(c, corner[a], nrm, changed));
+  return CL_OK;
+}
+
 cl_status cl_corot_fracture(void *solver, cl_body_state *st, const cl_fracture_event *events, int32_t count,
                             int32_t *applied) {
   cl_corot *s = solver;
@@ -265,23 +323,23 @@ cl_status cl_corot_fracture(void *solver, cl_body_state *st, const cl_fracture_e
   int32_t pruned = 0;
   for (int32_t i = 0; i < count && r == CL_OK; ++i) {
     const cl_fracture_event *ev = &events[i];
-    if (ev->unit < 0 || ev->unit >= s->ntets || ev->node >= c.base || ev->node < -1) continue;
-    if (!isfinite(ev->normal[0]) || !isfinite(ev->normal[1]) || !isfinite(ev->normal[2])) continue;
-    const int32_t island = ev->node >= 0 ? s->node_island[ev->node] : s->elem_island[ev->unit];
-    if (small_island(s, island)) continue;
     int changed = 0;
-    if (ev->node < 0) {
-      r = detach(&c, ev->unit, &changed);
-      if (r == CL_OK && changed) relieve_plasticity(s, &ev->unit, 1);
-    } else {
-      cl_vec3 nrm = cl_vec3_normalize(cl_vec3_make(ev->normal[0], ev->normal[1], ev->normal[2]));
-      if (cl_vec3_norm2(nrm) == 0.0) /* no direction given: put the failed unit on the positive side */
-        nrm = cl_vec3_normalize(cl_vec3_sub(centre(st, ev->unit), cl_vec3_load(st->x, ev->node)));
-      if (cl_vec3_norm2(nrm) == 0.0) continue;
-      r = split_node(&c, ev->node, nrm, &changed);
-      if (r == CL_OK) r = prune_worklist(&c, &pruned);
+    switch (ev->kind) {
+      case CL_EVENT_SPLIT_NODE:
+        r = apply_split_node(&c, ev, &changed);
+        break;
+      case CL_EVENT_SPLIT_UNIT:
+        r = apply_split_unit(&c, ev, &changed);
+        break;
+      case CL_EVENT_DAMAGE_EDGE: /* not in caps.applies: the world never hands these over */
+      case CL_EVENT_CUT_SURFACE:
+      case CL_EVENT_KIND_COUNT:
+        break;
     }
-    if (r == CL_OK && changed) ++*applied;
+    if (r == CL_OK && changed) {
+      r = prune_worklist(&c, &pruned);
+      ++*applied;
+    }
   }
   free(c.anc);
   free(c.work);

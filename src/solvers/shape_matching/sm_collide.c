@@ -22,8 +22,8 @@
  * the proxies stay as they were at the start of the call. Each direction (members of c into d) is
  * met once, when c's turn comes.
  *
- * Contact between different bodies (cl_shape_matching_contact_ops, called by the world after every
- * body's step, world/body_contact.c): `bounds` gives the particles' box widened by twice the
+ * Contact between different bodies (contact_bounds and contact_pair of the solver table, called by
+ * the world after every body's step, world/body_contact.c): `bounds` gives the particles' box widened by twice the
  * largest proxy radius of the last refresh (O(n), no member pass: bodies far apart cost little) and
  * marks the proxies stale; `pair` first refreshes the stale proxies (world centre, radius, F, F^-1)
  * at the positions the steps ended with (the ones computed inside the step predate the world's
@@ -639,7 +639,7 @@ enum { SM_CONTACT_SLACK = 2 };
  * lies in the sphere of its cluster's members about their centre, which is inside the particles'
  * box. O(particles): bodies far apart cost no member pass. The proxies themselves are refreshed by
  * the pair op, once, when the box meets another body's. */
-static cl_status sm_contact_bounds(void *solver, const cl_body_state *st, double *lo, double *hi) {
+cl_status cl_sm_contact_bounds(void *solver, const cl_body_state *st, double *lo, double *hi) {
   cl_sm *s = solver;
   for (int k = 0; k < 3; ++k) {
     lo[k] = INFINITY;
@@ -679,7 +679,7 @@ static cl_status sm_contact_bounds(void *solver, const cl_body_state *st, double
   return CL_OK;
 }
 
-static cl_status sm_contact_pair(void *va, cl_body_state *sa, const cl_constraint_set *ca, void *vb,
+cl_status cl_sm_contact_pair(void *va, cl_body_state *sa, const cl_constraint_set *ca, void *vb,
                                  cl_body_state *sb, const cl_constraint_set *cb, double dt,
                                  cl_contact_report *rep) {
   cl_sm *a = va, *b = vb;
@@ -723,6 +723,3 @@ static cl_status sm_contact_pair(void *va, cl_body_state *sa, const cl_constrain
   mark_held(b, cb, 0);
   return CL_OK;
 }
-
-const cl_solver_contact_ops cl_shape_matching_contact_ops = {&cl_shape_matching_solver_ops, sm_contact_bounds,
-                                                             sm_contact_pair};

@@ -306,7 +306,8 @@ cl_status cl_sm_fracture(cl_sm *s, cl_body_state *st, const cl_fracture_event *e
   static const int32_t first_stamp = 1;
   int32_t stamp = first_stamp;
   for (int32_t e = 0; e < count; ++e) {
-    int32_t c = ev[e].unit;
+    if (ev[e].kind != CL_EVENT_SPLIT_UNIT) continue; /* the only kind in caps.applies */
+    int32_t c = ev[e].split_unit.unit;
     if (c < 0 || c >= s->ncl || !s->alive[c] || s->mcnt[c] < 2) continue;
     /* a cluster that straddles held and free particles (at a clamp or a pulling plane) needs ten
      * times the stretch the criterion asked for, as in the authors' code, or it breaks off at the
@@ -315,7 +316,7 @@ cl_status cl_sm_fracture(cl_sm *s, cl_body_state *st, const cl_fracture_event *e
     /* a fresh stamp per event: the centres move with the renaming of members (not in space) */
     ++stamp;
     cl_status err;
-    int split = split_cluster(s, st, c, ev[e].normal, stamp, &err);
+    int split = split_cluster(s, st, c, ev[e].split_unit.normal, stamp, &err);
     if (err < 0) return err;
     *applied += split;
   }

@@ -422,11 +422,13 @@ cl_status cl_sm_fracture(cl_sm *s, cl_body_state *st, const cl_fracture_event *e
 void cl_sm_self_collide(cl_sm *s, cl_body_state *st, double dt);
 /* Free the culling scratch of the self-collision (sm_destroy). */
 void cl_sm_collide_release(cl_sm *s);
-/* Contact between two shape-matching bodies (solver.h, cl_solver_contact_ops): particles of each
- * against the other's cluster proxies, with the reaction on the proxy's cluster. Listed in
- * solvers/contact.c. It reads what the last step left: xold (step-start positions, with
+/* Contact between two shape-matching bodies (solver.h, contact_bounds and contact_pair of the
+ * solver table): particles of each against the other's cluster proxies, with the reaction on the
+ * proxy's cluster. It reads what the last step left: xold (step-start positions, with
  * x = xold + dt v for free particles), com and Iinv of every live cluster at those positions; the
  * momentum checks of tests/c/test_sm_bodies_contact.c fail if the step stops providing them. */
-extern const cl_solver_contact_ops cl_shape_matching_contact_ops;
+cl_status cl_sm_contact_bounds(void *solver, const cl_body_state *st, double *lo, double *hi);
+cl_status cl_sm_contact_pair(void *a, cl_body_state *sa, const cl_constraint_set *ca, void *b, cl_body_state *sb,
+                             const cl_constraint_set *cb, double dt, cl_contact_report *report);
 
 #endif

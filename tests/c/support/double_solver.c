@@ -241,7 +241,8 @@ static cl_status dbl_fracture(void *p, cl_body_state *s, const cl_fracture_event
   dbl *d = p;
   *applied = 0;
   for (int32_t e = 0; e < count; ++e) {
-    int32_t t = ev[e].unit;
+    if (ev[e].kind != CL_EVENT_SPLIT_UNIT) continue;
+    int32_t t = ev[e].split_unit.unit;
     if (t < 0 || t >= s->ncells) continue;
     int changed = 0;
     for (int a = 0; a < 4; ++a) {
@@ -269,22 +270,21 @@ static cl_status dbl_fracture(void *p, cl_body_state *s, const cl_fracture_event
 static cl_status dbl_topology_changed(void *p, cl_body_state *s) { return grow_nodes(p, s->n); }
 
 static const cl_solver_ops g_ops = {
-    "test_double",
-    "test double: explicit St. Venant-Kirchhoff linear tets, lumped mass (tests only)",
-    k_params,
-    1,
-    dbl_create,
-    dbl_destroy,
-    dbl_bind,
-    dbl_step,
-    dbl_unit_count,
-    dbl_measure,
-    dbl_energy,
-    NULL,
-    NULL,
-    dbl_fracture,
-    dbl_topology_changed,
-    NULL,
+    .name = "test_double",
+    .help = "test double: explicit St. Venant-Kirchhoff linear tets, lumped mass (tests only)",
+    .params = k_params,
+    .param_count = 1,
+    /* symplectic Euler with exact constraints: angular momentum to rounding in free flight */
+    .caps = {.units = CL_UNITS_TETS, .applies = CL_EVENT_BIT(CL_EVENT_SPLIT_UNIT), .conserves_angular_momentum = 1},
+    .create = dbl_create,
+    .destroy = dbl_destroy,
+    .bind = dbl_bind,
+    .step = dbl_step,
+    .unit_count = dbl_unit_count,
+    .measure = dbl_measure,
+    .elastic_energy = dbl_energy,
+    .fracture = dbl_fracture,
+    .topology_changed = dbl_topology_changed,
 };
 
 const cl_solver_ops *cl_double_solver_ops(void) { return &g_ops; }
@@ -337,7 +337,7 @@ static cl_status rec_evaluate(void *p, const cl_unit_fields *u, const cl_body_st
     memcpy(g_record.stress0, u->stress, sizeof g_record.stress0);
   }
   if (r->raise_unit >= 0 && (r->repeat || !r->raised)) {
-    cl_fracture_event e = {r->raise_unit, -1, 1.0, {0.0, 0.0, 0.0}, 1.0};
+    cl_fracture_event e = cl_event_split_unit(r->raise_unit, NULL, 1.0, 1.0);
     CL_TRY(cl_event_push(out, &e));
     r->raised++;
     g_record.raised++;
@@ -346,8 +346,16 @@ static cl_status rec_evaluate(void *p, const cl_unit_fields *u, const cl_body_st
 }
 
 static const cl_criterion_ops g_recorder = {
-    "test_recorder", "records what it is asked; raises one event on request (tests only)",
-    k_recorder_params, 2, rec_create, rec_destroy, rec_bind, rec_evaluate,
+    .name = "test_recorder",
+    .help = "records what it is asked; raises one event on request (tests only)",
+    .params = k_recorder_params,
+    .param_count = 2,
+    .caps = {.reads = CL_UNIT_BIT(CL_UNITS_TETS) | CL_UNIT_BIT(CL_UNITS_CLUSTERS) | CL_UNIT_BIT(CL_UNITS_PARTICLES),
+             .emits = CL_EVENT_BIT(CL_EVENT_SPLIT_UNIT)},
+    .create = rec_create,
+    .destroy = rec_destroy,
+    .bind = rec_bind,
+    .evaluate = rec_evaluate,
 };
 
 const cl_criterion_ops *cl_double_recorder_ops(void) { return &g_recorder; }

@@ -1,5 +1,5 @@
 /* A body state and unit fields without a world or a solver, for tests of fracture criteria: the
- * criteria read the state's rest positions and cells and the per-unit fields (solver.h,
+ * criteria read the state's rest positions and cells and the per-unit fields (contract/units.h,
  * cl_unit_fields), so a test can set those fields to exactly the stress or strain it needs.
  * Failures are cmocka failures (the test stops). */
 #ifndef CL_TEST_UNIT_FIXTURE_H
@@ -8,7 +8,6 @@
 #include <stdint.h>
 
 #include "fracture/criterion.h"
-#include "solvers/solver.h"
 
 typedef struct cl_test_unit_fixture {
   cl_body_state st;
@@ -26,6 +25,9 @@ typedef struct cl_test_grid {
  * topology_version 1; unit fields for every tet, zero except F = I. */
 void cl_test_unit_fixture_init(cl_test_unit_fixture *f, const cl_test_grid *grids, int count);
 void cl_test_unit_fixture_free(cl_test_unit_fixture *f);
+
+/* The capabilities of a tet solver that splits nodes, for criterion bind inputs. */
+static const cl_solver_caps k_tet_caps = {.units = CL_UNITS_TETS, .applies = CL_EVENT_BIT(CL_EVENT_SPLIT_NODE)};
 
 /* The registered criterion `name`. */
 const cl_criterion_ops *cl_test_criterion(const char *name);

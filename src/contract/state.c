@@ -1,13 +1,11 @@
-/* The shared body state (solvers/solver.h): growth of the node and cell arrays, and the fracture
- * event list. Growth is geometric so that fracture, which appends a few nodes at a time, does not
- * reallocate on every event. */
+/* The shared body state (contract/state.h): growth of the node and cell arrays. Growth is geometric
+ * so that fracture, which appends a few nodes at a time, does not reallocate on every event. */
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "base/alloc.h"
 #include "base/error.h"
-#include "solvers/solver.h"
+#include "contract/state.h"
 
 /* realloc that reports through cl_fail; *p is left untouched on failure. */
 static cl_status grow(void **p, size_t bytes, const char *what) {
@@ -117,18 +115,4 @@ int cl_body_state_finite(const cl_body_state *s, int32_t *bad_node, const char *
       }
     }
   return 1;
-}
-
-cl_status cl_event_push(cl_event_list *list, const cl_fracture_event *event) {
-  if (!list || !event) return cl_fail(CL_ERR_INVALID_ARGUMENT, "cl_event_push: NULL argument");
-  if (cl_reserve((void **)&list->items, &list->capacity, (size_t)list->count + 1, sizeof *list->items))
-    return CL_ERR_OUT_OF_MEMORY;
-  list->items[list->count++] = *event;
-  return CL_OK;
-}
-
-void cl_event_list_free(cl_event_list *list) {
-  if (!list) return;
-  free(list->items);
-  memset(list, 0, sizeof *list);
 }

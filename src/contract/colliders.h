@@ -1,0 +1,59 @@
+/* Collider views and the projection every solver calls to keep its nodes out of colliders. Part of
+ * the simulation contract (src/contract/): the world fills the views from its colliders
+ * (world/colliders.c), solvers only read them and call the projection, so every solver collides
+ * alike without knowing the world. */
+#ifndef CL_CONTRACT_COLLIDERS_H
+#define CL_CONTRACT_COLLIDERS_H
+
+#include <stdint.h>
+
+#include "cleave/world.h"
+
+/* A collider's pose at the end of the current (sub)step, in world coordinates. A kinematic
+ * collider's motion is scripted; a dynamic one (impulse != NULL) is moved by the world, which reads
+ * back what the nodes gave it through cl_collider_project_mass. Plane: the half-space
+ * (x - center) . normal < 0 is solid. Box: local coordinates R^T (x - center) within +-half are
+ * solid. */
+typedef struct cl_collider_shape {
+  cl_collider_kind kind;
+  double center[3];        /* m */
+  double normal[3];        /* plane, unit */
+  double radius;           /* sphere, m */
+  double half[3];          /* box half extents, m */
+  double R[9];             /* box orientation, row-major; columns are the box axes in world frame */
+  double velocity[3];      /* m/s, of the centre */
+  double omega[3];         /* rad/s, about the centre */
+  double friction;         /* Coulomb coefficient >= 0 */
+  double restitution;      /* [0, 1] */
+  /* Dynamic (two-way) colliders: where the impulse the nodes give back to the collider is summed,
+   * 6 doubles: linear (N s) and angular about `center` (N m s). NULL for a kinematic collider
+   * (docs/RIGID_BODIES.md). cl_collider_project_mass adds to it when it moves a node; a solver that
+   * holds contact nodes as constraints of an implicit solve may instead add the held rows' actual
+   * reactions itself (the corotational solver does, corotational/step.c). */
+  double *impulse;
+} cl_collider_shape;
+
+typedef struct cl_collider_view {
+  int32_t count;
+  const cl_collider_shape *shapes;
+} cl_collider_view;
+
+/* Push one point out of every collider it penetrates (projection to the nearest surface point) and
+ * change its velocity relative to the collider's surface velocity: the normal part is reflected with
+ * the restitution if approaching, the tangential part loses mu * (normal velocity change) (Coulomb
+ * friction as a velocity-level impulse, cf. Bridson, Fedkiw & Anderson, SIGGRAPH 2002, sec. 7.2).
+ * x and v are 3 doubles, changed in place. Returns the number of colliders touched. */
+int cl_collider_project(const cl_collider_view *view, double *x, double *v);
+/* The same for a node of mass m (kg): every dynamic collider touched (shape->impulse != NULL) also
+ * receives the opposite of the node's momentum change, -m (v_after - v_before), and its moment
+ * about the collider's centre taken at the contact point, so the pair conserves momentum. Safe to
+ * call from several OpenMP threads at once (atomic adds). Solvers call this one for every free node
+ * or particle after their position update. */
+int cl_collider_project_mass(const cl_collider_view *view, double *x, double *v, double m);
+/* A box [lo, hi] outside which no point penetrates any collider of the view (the shapes' own
+ * boxes, widened by far more than the rounding of the penetration tests), so a solver can skip
+ * cl_collider_project* for points outside it without changing any result. Returns 0 (and no box)
+ * when the view is empty or holds a plane, which is unbounded. */
+int cl_collider_view_box(const cl_collider_view *view, double lo[3], double hi[3]);
+
+#endif
