@@ -37,9 +37,10 @@ install: build
 bench: build
 	$(BUILD)/cleave bench core
 
-# C tests under AddressSanitizer + UndefinedBehaviorSanitizer, in their own build tree.
+# C tests under AddressSanitizer + UndefinedBehaviorSanitizer, in their own build tree, with the
+# internal invariant checks after every step phase (CLEAVE_VALIDATE).
 sanitize: test-deps
-	cmake -S . -B build-asan -DCMAKE_BUILD_TYPE=Debug -DCLEAVE_SANITIZE=ON $(CMAKE_FLAGS)
+	cmake -S . -B build-asan -DCMAKE_BUILD_TYPE=Debug -DCLEAVE_SANITIZE=ON -DCLEAVE_VALIDATE=ON $(CMAKE_FLAGS)
 	cmake --build build-asan -j $(JOBS)
 	cd build-asan && ASAN_OPTIONS=detect_leaks=1 ctest --output-on-failure -L c -j $(JOBS)
 

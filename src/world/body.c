@@ -183,6 +183,7 @@ cl_status cl_body_new(const cl_world *world, const cl_body_def *def, const cl_me
   s = b->ops->bind(b->solver, &in, &b->state);
   if (s < 0) goto fail;
   s = check_bound_state(b);
+  if (s >= 0 && CL_VALIDATE) s = cl_body_validate(b, CL_VALIDATE_BIND);
   if (s < 0) goto fail;
   if (b->cops) {
     s = b->cops->create(&b->criterion);

@@ -158,6 +158,7 @@ static cl_status one_step(cl_world *w, cl_status *warning) {
                                "%s: non-finite %s of node %d after the solver step (solver '%s') at step %lld "
                                "(t = %g s); the world is stopped: try a smaller dt, more substeps or a softer "
                                "material", b->label, what, bad, b->ops->name, step_no, t1));
+      if (CL_VALIDATE && (st = cl_body_validate(b, CL_VALIDATE_SOLVE)) < 0) return stop(w, st);
       iterations += rep.iterations;
       if (rep.residual > residual) residual = rep.residual;
       accumulate_reactions(w, b, t0);
@@ -176,12 +177,14 @@ static cl_status one_step(cl_world *w, cl_status *warning) {
     if (!b || !b->cops) continue;
     t_mark = cl_time_ms();
     cl_status st = cl_body_measure(b);
+    if (st >= 0 && CL_VALIDATE) st = cl_body_validate(b, CL_VALIDATE_MEASURE);
     if (st < 0) return stop(w, cl_fail_context(st, "step %lld (t = %g s): ", step_no, t_end));
     phase[CL_PHASE_MEASURE] += cl_time_ms() - t_mark;
 
     t_mark = cl_time_ms();
     b->events.count = 0;
     st = b->cops->evaluate(b->criterion, &b->units, &b->state, w->def.dt, &b->events);
+    if (st >= 0 && CL_VALIDATE) st = cl_body_validate(b, CL_VALIDATE_CRITERIA);
     if (st < 0)
       return stop(w, cl_fail_context(st, "%s: criterion '%s' failed at step %lld (t = %g s): ", b->label,
                                      b->cops->name, step_no, t_end));
@@ -195,6 +198,7 @@ static cl_status one_step(cl_world *w, cl_status *warning) {
     if (st >= 0 && applied > 0) b->state.topology_version++;
     if (st >= 0 && applied > 0 && b->ops->topology_changed) st = b->ops->topology_changed(b->solver, &b->state);
     if (st >= 0 && applied > 0) st = after_topology(w, b);
+    if (st >= 0 && CL_VALIDATE) st = cl_body_validate(b, CL_VALIDATE_TOPOLOGY);
     if (st < 0)
       return stop(w, cl_fail_context(st, "%s: fracture (solver '%s') failed at step %lld (t = %g s): ", b->label,
                                      b->ops->name, step_no, t_end));

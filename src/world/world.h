@@ -108,6 +108,27 @@ cl_status cl_body_pieces(cl_body *body, int32_t *pieces);
 /* Current volume (m^3): signed tet volumes, or the solver's volume op. */
 cl_status cl_body_volume(cl_body *body, double *volume);
 double cl_body_kinetic_energy(const cl_body *body);
+
+/* ---- internal invariants (validate.c) ------------------------------------------------------ */
+
+/* The phase a check follows. */
+typedef enum cl_validate_phase {
+  CL_VALIDATE_BIND = 0,     /* the state the solver bound */
+  CL_VALIDATE_SOLVE = 1,    /* + the merged constraints and their reactions */
+  CL_VALIDATE_MEASURE = 2,  /* + the unit fields: count, finite values */
+  CL_VALIDATE_CRITERIA = 3, /* + the events: kinds both sides declared, indices in range */
+  CL_VALIDATE_TOPOLOGY = 4
+} cl_validate_phase;
+/* Check what the phase promises the next (state sizes, cell indices in range, origins, finite
+ * positions, velocities, masses, unit fields and constraint targets; event kinds and indices).
+ * CL_ERR_STATE naming the body, the phase and the broken invariant. The step calls it after every
+ * phase when built with -DCLEAVE_VALIDATE=ON (CL_VALIDATE below); tests call it directly. */
+cl_status cl_body_validate(const cl_body *body, cl_validate_phase phase);
+#ifdef CLEAVE_VALIDATE
+enum { CL_VALIDATE = 1 };
+#else
+enum { CL_VALIDATE = 0 };
+#endif
 cl_status cl_body_fill_info(cl_body *body, cl_body_info *info);
 
 /* ---- regions (regions.c) ------------------------------------------------------------------- */
