@@ -19,7 +19,7 @@ local meshes = dofile(here .. "/lib/meshes.lua")
 local opt = cl.options {
   { name = "quick", type = "boolean", default = false, help = "coarse meshes and short runs (the `make test` subset)" },
   { name = "only", type = "string", default = "", help = "run only the checks whose name contains this" },
-  { name = "linear_solver", type = "enum", values = { "pcg", "cholmod" }, default = "cholmod",
+  { name = "linear_solver", type = "enum", values = { "pcg", "cholmod" }, index_from = 0, default = "cholmod",
     help = "the corotational solver's linear solver" },
 }
 local quick = opt.quick

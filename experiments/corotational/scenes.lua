@@ -305,7 +305,7 @@ function S.main(name)
     { name = "every", type = "integer", default = 10, range = { 1, 1e6 }, help = "write VTU every this many frames" },
     { name = "out", type = "string", default = "out/corotational/" .. name, help = "output folder" },
     { name = "threads", type = "integer", default = 0, range = { 0, 1024 }, help = "OpenMP threads (0 = all)" },
-    { name = "linear_solver", type = "enum", values = { "pcg", "cholmod" }, default = "pcg",
+    { name = "linear_solver", type = "enum", values = { "pcg", "cholmod" }, index_from = 0, default = "pcg",
       help = "the corotational solver's linear solver" },
     { name = "snapshot", type = "boolean", default = true, help = "draw a PNG snapshot of the last frame" },
   }

@@ -36,7 +36,7 @@ specs.plastic = {
   { name = "yield", type = "number", unit = "1", range = { 0, math.huge, "[)" }, required = true,
     help = "yield threshold on the deviatoric elastic strain ||dev eps_e||_F (0 yields at once)" },
   { name = "flow", type = "number", unit = "1/s", default = 0, range = { 0, math.huge, "[)" },
-    help = "flow rate k: each step the fraction min(1, k dt) of the strain beyond the yield flows; 0 = none" },
+    help = "flow rate k: each step flows the fraction k dt of the strain beyond the yield (capped at k dt >= 1)" },
   { name = "hardening", type = "number", unit = "1", default = 0,
     help = "work hardening K: the yield grows by K x the solver's hardening variable (negative softens)" },
   { name = "max", type = "number", unit = "1", default = 0, range = { 0, math.huge, "[)" },

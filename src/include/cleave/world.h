@@ -37,8 +37,8 @@ typedef struct cl_param_info {
   const char *help;    /* one line */
   double value;        /* default (for a choice: its index) */
   double min, max;     /* allowed closed range */
-  int32_t integer;     /* 1 if the value must be an integer: kind != CL_PARAM_NUMBER (the tables'
-                          test checks that the two agree) */
+  int32_t integer;     /* 1 if the value must be an integer, i.e. kind != CL_PARAM_NUMBER
+                          (tests/c/test_param_tables.c checks that the two agree) */
   int32_t kind;        /* a cl_param_kind */
   const char *choices; /* CL_PARAM_CHOICE: the names of the values 0, 1, ... in order, separated by
                           '|', e.g. "pcg|cholmod" (identifiers); NULL for the other kinds */
@@ -82,8 +82,8 @@ typedef struct cl_material_def {
   double poisson;          /* Poisson's ratio, in [0, 0.5) */
   double plastic_yield;    /* yield threshold on the deviatoric elastic strain (a strain, 0 = yields at
                               once); < 0 disables plasticity */
-  double plastic_flow;     /* flow rate k, 1/s, >= 0: per step of dt the fraction min(1, k dt) of the
-                              strain beyond the yield flows */
+  double plastic_flow;     /* flow rate k, 1/s, >= 0: each step of dt flows the fraction k dt of the
+                              strain beyond the yield (capped when k dt >= 1); 0 = no flow */
   double plastic_hardening;/* work hardening K (1): the yield grows by K x the solver's hardening variable */
   double plastic_max;      /* cap on the plastic strain (thesis "max"), <= 0 for none */
 } cl_material_def;
