@@ -19,7 +19,8 @@ local meshes = dofile(here .. "/lib/meshes.lua")
 local opt = cl.options {
   { name = "quick", type = "boolean", default = false, help = "coarse meshes and short runs (the `make test` subset)" },
   { name = "only", type = "string", default = "", help = "run only the checks whose name contains this" },
-  { name = "linear_solver", type = "integer", default = 1, range = { 0, 1 }, help = "0 PCG, 1 CHOLMOD" },
+  { name = "linear_solver", type = "enum", values = { "pcg", "cholmod" }, index_from = 0, default = "cholmod",
+    help = "the corotational solver's linear solver" },
 }
 local quick = opt.quick
 local R = check.reporter("corotational" .. (quick and " (quick)" or ""))
@@ -297,7 +298,7 @@ if wanted("momentum") then
   local masses = meshes.lumped_masses(g.points, g.cells, rho)
   local w = cl.world { dt = 1e-3, gravity = { 0, 0, 0 }, threads = 1 }
   local body = w:body { name = "flyer", mesh = g.mesh, solver = "corotational",
-                        material = { density = rho, young = 1e5, poisson = 0.3 }, params = { linear_solver = 0 } }
+                        material = { density = rho, young = 1e5, poisson = 0.3 }, params = { linear_solver = "pcg" } }
   w:drive(body, cl.region.slab { axis = "x", below = -0.15 },
           cl.motion.rotate { axis = { 0.3, 0.2, 1 }, center = { 0.1, -0.3, 0.05 }, rate = 3.0, release = 0.02 })
   w:step(21)
@@ -343,7 +344,7 @@ if wanted("momentum") then
   local masses = meshes.lumped_masses(g.points, g.cells, rho)
   local w = cl.world { dt = 1e-4, gravity = { 0, 0, 0 }, threads = 1 }
   local body = w:body { name = "block", mesh = g.mesh, solver = "corotational",
-                        material = { density = rho, young = 2e5, poisson = 0.3 }, params = { linear_solver = 0 } }
+                        material = { density = rho, young = 2e5, poisson = 0.3 }, params = { linear_solver = "pcg" } }
   local M = 0.5
   local ball = w:collider { kind = "sphere", radius = 0.05, center = { -0.06, 0.06, 0.05 }, velocity = { 2, 0, 0 },
                             dynamic = true, mass = M, friction = 0.5 }

@@ -115,15 +115,16 @@ end
 
 -- The bar of the check is 0.8 x 0.3 x 0.3 m with clusters well inside its cross-section (a cluster
 -- that spans the axis sees torsion as a rotation: its best linear fit has no net shear), twisted
--- 0.6 rad/s at each end for 1.5 s and let go; yield 0.05, flow 1. The twist is averaged over the
--- second after release so the torsional oscillation of the elastic bar averages out. The paper's
+-- 0.6 rad/s at each end for 1.5 s and let go; yield 0.05, flow 60 1/s (eq 13's nu = 1 per step of
+-- 1/60 s). The twist is averaged over the second after release so the torsional oscillation of the
+-- elastic bar averages out. The paper's
 -- twisted-bar scene (yield 0, hardening 0.005, 10 s of twisting) is reported for the record.
 local function twisted(plastic)
   local w = cl.world { dt = 1 / 60, gravity = { 0, 0, 0 }, seed = 1 }
   local body = w:body { shape = cl.shape.box { size = { 0.8, 0.3, 0.3 } }, solver = "shape_matching",
                         params = { particles = 3000, cluster_count = 60, alpha = 1, iterations = 4, gamma = 0.5,
                                    damping = 20 },
-                        material = { plastic = plastic and { yield = 0.05, flow = 1, hardening = 0 } or nil } }
+                        material = { plastic = plastic and { yield = 0.05, flow = 60, hardening = 0 } or nil } }
   w:drive(body, cl.region.slab { axis = "x", above = 0.35 },
     cl.motion.twist { axis = "x", rate = 0.6, duration = 1.5, release = 1.5 })
   w:drive(body, cl.region.slab { axis = "x", below = -0.35 },

@@ -56,8 +56,8 @@ local function notched(ductile)
     local mesh = shape:tetrahedralize { quality = 1.8, max_volume = 5e-6 }
     local material = ductile and { density = 1000, young = 1e5, poisson = 0.3,
                                    plastic = { yield = 0.02, flow = 10, hardening = 0.05, max = 0.3 } } or elastic
-    local fracture = ductile and { criterion = "plastic_excess", toughness = 0.5, largest_only = 1 }
-                     or { criterion = "separation_tensor", toughness = 1.5, largest_only = 0 }
+    local fracture = ductile and { criterion = "plastic_excess", toughness = 0.5, largest_only = true }
+                     or { criterion = "separation_tensor", toughness = 1.5, largest_only = false }
     local body = w:body { name = "notched", mesh = mesh, solver = "corotational", material = material,
                           params = { damping = 1, linear_solver = o.linear_solver }, fracture = fracture }
     local pull = 0.05
@@ -81,7 +81,7 @@ S.table.notched_bar_ductile = {
 -- The brittle one is tuned to shatter into a few large pieces instead of crumbling at the contact
 -- (measured at 90 frames: docs/solvers/corotational.md, "Experiments"). What decided it:
 --  * Mesh resolution. The separation tensor (thesis eq 5.7) has no length scale: every node near the
---    contact whose tensile load exceeds the toughness splits in the same step (largest_only = 0), so a
+--    contact whose tensile load exceeds the toughness splits in the same step (largest_only = false), so a
 --    mesh with 3 elements through the shell (max_volume 4e-6, 5.5k nodes) turned the contact patch into
 --    hundreds of single-tet crumbs whatever the toughness (2.5: ~440 crumbs; 4 to 10: from 85 crumbs to
 --    none, the ball only bounced; with E = 2e6 and toughness 20: 64 crumbs). With about one element
@@ -92,14 +92,14 @@ S.table.notched_bar_ductile = {
 --    not break it; 8 leaves large pieces and a few chips.
 --  * Drop height 0.75 m (3.8 m/s at impact) instead of 0.25 m: enough energy (64 J) to run the
 --    cracks through the wall on the first impact.
---  * All events above the toughness per step (largest_only = 0): with only the largest event per
+--  * All events above the toughness per step (largest_only = false): with only the largest event per
 --    step (the thesis's choice) a crack grows one node per step, and the ~6 steps of contact do not
 --    separate anything.
 --  * Four substeps: at 1/60 s the ball moved 6 cm (more than the wall) per solve at impact and the
 --    contact projection crushed the first layer of elements, which added to the crumbling.
 -- The ductile ball keeps the finer mesh and the 0.25 m drop: it must dent, not break.
 S.hollow = {
-  brittle = { substeps = 4, toughness = 8, largest_only = 0, center_y = 0.9, subdivisions = 2, max_volume = 1.5e-5,
+  brittle = { substeps = 4, toughness = 8, largest_only = false, center_y = 0.9, subdivisions = 2, max_volume = 1.5e-5,
               young = 2e5 },
   ductile = { substeps = 1, center_y = 0.4, subdivisions = 3, max_volume = 4e-6, young = 2e5 },
 }
@@ -277,7 +277,7 @@ local function plate(ductile)
     -- turned the plate into ~500 specks within 20 frames; with 2 it punches a hole (~70 pieces: the
     -- plate, the plug the ball carries on and chips from the rim) and the ball goes through
     local fracture = ductile and { criterion = "plastic_excess", toughness = 0.3 }
-                     or { criterion = "separation_tensor", toughness = 2.0, largest_only = 0 }
+                     or { criterion = "separation_tensor", toughness = 2.0, largest_only = false }
     local body = w:body { name = "plate", mesh = mesh, solver = "corotational", material = material,
                           params = { damping = 1, linear_solver = o.linear_solver }, fracture = fracture }
     w:fix(body, cl.region.slab { axis = "x", below = -0.29 })
@@ -305,7 +305,8 @@ function S.main(name)
     { name = "every", type = "integer", default = 10, range = { 1, 1e6 }, help = "write VTU every this many frames" },
     { name = "out", type = "string", default = "out/corotational/" .. name, help = "output folder" },
     { name = "threads", type = "integer", default = 0, range = { 0, 1024 }, help = "OpenMP threads (0 = all)" },
-    { name = "linear_solver", type = "integer", default = 0, range = { 0, 1 }, help = "0 PCG, 1 CHOLMOD" },
+    { name = "linear_solver", type = "enum", values = { "pcg", "cholmod" }, index_from = 0, default = "pcg",
+      help = "the corotational solver's linear solver" },
     { name = "snapshot", type = "boolean", default = true, help = "draw a PNG snapshot of the last frame" },
   }
   local world, body, hooks = sc.build(p)

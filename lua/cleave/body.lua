@@ -18,7 +18,7 @@ local specs, prepare = specs_mod.all, specs_mod.prepare
 local POSITIVE = convert.POSITIVE
 local World, Body, world_ptr, body_ptr = handles.World, handles.Body, handles.world_ptr, handles.body_ptr
 local mesh_ptr, new_mesh_out = mesh.ptr, mesh.new_out
-local check_registered, param_spec = registry.check_registered, registry.param_spec
+local check_registered, param_spec, c_values = registry.check_registered, registry.param_spec, registry.c_values
 
 specs.material = {
   { name = "density", type = "number", unit = "kg/m^3", default = 1000, range = POSITIVE, help = "mass density" },
@@ -34,13 +34,13 @@ specs.material = {
 }
 specs.plastic = {
   { name = "yield", type = "number", unit = "1", range = { 0, math.huge, "[)" }, required = true,
-    help = "yield threshold (strain-like; 0 yields at once)" },
-  { name = "flow", type = "number", default = 0.5, range = { 0, math.huge, "[)" },
-    help = "flow rate / creep (1/s or fraction per step, as the solver documents)" },
+    help = "yield threshold on the deviatoric elastic strain ||dev eps_e||_F (0 yields at once)" },
+  { name = "flow", type = "number", unit = "1/s", default = 0, range = { 0, math.huge, "[)" },
+    help = "flow rate k: each step flows the fraction k dt of the strain beyond the yield (capped at k dt >= 1)" },
   { name = "hardening", type = "number", unit = "1", default = 0,
-    help = "work hardening K (negative softens)" },
+    help = "work hardening K: the yield grows by K x the solver's hardening variable (negative softens)" },
   { name = "max", type = "number", unit = "1", default = 0, range = { 0, math.huge, "[)" },
-    help = "cap on plastic strain; 0 = none" },
+    help = "cap on the plastic strain ||eps_p||_F; 0 = none" },
   help = "plasticity of a material",
   c_defaults = function()
     local d = ffi.new("cl_body_def")
@@ -68,7 +68,7 @@ specs.body = {
   end,
 }
 
--- cl_param array from a checked table, only the keys the user gave (C keeps its own defaults).
+-- cl_param array from { name = C number }, only the keys the user gave (C keeps its own defaults).
 local function param_array(given, anchor)
   local names = {}
   for k in pairs(given or {}) do names[#names + 1] = k end
@@ -95,10 +95,10 @@ function World:body(opts)
   if mat.plastic ~= nil and mat.plastic ~= false then
     plastic = schema.check(prepare(specs.plastic), mat.plastic, where .. " material.plastic")
   end
-  local params = schema.check(param_spec("solver", solver), o.params or {}, where .. " params (" .. solver .. ")")
-  local given_params = {}
-  for k in pairs(o.params or {}) do given_params[k] = params[k] end
-  local criterion, crit_params = nil, {}
+  local solver_spec = param_spec("solver", solver)
+  local params = schema.check(solver_spec, o.params or {}, where .. " params (" .. solver .. ")")
+  local given_params = c_values(solver_spec, params, o.params)
+  local criterion, crit_params, crit_values = nil, {}, {}
   if o.fracture ~= nil and o.fracture ~= false then
     if type(o.fracture) ~= "table" or getmetatable(o.fracture) then
       raise(where .. ": fracture must be a table {criterion = name, ...} or false, got " .. kind_of(o.fracture))
@@ -111,8 +111,10 @@ function World:body(opts)
       raise(where .. ": fracture needs criterion = <name>; available: " .. table.concat(registry.criteria(), ", "))
     end
     criterion = check_registered("criterion", o.fracture.criterion, where .. " fracture")
-    local filled = schema.check(param_spec("criterion", criterion), rest, where .. " fracture (" .. criterion .. ")")
+    local crit_spec = param_spec("criterion", criterion)
+    local filled = schema.check(crit_spec, rest, where .. " fracture (" .. criterion .. ")")
     for k in pairs(rest) do crit_params[k] = filled[k] end
+    crit_values = c_values(crit_spec, filled, rest)
   end
   local name = o.name or string.format("body%d", #self._bodies + 1)
   local hp = mesh_ptr(mesh, where)
@@ -136,7 +138,7 @@ function World:body(opts)
   def.param_count = pn
   if criterion then
     def.criterion = criterion
-    local carr, cn = param_array(crit_params, anchor)
+    local carr, cn = param_array(crit_values, anchor)
     def.criterion_params = carr
     def.criterion_param_count = cn
     anchor[#anchor + 1] = carr

@@ -30,22 +30,57 @@ local function criteria() return registry_names("criterion") end
 
 local param_cache = { solver = {}, criterion = {} }
 
+-- The schema entry of one C parameter. Booleans and choices get Lua types the user writes
+-- (true/false, a name); the C value stays a number: c_value turns them back.
+local function param_entry(p)
+  local function str(s) return s ~= nil and ffi.string(s) or "" end
+  local e = { name = str(p.name), unit = str(p.unit), help = str(p.help), default = tonumber(p.value) }
+  local kind = tonumber(p.kind)
+  if kind == C.CL_PARAM_BOOLEAN then
+    e.type, e.unit, e.default = "boolean", "", e.default ~= 0
+  elseif kind == C.CL_PARAM_CHOICE then
+    local names = {}
+    for n in (str(p.choices) .. "|"):gmatch("([^|]*)|") do names[#names + 1] = n end
+    -- index_from: the names stand for the numbers 0, 1, ... (schema's message for a number given)
+    e.type, e.unit, e.values, e.index_from = "enum", "", names, 0
+    e.default = names[e.default + 1]
+  else
+    e.type = (kind == C.CL_PARAM_INTEGER or p.integer ~= 0) and "integer" or "number"
+    e.range = { tonumber(p.min), tonumber(p.max) }
+  end
+  return e
+end
+
 local function param_spec(which, name)
   local cached = param_cache[which][name]
   if cached then return cached end
   local tbl, cnt = ffi.new("const cl_param_info*[1]"), ffi.new("int32_t[1]")
   check(C.cl_param_table(REG[which], name, tbl, cnt))
   local spec = { solver = name, which = which }
-  for i = 0, cnt[0] - 1 do
-    local p = tbl[0][i]
-    local function str(s) return s ~= nil and ffi.string(s) or "" end
-    spec[#spec + 1] = {
-      name = str(p.name), unit = str(p.unit), help = str(p.help), default = tonumber(p.value),
-      range = { tonumber(p.min), tonumber(p.max) }, type = p.integer ~= 0 and "integer" or "number",
-    }
-  end
+  for i = 0, cnt[0] - 1 do spec[#spec + 1] = param_entry(tbl[0][i]) end
   param_cache[which][name] = spec
   return spec
+end
+
+-- The number C reads for a checked value of a param_spec entry: 1/0 for true/false, a choice's
+-- index, a number as it is.
+local function c_value(entry, v)
+  if entry.type == "boolean" then return v and 1 or 0 end
+  if entry.type == "enum" then
+    for i, n in ipairs(entry.values) do
+      if n == v then return i - 1 end
+    end
+    error("cleave.registry: " .. tostring(v) .. " is not a choice of " .. entry.name) -- schema.check let it pass
+  end
+  return v
+end
+
+-- { name = C number } for the keys the user gave (`given`), from the checked table `filled`.
+local function c_values(spec, filled, given)
+  local by_name, out = {}, {}
+  for _, e in ipairs(spec) do by_name[e.name] = e end
+  for k in pairs(given or {}) do out[k] = c_value(by_name[k], filled[k]) end
+  return out
 end
 
 local function check_registered(which, name, where)
@@ -60,7 +95,8 @@ local function check_registered(which, name, where)
 end
 
 -- The parameter schema of a solver or criterion, read from its C table: a list of
--- { name, default, unit, range = {min, max}, help, type = "number"|"integer" }.
+-- { name, default, unit, help, type }: type "number" or "integer" with range = {min, max};
+-- "boolean" (default true/false); "enum" with values = the names in C's index order (default a name).
 -- `which` is "solver" or "criterion"; without it solvers are searched first.
 local function params(name, which)
   if which ~= nil and not REG[which] then
@@ -117,4 +153,5 @@ local function help(name, out)
 end
 
 return { solvers = solvers, criteria = criteria, params = params, help = help,
-         param_spec = param_spec, check_registered = check_registered, names = registry_names }
+         param_spec = param_spec, c_values = c_values, check_registered = check_registered,
+         names = registry_names }

@@ -5,8 +5,9 @@
 --     help = "time step" }
 -- Types: "number", "integer", "string", "boolean", "vec3", "axis" (a non-zero vec3 or "x"/"y"/"z",
 -- returned as a vec3), "numbers" (list of numbers), "vec3s" (list of vec3), "table" (nested: give
--- `schema = <spec>` to check it too), "enum" (one of `values`), "any", and any type registered with
--- schema.define_type (cleave registers "mesh", "body", "condition").
+-- `schema = <spec>` to check it too), "enum" (one of `values`; with `index_from = k` the values
+-- stand for the numbers k, k+1, ... and a number given is answered with the name to write), "any",
+-- and any type registered with schema.define_type (cleave registers "mesh", "body", "condition").
 -- `range = {lo, hi, bounds}` applies to numbers, integers and every vec3 component; bounds is "[]"
 -- (default), "(]", "[)" or "()". NaN is always rejected; +-inf only where a closed bound at +-inf
 -- admits it (e.g. range = {0, math.huge, "[]"} for "never").
@@ -290,6 +291,13 @@ checkers["string"] = function(v, e)
   return true, v
 end
 checkers["boolean"] = function(v, e)
+  if type(v) == "number" then
+    -- C tables and older scripts spell flags 1 / 0: say what to write instead
+    if v == 1 or v == 0 then
+      return false, string.format("is a number, not true or false; write %s = %s", e.name or "it", tostring(v == 1))
+    end
+    return false, "is a number, not true or false"
+  end
   if type(v) ~= "boolean" then return false, "is not true or false" end
   return true, v
 end
@@ -331,6 +339,14 @@ checkers["enum"] = function(v, e)
   end
   local names = {}
   for i, x in ipairs(e.values or {}) do names[i] = tostring(x) end
+  -- index_from = k: the names stand for the numbers k, k+1, ... (a C choice); a number given is
+  -- answered with the name to write
+  if type(v) == "number" and e.index_from then
+    local name = v == math.floor(v) and e.values[v - e.index_from + 1]
+    local prefix = "is a number, not one of " .. table.concat(names, ", ")
+    if name then return false, string.format("%s; write %s = %s", prefix, e.name or "it", show(name)) end
+    return false, prefix
+  end
   local near = schema.closest(v, names)
   return false, "is not one of " .. table.concat(names, ", ") ..
     (near and string.format(" (did you mean '%s'?)", near) or "")
@@ -481,7 +497,7 @@ function schema.describe(spec, indent)
           local t = {}
           for i, x in ipairs(e.values or {}) do t[i] = tostring(x) end
           return t
-        end)(), "|")) or (e.type or "any"),
+        end)(), "|")) or (e.type == "boolean" and "true|false") or (e.type or "any"),
       e.help or "" }
     for i = 1, 4 do w[i] = math.max(w[i], #row[i]) end
     rows[#rows + 1] = row

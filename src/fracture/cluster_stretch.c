@@ -31,12 +31,20 @@
 #include "base/mat3.h"
 #include "fracture/criterion.h"
 
-static const cl_param_info k_params[] = {
-    {"toughness", "1", "stretch threshold tau_0 on Sigma_max - 1 of F^e (a strain)", 0.1, 0.0, 1e9, 0},
-    {"boost", "1", "toughness boost tau_b after a unit breaks (eq 16); 0 = none", 0.0, 0.0, 1e6, 0},
-    {"falloff", "1/s", "decay rate tau_f of the boost (eq 16)", 0.0, 0.0, 1e9, 0},
-    {"relax", "1", "1 = a unit that broke may break again only after its stretch fell below the toughness "
-     "(the authors' default)", 1.0, 0.0, 1.0, 1},
+/* Indices of the parameter values bind receives. */
+enum { CS_TOUGHNESS, CS_BOOST, CS_FALLOFF, CS_RELAX, CS_PARAM_COUNT };
+
+static const cl_param_info k_params[CS_PARAM_COUNT] = {
+    [CS_TOUGHNESS] = {.name = "toughness", .unit = "1", .help = "stretch threshold tau_0 on Sigma_max - 1 of F^e (a strain)",
+     .value = 0.1, .min = 0.0, .max = 1e9},
+    [CS_BOOST] = {.name = "boost", .unit = "1", .help = "toughness boost tau_b after a unit breaks (eq 16); 0 = none", .value = 0.0,
+     .min = 0.0, .max = 1e6},
+    [CS_FALLOFF] = {.name = "falloff", .unit = "1/s", .help = "decay rate tau_f of the boost (eq 16)", .value = 0.0, .min = 0.0,
+     .max = 1e9},
+    [CS_RELAX] = {.name = "relax", .unit = "1",
+     .help = "a unit that broke may break again only after its stretch fell below the toughness (the authors' "
+             "default)",
+     .value = 1.0, .min = 0.0, .max = 1.0, .integer = 1, .kind = CL_PARAM_BOOLEAN},
 };
 
 typedef struct cs {
@@ -66,10 +74,10 @@ static void cs_destroy(void *p) {
 
 static cl_status cs_bind(void *p, const cl_criterion_bind_input *in) {
   cs *c = p;
-  c->tau0 = in->params[0];
-  c->boost = in->params[1];
-  c->falloff = in->params[2];
-  c->relax = in->params[3] != 0.0;
+  c->tau0 = in->params[CS_TOUGHNESS];
+  c->boost = in->params[CS_BOOST];
+  c->falloff = in->params[CS_FALLOFF];
+  c->relax = in->params[CS_RELAX] != 0.0;
   return CL_OK;
 }
 

@@ -44,13 +44,15 @@ typedef struct pex {
   cl_islands islands; /* piece sizes, for min_island_elements */
 } pex;
 
-static const cl_param_info k_params[] = {
-    {"toughness", "N", "a node fails when its accumulated excess plastic force sum |f| exceeds this (thesis eq 5.10)",
-     1.0, 0.0, 1e300, 0},
-    {"largest_only", "1", "1 = only the largest event per step (thesis sec 5.4), 0 = all events above the toughness",
-     1.0, 0.0, 1.0, 1},
-    {"min_island_elements", "1", "nodes on pieces of at most this many elements are not checked (thesis sec 5.4)", 3.0,
-     0.0, 1e9, 1},
+/* Indices of the parameter values bind receives. */
+enum { PEX_TOUGHNESS, PEX_LARGEST_ONLY, PEX_MIN_ISLAND, PEX_PARAM_COUNT };
+
+static const cl_param_info k_params[PEX_PARAM_COUNT] = {
+    [PEX_TOUGHNESS] = {.name = "toughness", .unit = "N",
+     .help = "a node fails when its accumulated excess plastic force sum |f| exceeds this (thesis eq 5.10)",
+     .value = 1.0, .min = 0.0, .max = 1e300},
+    [PEX_LARGEST_ONLY] = CL_ISLANDS_PARAM_LARGEST_ONLY,
+    [PEX_MIN_ISLAND] = CL_ISLANDS_PARAM_MIN_ELEMENTS,
 };
 
 static cl_status pex_create(void **out) {
@@ -79,9 +81,9 @@ static cl_status pex_bind(void *p, const cl_criterion_bind_input *in) {
                    "criterion 'plastic_excess' needs plasticity with a cap: material plastic_yield = %g (must be >= 0) "
                    "and plastic_max = %g (must be > 0); the excess is the plastic flow beyond the cap (thesis 5.6)",
                    m->plastic_yield, m->plastic_max);
-  s->toughness = in->params[0];
-  s->largest_only = in->params[1] != 0.0;
-  s->min_island = (int32_t)in->params[2];
+  s->toughness = in->params[PEX_TOUGHNESS];
+  s->largest_only = in->params[PEX_LARGEST_ONLY] != 0.0;
+  s->min_island = (int32_t)in->params[PEX_MIN_ISLAND];
   s->mu = m->young / (2.0 * (1.0 + m->poisson));
   s->lambda = m->young * m->poisson / ((1.0 + m->poisson) * (1.0 - 2.0 * m->poisson));
   s->yield = m->plastic_yield;

@@ -47,13 +47,16 @@ typedef struct sep {
   double *ef;               /* 24 per element: f+ (12) then f- (12) of its corners */
 } sep;
 
-static const cl_param_info k_params[] = {
-    {"toughness", "N", "material toughness: a node fails when the largest eigenvalue of its separation tensor "
-                       "exceeds it (O'Brien & Hodgins 1999)", 10.0, 0.0, 1e300, 0},
-    {"largest_only", "1", "1 = only the largest event per step (thesis sec 5.4), 0 = all events above the toughness",
-     1.0, 0.0, 1.0, 1},
-    {"min_island_elements", "1", "nodes on pieces of at most this many elements are not checked (thesis sec 5.4)", 3.0,
-     0.0, 1e9, 1},
+/* Indices of the parameter values bind receives. */
+enum { SEP_TOUGHNESS, SEP_LARGEST_ONLY, SEP_MIN_ISLAND, SEP_PARAM_COUNT };
+
+static const cl_param_info k_params[SEP_PARAM_COUNT] = {
+    [SEP_TOUGHNESS] = {.name = "toughness", .unit = "N",
+     .help = "material toughness: a node fails when the largest eigenvalue of its separation tensor exceeds it "
+             "(O'Brien & Hodgins 1999)",
+     .value = 10.0, .min = 0.0, .max = 1e300},
+    [SEP_LARGEST_ONLY] = CL_ISLANDS_PARAM_LARGEST_ONLY,
+    [SEP_MIN_ISLAND] = CL_ISLANDS_PARAM_MIN_ELEMENTS,
 };
 
 static cl_status sep_create(void **out) {
@@ -79,9 +82,9 @@ static void sep_destroy(void *p) {
 
 static cl_status sep_bind(void *p, const cl_criterion_bind_input *in) {
   sep *s = p;
-  s->toughness = in->params[0];
-  s->largest_only = in->params[1] != 0.0;
-  s->min_island = (int32_t)in->params[2];
+  s->toughness = in->params[SEP_TOUGHNESS];
+  s->largest_only = in->params[SEP_LARGEST_ONLY] != 0.0;
+  s->min_island = (int32_t)in->params[SEP_MIN_ISLAND];
   return CL_OK;
 }
 

@@ -293,7 +293,7 @@ static double twist_after_release(double yield, double hardening) {
   cl_body_def_default(&bd);
   cl_material_def mat = bd.material;
   mat.plastic_yield = yield;
-  mat.plastic_flow = 1.0;
+  mat.plastic_flow = 60.0; /* 1/s: eq 13's nu = 1 at this dt of 1/60 s */
   mat.plastic_hardening = hardening;
   cl_id b;
   assert_int_equal(add(w, m, p, 6, &mat, &b), CL_OK);
@@ -347,7 +347,7 @@ static void run_steps(int threads, double *out, int32_t *n) {
   cl_body_def_default(&bd);
   cl_material_def mat = bd.material;
   mat.plastic_yield = 0.01;
-  mat.plastic_flow = 1.0;
+  mat.plastic_flow = 60.0; /* 1/s: nu = 1 per step of 1/60 s */
   cl_id b, col;
   assert_int_equal(add(w, m, p, 4, &mat, &b), CL_OK);
   cl_collider_def cd;

@@ -575,8 +575,11 @@ typedef struct nan_solver {
   int32_t steps, nan_step, warn_step;
 } nan_solver;
 
-static const cl_param_info k_nan_params[] = {{"nan_step", "1", "step that produces NaN", 3, 1, 1e9, 1},
-                                             {"warn_step", "1", "step that warns (not converged)", 0, 0, 1e9, 1}};
+static const cl_param_info k_nan_params[] = {
+    {.name = "nan_step", .unit = "1", .help = "step that produces NaN", .value = 3, .min = 1, .max = 1e9, .integer = 1,
+     .kind = CL_PARAM_INTEGER},
+    {.name = "warn_step", .unit = "1", .help = "step that warns (not converged)", .value = 0, .min = 0, .max = 1e9,
+     .integer = 1, .kind = CL_PARAM_INTEGER}};
 
 static cl_status nan_create(void **out) {
   *out = calloc(1, sizeof(nan_solver));

@@ -129,7 +129,15 @@ T.test("the parameter tables come from C", function()
     local spec = cl.params(s)
     for _, e in ipairs(spec) do
       T.eq(type(e.name), "string", s)
-      T.truthy(e.range[1] <= e.default and e.default <= e.range[2], s .. "." .. e.name .. " default within its range")
+      if e.type == "boolean" then
+        T.eq(type(e.default), "boolean", s .. "." .. e.name .. " default")
+      elseif e.type == "enum" then
+        local known = false
+        for _, v in ipairs(e.values) do known = known or v == e.default end
+        T.truthy(known, s .. "." .. e.name .. " default is one of its names")
+      else
+        T.truthy(e.range[1] <= e.default and e.default <= e.range[2], s .. "." .. e.name .. " default within its range")
+      end
     end
   end
   for _, c in ipairs(criteria) do

@@ -19,13 +19,29 @@ typedef uint32_t cl_id;
 
 /* ---- parameters: every solver and criterion publishes a table of these ---------------------- */
 
+/* What a parameter's value means. The value is always a double (C callers give numbers); the
+ * kind tells a front end how to present it: Lua takes a boolean as true/false and a choice by
+ * one of its names, and hands C the number. */
+typedef enum cl_param_kind {
+  CL_PARAM_NUMBER = 0,  /* a real number in [min, max] */
+  CL_PARAM_INTEGER = 1, /* an integer in [min, max]: a count, a cap */
+  CL_PARAM_BOOLEAN = 2, /* 0 = false, 1 = true (min 0, max 1) */
+  CL_PARAM_CHOICE = 3   /* the index 0 .. n-1 of one of the n names in `choices` (min 0, max n-1) */
+} cl_param_kind;
+
+/* Tables of these are written with designated initialisers ({.name = ..., .kind = ...}), so a new
+ * member never breaks them; a member left out is 0 / NULL. */
 typedef struct cl_param_info {
-  const char *name;   /* e.g. "alpha" */
-  const char *unit;   /* e.g. "Pa", "1" for dimensionless */
-  const char *help;   /* one line */
-  double value;       /* default */
-  double min, max;    /* allowed closed range */
-  int32_t integer;    /* 1 if the value must be an integer */
+  const char *name;    /* e.g. "alpha" */
+  const char *unit;    /* e.g. "Pa", "1" for dimensionless */
+  const char *help;    /* one line */
+  double value;        /* default (for a choice: its index) */
+  double min, max;     /* allowed closed range */
+  int32_t integer;     /* 1 if the value must be an integer, i.e. kind != CL_PARAM_NUMBER
+                          (tests/c/test_param_tables.c checks that the two agree) */
+  int32_t kind;        /* a cl_param_kind */
+  const char *choices; /* CL_PARAM_CHOICE: the names of the values 0, 1, ... in order, separated by
+                          '|', e.g. "pcg|cholmod" (identifiers); NULL for the other kinds */
 } cl_param_info;
 
 typedef struct cl_param {
@@ -58,14 +74,18 @@ cl_status cl_world_set_gravity(cl_world *world, const double *g);
 
 /* ---- bodies --------------------------------------------------------------------------------- */
 
+/* The same fields mean the same in every solver; docs/LUA_API.md ("Plasticity") has the table of
+ * what each solver measures them against. */
 typedef struct cl_material_def {
   double density;          /* kg/m^3, > 0 */
   double young;            /* Young's modulus, Pa, > 0 */
   double poisson;          /* Poisson's ratio, in [0, 0.5) */
-  double plastic_yield;    /* yield threshold (strain-like, 0 = yields at once); < 0 disables plasticity */
-  double plastic_flow;     /* flow rate / creep, 1/s or fraction per step as the solver documents */
-  double plastic_hardening;/* work hardening K */
-  double plastic_max;      /* cap on plastic strain (thesis "max"), <= 0 for none */
+  double plastic_yield;    /* yield threshold on the deviatoric elastic strain (a strain, 0 = yields at
+                              once); < 0 disables plasticity */
+  double plastic_flow;     /* flow rate k, 1/s, >= 0: each step of dt flows the fraction k dt of the
+                              strain beyond the yield (capped when k dt >= 1); 0 = no flow */
+  double plastic_hardening;/* work hardening K (1): the yield grows by K x the solver's hardening variable */
+  double plastic_max;      /* cap on the plastic strain (thesis "max"), <= 0 for none */
 } cl_material_def;
 
 typedef struct cl_body_def {

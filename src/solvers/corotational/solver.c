@@ -11,43 +11,72 @@
 #include "solvers/corotational/corot.h"
 #include "solvers/corotational/stats.h"
 
-/* Order must match cl_corot_param. */
+/* Indexed by cl_corot_param, the order in which the values reach the solver. Choices keep the
+ * index order of their `choices` names: "pcg" and "cholmod" are CL_COROT_SOLVER_PCG and
+ * CL_COROT_SOLVER_CHOLMOD, the factor_solve names follow cl_cholmod_solve_mode. */
 static const cl_param_info k_params[CL_COROT_PARAM_COUNT] = {
-    {"damping", "1/s", "Rayleigh mass damping alpha in C = alpha M + beta K (thesis eq 3.11)", 0.0, 0.0, 1e6, 0},
-    {"stiffness_damping", "s", "Rayleigh stiffness damping beta in C = alpha M + beta K (thesis eq 3.11)", 0.0, 0.0,
-     10.0, 0},
-    {"linear_solver", "1",
-     "0 = PCG with block-Jacobi preconditioner; 1 = CHOLMOD factor reused as CG preconditioner", 0.0, 0.0, 1.0, 1},
-    {"tolerance", "1", "CG stops at this relative residual of the velocity-change system", 1e-6, 1e-15, 0.5, 0},
-    {"max_iterations", "1", "CG iteration cap per island and step (a warning when reached)", 1000.0, 1.0, 1e7, 1},
-    {"refactor_iterations", "1",
-     "CHOLMOD: refactor when CG needed more iterations than this (besides the rent-or-buy rule); 0 = every "
-     "step (direct)", 30.0,
-     0.0, 1e6, 1},
-    {"rotation", "1", "element rotation: 0 = polar decomposition, 1 = Gram-Schmidt", 0.0, 0.0, 1.0, 1},
-    {"joint_pruning", "1", "1 = break ball and hinge joints left by fracture (thesis sec 5.4.1), 0 = keep them",
-     1.0, 0.0, 1.0, 1},
-    {"plastic_relief", "1",
-     "fraction of plastic strain removed from the elements around a fractured node (thesis sec 5.6)", 0.5, 0.0,
-     1.0, 0},
-    {"min_island_elements", "1", "fracture is skipped on islands of at most this many elements (thesis sec 5.4)",
-     3.0, 0.0, 1e9, 1},
-    {"conserve_momentum", "1",
-     "1 = remove the net force left by the inexact linear solve (linear momentum exact), 0 = leave it", 1.0, 0.0,
-     1.0, 1},
-    {"warp_preconditioner", "1",
-     "CHOLMOD: 1 = turn a reused factor by each node's rotation since it was made, 0 = use it as it is", 1.0, 0.0,
-     1.0, 1},
-    {"tolerance_reference", "1",
-     "0 = tolerance relative to ||b|| of the system A v' = b (thesis eq 3.8); 1 = relative to ||b - A v||, the "
-     "force imbalance of the step (stricter for moving bodies)", 0.0, 0.0, 1.0, 1},
-    {"warm_start", "1",
-     "CG initial guess for the velocity change: 0 = the previous step's, 1 = extrapolated linearly from the "
-     "last two steps'", 1.0, 0.0, 1.0, 1},
-    {"factor_solve", "1",
-     "CHOLMOD: how the factor is applied in CG: 0 = CHOLMOD's solve, 1 = cleave's supernodal sweeps in double, "
-     "2 = the same with the factor rounded to single precision (half the memory traffic; CG keeps the "
-     "tolerance)", 2.0, 0.0, 2.0, 1},
+    [CL_COROT_ALPHA] = {.name = "damping", .unit = "1/s",
+                        .help = "Rayleigh mass damping alpha in C = alpha M + beta K (thesis eq 3.11)",
+                        .value = 0.0, .min = 0.0, .max = 1e6},
+    [CL_COROT_BETA] = {.name = "stiffness_damping", .unit = "s",
+                       .help = "Rayleigh stiffness damping beta in C = alpha M + beta K (thesis eq 3.11)",
+                       .value = 0.0, .min = 0.0, .max = 10.0},
+    [CL_COROT_LINEAR_SOLVER] = {.name = "linear_solver", .unit = "1",
+                                .help = "pcg = CG with a block-Jacobi preconditioner; cholmod = a CHOLMOD factor "
+                                        "reused as the CG preconditioner",
+                                .value = CL_COROT_SOLVER_PCG, .min = 0.0, .max = 1.0, .integer = 1,
+                                .kind = CL_PARAM_CHOICE, .choices = "pcg|cholmod"},
+    [CL_COROT_TOLERANCE] = {.name = "tolerance", .unit = "1",
+                            .help = "CG stops at this relative residual of the velocity-change system",
+                            .value = 1e-6, .min = 1e-15, .max = 0.5},
+    [CL_COROT_MAX_ITERATIONS] = {.name = "max_iterations", .unit = "1",
+                                 .help = "CG iteration cap per island and step (a warning when reached)",
+                                 .value = 1000.0, .min = 1.0, .max = 1e7, .integer = 1, .kind = CL_PARAM_INTEGER},
+    [CL_COROT_REFACTOR_ITERATIONS] = {.name = "refactor_iterations", .unit = "1",
+                                      .help = "cholmod: refactor when CG needed more iterations than this (besides "
+                                              "the rent-or-buy rule); 0 = every step (direct)",
+                                      .value = 30.0, .min = 0.0, .max = 1e6, .integer = 1,
+                                      .kind = CL_PARAM_INTEGER},
+    [CL_COROT_ROTATION] = {.name = "rotation", .unit = "1",
+                           .help = "element rotation: polar = polar decomposition; gram_schmidt = Gram-Schmidt "
+                                   "of the deformed edges",
+                           .value = CL_COROT_ROTATION_POLAR, .min = 0.0, .max = 1.0, .integer = 1,
+                           .kind = CL_PARAM_CHOICE, .choices = "polar|gram_schmidt"},
+    [CL_COROT_JOINT_PRUNING] = {.name = "joint_pruning", .unit = "1",
+                                .help = "break ball and hinge joints left by fracture (thesis sec 5.4.1)",
+                                .value = 1.0, .min = 0.0, .max = 1.0, .integer = 1, .kind = CL_PARAM_BOOLEAN},
+    [CL_COROT_PLASTIC_RELIEF] = {.name = "plastic_relief", .unit = "1",
+                                 .help = "fraction of plastic strain removed from the elements around a fractured "
+                                         "node (thesis sec 5.6)",
+                                 .value = 0.5, .min = 0.0, .max = 1.0},
+    [CL_COROT_MIN_ISLAND] = {.name = "min_island_elements", .unit = "1",
+                             .help = "fracture is skipped on islands of at most this many elements (thesis sec 5.4)",
+                             .value = 3.0, .min = 0.0, .max = 1e9, .integer = 1, .kind = CL_PARAM_INTEGER},
+    [CL_COROT_CONSERVE_MOMENTUM] = {.name = "conserve_momentum", .unit = "1",
+                                    .help = "remove the net force left by the inexact linear solve (linear momentum "
+                                            "exact)",
+                                    .value = 1.0, .min = 0.0, .max = 1.0, .integer = 1, .kind = CL_PARAM_BOOLEAN},
+    [CL_COROT_WARP_PRECONDITIONER] = {.name = "warp_preconditioner", .unit = "1",
+                                      .help = "cholmod: turn a reused factor by each node's rotation since it was "
+                                              "made (false: use it as it is)",
+                                      .value = 1.0, .min = 0.0, .max = 1.0, .integer = 1, .kind = CL_PARAM_BOOLEAN},
+    [CL_COROT_TOLERANCE_REFERENCE] = {.name = "tolerance_reference", .unit = "1",
+                                      .help = "what the tolerance is relative to: rhs = ||b|| of the system A v' = b "
+                                              "(thesis eq 3.8); imbalance = ||b - A v||, the force imbalance of the "
+                                              "step (stricter for moving bodies)",
+                                      .value = 0.0, .min = 0.0, .max = 1.0, .integer = 1, .kind = CL_PARAM_CHOICE,
+                                      .choices = "rhs|imbalance"},
+    [CL_COROT_WARM_START] = {.name = "warm_start", .unit = "1",
+                             .help = "CG initial guess for the velocity change: previous = the previous step's; "
+                                     "extrapolated = linear from the last two steps'",
+                             .value = 1.0, .min = 0.0, .max = 1.0, .integer = 1, .kind = CL_PARAM_CHOICE,
+                             .choices = "previous|extrapolated"},
+    [CL_COROT_FACTOR_SOLVE] = {.name = "factor_solve", .unit = "1",
+                               .help = "cholmod: how CG applies the factor: cholmod = CHOLMOD's solve; double = "
+                                       "cleave's supernodal sweeps; single = the sweeps with the factor rounded to "
+                                       "single precision (half the memory traffic; CG keeps the tolerance)",
+                               .value = CL_CHOLMOD_SOLVE_SINGLE, .min = 0.0, .max = 2.0, .integer = 1,
+                               .kind = CL_PARAM_CHOICE, .choices = "cholmod|double|single"},
 };
 
 static cl_status corot_create(void **out) {

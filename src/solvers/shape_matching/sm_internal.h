@@ -110,7 +110,7 @@ typedef struct cl_sm {
   cl_sm_params p;
   double density, mu, lambda;  /* material */
   int plastic;                 /* plasticity on (yield >= 0 and flow > 0) */
-  double yield, flow, hardening, plastic_max;
+  double yield, flow, hardening, plastic_max; /* flow: the rate k, 1/s (eq 13's nu = k dt) */
   int threads;
   uint64_t seed;               /* the world's seed: sampling and clustering */
   char label[96];              /* body label for messages */

@@ -2,9 +2,21 @@
  * SVD F^e = U Sigma V^T of the step (eq 9: F^e = F (F^p)^-1, decomposed in eq 5):
  *   F*    = det(Sigma)^(-1/3) Sigma                                   (eq 10, volume preserving)
  *   flow when ||F* - I||_F > lambda + K alpha                          (eq 11, with hardening)
- *   gamma = min(nu (||F* - I||_F - lambda - K alpha) / ||F* - I||_F, 1) (eq 13)
+ *   gamma = min(nu (||F* - I||_F - lambda - K alpha) / ||F* - I||_F, 1) (eq 13), nu = k dt
  *   F^p  <- (F*)^gamma V^T F^p                                         (eq 12)
  *   alpha += ||Sigma - I||_F dt / t_h                                  (eq 14)
+ * The flow rate: the paper's nu is a fraction per step (its scene files give it per 1/60 s frame);
+ * cleave's material.plastic_flow is a rate k in 1/s in every solver, and nu = k dt. Why: with the
+ * deformation F held, eq 12 leaves F^e the singular values det(Sigma)^(1/3) (F*)^(1 - gamma), so
+ * the elastic log-stretch L = ||ln F*||_F becomes (1 - gamma) L, and with eq 13's gamma (and
+ * ||F* - I|| ~ L for small strain) the excess e = L - lambda_eff becomes (1 - nu) e: nu is the
+ * fraction of the excess that flows per step. A law that does not depend on the step is
+ * de/dt = -k e (relaxation at the rate k); nu = k dt is its forward-Euler step, right to first order
+ * in k dt, and it is the corotational solver's rule (eps_p += min(1, creep dt) of the excess,
+ * corotational/plasticity.c; the two agree while k dt <= 1). The exact step nu = 1 - exp(-k dt)
+ * is not used: it cannot express the authors' common nu = 1 (the whole excess every frame) with a
+ * finite k, whereas nu = k dt converts their values exactly, k = nu / (1/60 s): nu = 1 -> 60 1/s.
+ * Above k dt = 1, eq 13's min(., 1) caps the step as it caps the paper's nu > 1.
  * Notes on the reading:
  *  - eq 12 prints "(F*)^gamma V F^p"; the factor that maps F^p into the frame of Sigma is V^T
  *    (F^e V = U Sigma), which is what the authors' code applies. Left rotations are dropped as the
@@ -36,7 +48,7 @@ void cl_sm_plastic_update(cl_sm *s, int32_t c, double dt) {
   double norm = sqrt((fs[0] - 1.0) * (fs[0] - 1.0) + (fs[1] - 1.0) * (fs[1] - 1.0) + (fs[2] - 1.0) * (fs[2] - 1.0));
   double yield = s->yield + s->hardening * s->hard[c];
   if (norm > yield && norm > 0.0) {
-    double gam = fmin(s->flow * (norm - yield) / norm, 1.0);
+    double gam = fmin(s->flow * dt * (norm - yield) / norm, 1.0); /* eq 13 with nu = k dt */
     double p[3] = {pow(fs[0], gam), pow(fs[1], gam), pow(fs[2], gam)};
     cl_mat3 V, Fp;
     memcpy(V.m, s->Vp + 9 * (size_t)c, sizeof V.m);

@@ -34,7 +34,8 @@ typedef struct dbl {
 } dbl;
 
 static const cl_param_info k_params[] = {
-    {"damping", "1/s", "mass-proportional damping coefficient", 0.0, 0.0, 1e6, 0},
+    {.name = "damping", .unit = "1/s", .help = "mass-proportional damping coefficient", .value = 0.0, .min = 0.0,
+     .max = 1e6},
 };
 
 static cl_status dbl_create(void **out) {
@@ -292,8 +293,10 @@ const cl_solver_ops *cl_double_solver_ops(void) { return &g_ops; }
 /* ---- the recording criterion ----------------------------------------------------------------- */
 
 static const cl_param_info k_recorder_params[] = {
-    {"raise_unit", "1", "unit to raise one fracture event on, -1 for none", -1.0, -1.0, 1e9, 1},
-    {"repeat", "1", "1 raises the event at every evaluation, 0 only once", 0.0, 0.0, 1.0, 1},
+    {.name = "raise_unit", .unit = "1", .help = "unit to raise one fracture event on, -1 for none", .value = -1.0,
+     .min = -1.0, .max = 1e9, .integer = 1, .kind = CL_PARAM_INTEGER},
+    {.name = "repeat", .unit = "1", .help = "raise the event at every evaluation (false: only once)", .value = 0.0,
+     .min = 0.0, .max = 1.0, .integer = 1, .kind = CL_PARAM_BOOLEAN},
 };
 
 typedef struct recorder {

@@ -1,0 +1,158 @@
+/* The parameter tables of every registered solver and criterion are well formed: names are
+ * identifiers and unique, defaults lie in their ranges, `integer` agrees with `kind`, a boolean is
+ * 0 or 1, and a choice's names parse ("a|b|c", identifiers, no repeats) and are exactly as many as
+ * its integer range [0, n-1] holds. The Lua layer relies on all of it to turn true/false and names
+ * into the numbers C reads (lua/cleave/registry.lua), and `cl.help` prints the names. */
+#include <math.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <string.h>
+
+#include <cmocka.h>
+
+#include "cleave/world.h"
+
+enum { MAX_CHOICES = 16, NAME_CAP = 64 };
+
+static int is_identifier(const char *s, size_t n) {
+  if (n == 0 || n >= NAME_CAP) return 0;
+  if (!((s[0] >= 'a' && s[0] <= 'z') || s[0] == '_')) return 0;
+  for (size_t i = 1; i < n; ++i)
+    if (!((s[i] >= 'a' && s[i] <= 'z') || (s[i] >= '0' && s[i] <= '9') || s[i] == '_')) return 0;
+  return 1;
+}
+
+/* Split "a|b|c" into names; the count, or -1 when a name is not an identifier or repeats. */
+static int parse_choices(const char *choices, char names[MAX_CHOICES][NAME_CAP]) {
+  int n = 0;
+  const char *p = choices;
+  for (;;) {
+    const char *bar = strchr(p, '|');
+    size_t len = bar ? (size_t)(bar - p) : strlen(p);
+    if (n == MAX_CHOICES || !is_identifier(p, len)) return -1;
+    memcpy(names[n], p, len);
+    names[n][len] = '\0';
+    for (int k = 0; k < n; ++k)
+      if (strcmp(names[k], names[n]) == 0) return -1;
+    ++n;
+    if (!bar) return n;
+    p = bar + 1;
+  }
+}
+
+/* NULL when the entry is well formed, else what is wrong with it. */
+static const char *entry_problem(const cl_param_info *p) {
+  char names[MAX_CHOICES][NAME_CAP];
+  if (!p->name || !is_identifier(p->name, strlen(p->name))) return "the name is not an identifier";
+  if (!p->unit || !p->help || !p->help[0]) return "unit or help missing";
+  if (!(p->min <= p->value && p->value <= p->max)) return "the default lies outside [min, max]";
+  if (p->kind < CL_PARAM_NUMBER || p->kind > CL_PARAM_CHOICE) return "unknown kind";
+  if (p->integer != (p->kind != CL_PARAM_NUMBER)) return "integer disagrees with kind";
+  if (p->integer && (p->value != floor(p->value) || p->min != floor(p->min) || p->max != floor(p->max)))
+    return "an integer kind with a fractional default or bound";
+  if (p->kind != CL_PARAM_CHOICE && p->choices) return "choices on a parameter that is not a choice";
+  if (p->kind == CL_PARAM_BOOLEAN && !(p->min == 0.0 && p->max == 1.0)) return "a boolean's range is not [0, 1]";
+  if (p->kind == CL_PARAM_CHOICE) {
+    if (!p->choices) return "a choice without names";
+    int n = parse_choices(p->choices, names);
+    if (n < 0) return "the choices do not parse as distinct identifiers separated by '|'";
+    if (n < 2) return "a choice of fewer than two names";
+    if (!(p->min == 0.0 && p->max == (double)(n - 1))) return "the choice count does not match the range [0, n-1]";
+  }
+  return NULL;
+}
+
+static void check_table(const char *owner, const cl_param_info *t, int32_t count) {
+  for (int32_t i = 0; i < count; ++i) {
+    const char *problem = entry_problem(&t[i]);
+    if (problem) fail_msg("%s: parameter %d ('%s'): %s", owner, i, t[i].name ? t[i].name : "(null)", problem);
+    for (int32_t k = 0; k < i; ++k)
+      if (strcmp(t[k].name, t[i].name) == 0) fail_msg("%s: parameter '%s' appears twice", owner, t[i].name);
+  }
+}
+
+static void test_every_registered_table(void **state) {
+  (void)state;
+  const cl_registry kinds[2] = {CL_REGISTRY_SOLVER, CL_REGISTRY_CRITERION};
+  int tables = 0, choices = 0, booleans = 0;
+  for (int r = 0; r < 2; ++r)
+    for (int32_t i = 0; i < cl_registry_count(kinds[r]); ++i) {
+      const char *name = cl_registry_name(kinds[r], i);
+      const cl_param_info *t;
+      int32_t count;
+      assert_int_equal(cl_param_table(kinds[r], name, &t, &count), CL_OK);
+      check_table(name, t, count);
+      for (int32_t k = 0; k < count; ++k) {
+        choices += t[k].kind == CL_PARAM_CHOICE;
+        booleans += t[k].kind == CL_PARAM_BOOLEAN;
+      }
+      ++tables;
+    }
+  print_message("%d tables: %d choices, %d booleans\n", tables, choices, booleans);
+  assert_true(tables >= 5);
+  assert_true(choices >= 6 && booleans >= 8);
+}
+
+/* The names other code depends on: the other corotational work names linear solvers "pcg" and
+ * "cholmod" (indices 0 and 1); the Lua tests and scripts use these spellings. */
+static void test_known_choices(void **state) {
+  (void)state;
+  const cl_param_info *t;
+  int32_t count;
+  assert_int_equal(cl_param_table(CL_REGISTRY_SOLVER, "corotational", &t, &count), CL_OK);
+  int seen = 0;
+  for (int32_t k = 0; k < count; ++k) {
+    if (strcmp(t[k].name, "linear_solver") == 0) {
+      assert_string_equal(t[k].choices, "pcg|cholmod");
+      ++seen;
+    }
+    if (strcmp(t[k].name, "rotation") == 0) {
+      assert_string_equal(t[k].choices, "polar|gram_schmidt");
+      ++seen;
+    }
+  }
+  assert_int_equal(seen, 2);
+}
+
+/* The checker itself notices each kind of mistake (so a green run means something). */
+static void test_checker_catches_mistakes(void **state) {
+  (void)state;
+  const cl_param_info good = {.name = "mode", .unit = "1", .help = "h", .value = 1, .min = 0, .max = 2, .integer = 1,
+                              .kind = CL_PARAM_CHOICE, .choices = "a|b_2|c"};
+  assert_null(entry_problem(&good));
+  cl_param_info bad = good;
+  bad.max = 1;
+  assert_non_null(strstr(entry_problem(&bad), "count"));
+  bad = good;
+  bad.choices = "a||c";
+  assert_non_null(strstr(entry_problem(&bad), "parse"));
+  bad.choices = "a|B|c";
+  assert_non_null(strstr(entry_problem(&bad), "parse"));
+  bad.choices = "a|b|a";
+  assert_non_null(strstr(entry_problem(&bad), "parse"));
+  bad = good;
+  bad.choices = NULL;
+  assert_non_null(strstr(entry_problem(&bad), "without names"));
+  bad = good;
+  bad.integer = 0;
+  assert_non_null(strstr(entry_problem(&bad), "integer disagrees"));
+  bad = good;
+  bad.kind = CL_PARAM_BOOLEAN;
+  assert_non_null(strstr(entry_problem(&bad), "choices on"));
+  bad.choices = NULL;
+  assert_non_null(strstr(entry_problem(&bad), "[0, 1]"));
+  const cl_param_info number = {.name = "x", .unit = "m", .help = "h", .value = 0.5, .min = 0, .max = 1};
+  assert_null(entry_problem(&number));
+}
+
+int main(void) {
+  const struct CMUnitTest tests[] = {
+      cmocka_unit_test(test_every_registered_table),
+      cmocka_unit_test(test_known_choices),
+      cmocka_unit_test(test_checker_catches_mistakes),
+  };
+  return cmocka_run_group_tests(tests, NULL, NULL);
+}
