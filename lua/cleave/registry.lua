@@ -45,7 +45,7 @@ local function param_entry(p)
     e.type, e.unit, e.values, e.index_from = "enum", "", names, 0
     e.default = names[e.default + 1]
   else
-    e.type = (kind == C.CL_PARAM_INTEGER or p.integer ~= 0) and "integer" or "number"
+    e.type = kind == C.CL_PARAM_INTEGER and "integer" or "number"
     e.range = { tonumber(p.min), tonumber(p.max) }
   end
   return e

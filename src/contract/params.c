@@ -45,7 +45,7 @@ cl_status cl_params_resolve(const char *owner, const cl_param_info *table, int32
     if (!(v >= p->min && v <= p->max))
       return cl_fail(CL_ERR_INVALID_ARGUMENT, "%s: parameter '%s' = %g is outside its range [%g, %g] %s (%s)",
                      owner, name, v, p->min, p->max, p->unit, p->help);
-    if (p->integer && v != floor(v))
+    if (p->kind != CL_PARAM_NUMBER && v != floor(v))
       return cl_fail(CL_ERR_INVALID_ARGUMENT, "%s: parameter '%s' = %g must be an integer in [%g, %g]", owner,
                      name, v, p->min, p->max);
     values[i] = v;

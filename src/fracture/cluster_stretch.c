@@ -44,7 +44,7 @@ static const cl_param_info k_params[CS_PARAM_COUNT] = {
     [CS_RELAX] = {.name = "relax", .unit = "1",
      .help = "a unit that broke may break again only after its stretch fell below the toughness (the authors' "
              "default)",
-     .value = 1.0, .min = 0.0, .max = 1.0, .integer = 1, .kind = CL_PARAM_BOOLEAN},
+     .value = 1.0, .min = 0.0, .max = 1.0, .kind = CL_PARAM_BOOLEAN},
 };
 
 typedef struct cs {

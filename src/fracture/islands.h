@@ -28,10 +28,10 @@ static inline int32_t cl_islands_elements_of(const cl_islands *c, int32_t node) 
 #define CL_ISLANDS_PARAM_LARGEST_ONLY                                                                        \
   {.name = "largest_only", .unit = "1",                                                                      \
    .help = "only the largest event per step (thesis sec 5.4); false = all events above the toughness",      \
-   .value = 1.0, .min = 0.0, .max = 1.0, .integer = 1, .kind = CL_PARAM_BOOLEAN}
+   .value = 1.0, .min = 0.0, .max = 1.0, .kind = CL_PARAM_BOOLEAN}
 #define CL_ISLANDS_PARAM_MIN_ELEMENTS                                                                        \
   {.name = "min_island_elements", .unit = "1",                                                               \
    .help = "nodes on pieces of at most this many elements are not checked (thesis sec 5.4)", .value = 3.0, \
-   .min = 0.0, .max = 1e9, .integer = 1, .kind = CL_PARAM_INTEGER}
+   .min = 0.0, .max = 1e9, .kind = CL_PARAM_INTEGER}
 
 #endif

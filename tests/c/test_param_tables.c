@@ -1,5 +1,5 @@
 /* The parameter tables of every registered solver and criterion are well formed: names are
- * identifiers and unique, defaults lie in their ranges, `integer` agrees with `kind`, a boolean is
+ * identifiers and unique, defaults lie in their ranges, an integer kind has integer bounds, a boolean is
  * 0 or 1, and a choice's names parse ("a|b|c", identifiers, no repeats) and are exactly as many as
  * its integer range [0, n-1] holds. The Lua layer relies on all of it to turn true/false and names
  * into the numbers C reads (lua/cleave/registry.lua), and `cl.help` prints the names. */
@@ -50,8 +50,7 @@ static const char *entry_problem(const cl_param_info *p) {
   if (!p->unit || !p->help || !p->help[0]) return "unit or help missing";
   if (!(p->min <= p->value && p->value <= p->max)) return "the default lies outside [min, max]";
   if (p->kind < CL_PARAM_NUMBER || p->kind > CL_PARAM_CHOICE) return "unknown kind";
-  if (p->integer != (p->kind != CL_PARAM_NUMBER)) return "integer disagrees with kind";
-  if (p->integer && (p->value != floor(p->value) || p->min != floor(p->min) || p->max != floor(p->max)))
+  if (p->kind != CL_PARAM_NUMBER && (p->value != floor(p->value) || p->min != floor(p->min) || p->max != floor(p->max)))
     return "an integer kind with a fractional default or bound";
   if (p->kind != CL_PARAM_CHOICE && p->choices) return "choices on a parameter that is not a choice";
   if (p->kind == CL_PARAM_BOOLEAN && !(p->min == 0.0 && p->max == 1.0)) return "a boolean's range is not [0, 1]";
@@ -120,7 +119,7 @@ static void test_known_choices(void **state) {
 /* The checker itself notices each kind of mistake (so a green run means something). */
 static void test_checker_catches_mistakes(void **state) {
   (void)state;
-  const cl_param_info good = {.name = "mode", .unit = "1", .help = "h", .value = 1, .min = 0, .max = 2, .integer = 1,
+  const cl_param_info good = {.name = "mode", .unit = "1", .help = "h", .value = 1, .min = 0, .max = 2,
                               .kind = CL_PARAM_CHOICE, .choices = "a|b_2|c"};
   assert_null(entry_problem(&good));
   cl_param_info bad = good;
@@ -137,8 +136,8 @@ static void test_checker_catches_mistakes(void **state) {
   bad.choices = NULL;
   assert_non_null(strstr(entry_problem(&bad), "without names"));
   bad = good;
-  bad.integer = 0;
-  assert_non_null(strstr(entry_problem(&bad), "integer disagrees"));
+  bad.max = 2.5;
+  assert_non_null(strstr(entry_problem(&bad), "fractional"));
   bad = good;
   bad.kind = CL_PARAM_BOOLEAN;
   assert_non_null(strstr(entry_problem(&bad), "choices on"));

@@ -576,10 +576,10 @@ typedef struct nan_solver {
 } nan_solver;
 
 static const cl_param_info k_nan_params[] = {
-    {.name = "nan_step", .unit = "1", .help = "step that produces NaN", .value = 3, .min = 1, .max = 1e9, .integer = 1,
+    {.name = "nan_step", .unit = "1", .help = "step that produces NaN", .value = 3, .min = 1, .max = 1e9,
      .kind = CL_PARAM_INTEGER},
     {.name = "warn_step", .unit = "1", .help = "step that warns (not converged)", .value = 0, .min = 0, .max = 1e9,
-     .integer = 1, .kind = CL_PARAM_INTEGER}};
+     .kind = CL_PARAM_INTEGER}};
 
 static cl_status nan_create(void **out) {
   *out = calloc(1, sizeof(nan_solver));

@@ -37,9 +37,7 @@ typedef struct cl_param_info {
   const char *help;    /* one line */
   double value;        /* default (for a choice: its index) */
   double min, max;     /* allowed closed range */
-  int32_t integer;     /* 1 if the value must be an integer, i.e. kind != CL_PARAM_NUMBER
-                          (tests/c/test_param_tables.c checks that the two agree) */
-  int32_t kind;        /* a cl_param_kind */
+  int32_t kind;        /* a cl_param_kind: every kind but CL_PARAM_NUMBER takes integers only */
   const char *choices; /* CL_PARAM_CHOICE: the names of the values 0, 1, ... in order, separated by
                           '|', e.g. "pcg|cholmod" (identifiers); NULL for the other kinds */
 } cl_param_info;

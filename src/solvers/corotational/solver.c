@@ -24,58 +24,58 @@ static const cl_param_info k_params[CL_COROT_PARAM_COUNT] = {
     [CL_COROT_LINEAR_SOLVER] = {.name = "linear_solver", .unit = "1",
                                 .help = "pcg = CG with a block-Jacobi preconditioner; cholmod = a CHOLMOD factor "
                                         "reused as the CG preconditioner",
-                                .value = CL_COROT_SOLVER_PCG, .min = 0.0, .max = 1.0, .integer = 1,
+                                .value = CL_COROT_SOLVER_PCG, .min = 0.0, .max = 1.0,
                                 .kind = CL_PARAM_CHOICE, .choices = "pcg|cholmod"},
     [CL_COROT_TOLERANCE] = {.name = "tolerance", .unit = "1",
                             .help = "CG stops at this relative residual of the velocity-change system",
                             .value = 1e-6, .min = 1e-15, .max = 0.5},
     [CL_COROT_MAX_ITERATIONS] = {.name = "max_iterations", .unit = "1",
                                  .help = "CG iteration cap per island and step (a warning when reached)",
-                                 .value = 1000.0, .min = 1.0, .max = 1e7, .integer = 1, .kind = CL_PARAM_INTEGER},
+                                 .value = 1000.0, .min = 1.0, .max = 1e7, .kind = CL_PARAM_INTEGER},
     [CL_COROT_REFACTOR_ITERATIONS] = {.name = "refactor_iterations", .unit = "1",
                                       .help = "cholmod: refactor when CG needed more iterations than this (besides "
                                               "the rent-or-buy rule); 0 = every step (direct)",
-                                      .value = 30.0, .min = 0.0, .max = 1e6, .integer = 1,
+                                      .value = 30.0, .min = 0.0, .max = 1e6,
                                       .kind = CL_PARAM_INTEGER},
     [CL_COROT_ROTATION] = {.name = "rotation", .unit = "1",
                            .help = "element rotation: polar = polar decomposition; gram_schmidt = Gram-Schmidt "
                                    "of the deformed edges",
-                           .value = CL_COROT_ROTATION_POLAR, .min = 0.0, .max = 1.0, .integer = 1,
+                           .value = CL_COROT_ROTATION_POLAR, .min = 0.0, .max = 1.0,
                            .kind = CL_PARAM_CHOICE, .choices = "polar|gram_schmidt"},
     [CL_COROT_JOINT_PRUNING] = {.name = "joint_pruning", .unit = "1",
                                 .help = "break ball and hinge joints left by fracture (thesis sec 5.4.1)",
-                                .value = 1.0, .min = 0.0, .max = 1.0, .integer = 1, .kind = CL_PARAM_BOOLEAN},
+                                .value = 1.0, .min = 0.0, .max = 1.0, .kind = CL_PARAM_BOOLEAN},
     [CL_COROT_PLASTIC_RELIEF] = {.name = "plastic_relief", .unit = "1",
                                  .help = "fraction of plastic strain removed from the elements around a fractured "
                                          "node (thesis sec 5.6)",
                                  .value = 0.5, .min = 0.0, .max = 1.0},
     [CL_COROT_MIN_ISLAND] = {.name = "min_island_elements", .unit = "1",
                              .help = "fracture is skipped on islands of at most this many elements (thesis sec 5.4)",
-                             .value = 3.0, .min = 0.0, .max = 1e9, .integer = 1, .kind = CL_PARAM_INTEGER},
+                             .value = 3.0, .min = 0.0, .max = 1e9, .kind = CL_PARAM_INTEGER},
     [CL_COROT_CONSERVE_MOMENTUM] = {.name = "conserve_momentum", .unit = "1",
                                     .help = "remove the net force left by the inexact linear solve (linear momentum "
                                             "exact)",
-                                    .value = 1.0, .min = 0.0, .max = 1.0, .integer = 1, .kind = CL_PARAM_BOOLEAN},
+                                    .value = 1.0, .min = 0.0, .max = 1.0, .kind = CL_PARAM_BOOLEAN},
     [CL_COROT_WARP_PRECONDITIONER] = {.name = "warp_preconditioner", .unit = "1",
                                       .help = "cholmod: turn a reused factor by each node's rotation since it was "
                                               "made (false: use it as it is)",
-                                      .value = 1.0, .min = 0.0, .max = 1.0, .integer = 1, .kind = CL_PARAM_BOOLEAN},
+                                      .value = 1.0, .min = 0.0, .max = 1.0, .kind = CL_PARAM_BOOLEAN},
     [CL_COROT_TOLERANCE_REFERENCE] = {.name = "tolerance_reference", .unit = "1",
                                       .help = "what the tolerance is relative to: rhs = ||b|| of the system A v' = b "
                                               "(thesis eq 3.8); imbalance = ||b - A v||, the force imbalance of the "
                                               "step (stricter for moving bodies)",
-                                      .value = 0.0, .min = 0.0, .max = 1.0, .integer = 1, .kind = CL_PARAM_CHOICE,
+                                      .value = 0.0, .min = 0.0, .max = 1.0, .kind = CL_PARAM_CHOICE,
                                       .choices = "rhs|imbalance"},
     [CL_COROT_WARM_START] = {.name = "warm_start", .unit = "1",
                              .help = "CG initial guess for the velocity change: previous = the previous step's; "
                                      "extrapolated = linear from the last two steps'",
-                             .value = 1.0, .min = 0.0, .max = 1.0, .integer = 1, .kind = CL_PARAM_CHOICE,
+                             .value = 1.0, .min = 0.0, .max = 1.0, .kind = CL_PARAM_CHOICE,
                              .choices = "previous|extrapolated"},
     [CL_COROT_FACTOR_SOLVE] = {.name = "factor_solve", .unit = "1",
                                .help = "cholmod: how CG applies the factor: cholmod = CHOLMOD's solve; double = "
                                        "cleave's supernodal sweeps; single = the sweeps with the factor rounded to "
                                        "single precision (half the memory traffic; CG keeps the tolerance)",
-                               .value = CL_CHOLMOD_SOLVE_SINGLE, .min = 0.0, .max = 2.0, .integer = 1,
+                               .value = CL_CHOLMOD_SOLVE_SINGLE, .min = 0.0, .max = 2.0,
                                .kind = CL_PARAM_CHOICE, .choices = "cholmod|double|single"},
 };
 

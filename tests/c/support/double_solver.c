@@ -294,9 +294,9 @@ const cl_solver_ops *cl_double_solver_ops(void) { return &g_ops; }
 
 static const cl_param_info k_recorder_params[] = {
     {.name = "raise_unit", .unit = "1", .help = "unit to raise one fracture event on, -1 for none", .value = -1.0,
-     .min = -1.0, .max = 1e9, .integer = 1, .kind = CL_PARAM_INTEGER},
+     .min = -1.0, .max = 1e9, .kind = CL_PARAM_INTEGER},
     {.name = "repeat", .unit = "1", .help = "raise the event at every evaluation (false: only once)", .value = 0.0,
-     .min = 0.0, .max = 1.0, .integer = 1, .kind = CL_PARAM_BOOLEAN},
+     .min = 0.0, .max = 1.0, .kind = CL_PARAM_BOOLEAN},
 };
 
 typedef struct recorder {
