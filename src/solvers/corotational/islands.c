@@ -59,10 +59,8 @@ static void free_island(cl_corot_island *isl) {
   free(isl->nodes);
   free(isl->elems);
   cl_bsr_destroy(isl->A);
-  cl_cg_workspace_destroy(isl->ws);
-  cl_cholmod_destroy(isl->chol);
+  cl_linear_solver_destroy(isl->ls);
   free(isl->fixed);
-  free(isl->fixed_factor);
   free(isl->v);
   free(isl->b);
   free(isl->r0);
@@ -105,7 +103,6 @@ static cl_status make_island(cl_corot *s, const cl_body_state *st, cl_corot_isla
   int32_t *lc = cl_malloc(sizeof(int32_t) * 4 * (size_t)ne, "island cells");
   size_t n3 = 3 * (size_t)nn;
   isl->fixed = cl_calloc(n3, 1, "island mask");
-  isl->fixed_factor = cl_calloc(n3, 1, "island mask");
   isl->v = cl_calloc(n3, sizeof(double), "island vectors");
   isl->b = cl_calloc(n3, sizeof(double), "island vectors");
   isl->r0 = cl_calloc(n3, sizeof(double), "island vectors");
@@ -118,7 +115,7 @@ static cl_status make_island(cl_corot *s, const cl_body_state *st, cl_corot_isla
   isl->contact = cl_calloc((size_t)nn, 1, "island contacts");
   isl->cx = cl_calloc(n3, sizeof(double), "island contacts");
   isl->cv = cl_calloc(n3, sizeof(double), "island contacts");
-  if (!isl->nodes || !isl->elems || !lc || !isl->fixed || !isl->fixed_factor || !isl->v || !isl->b || !isl->r0 ||
+  if (!isl->nodes || !isl->elems || !lc || !isl->fixed || !isl->v || !isl->b || !isl->r0 ||
       !isl->dv || !isl->dv_prev || !isl->tmp ||
       !isl->Rn || !isl->Rf || !isl->Q || !isl->contact || !isl->cx || !isl->cv) {
     free(lc);
@@ -130,10 +127,7 @@ static cl_status make_island(cl_corot *s, const cl_body_state *st, cl_corot_isla
     for (int a = 0; a < 4; ++a) lc[4 * j + a] = s->node_local[st->cells[4 * elems[j] + a]];
   cl_status r = cl_bsr_from_cells(nn, lc, ne, 4, &isl->A);
   free(lc);
-  CL_TRY(r);
-  CL_TRY(cl_cg_workspace_create(nn, &isl->ws));
-  isl->refactor = 1;
-  return CL_OK;
+  return r;
 }
 
 cl_status cl_corot_build_islands(cl_corot *s, const cl_body_state *st) {
