@@ -14,7 +14,8 @@
  *   plasticity.c  the plastic flow rule (yield, creep, max, hardening)
  *   islands.c     node-element incidence, connected components, per-island systems and their cache
  *   assembly.c    row-wise gather of A = M(1 + dt alpha) + (dt^2 + dt beta) K and b into an island's BSR
- *   linsolve.c    PCG (block Jacobi, warm start) or a CHOLMOD factor reused as CG preconditioner
+ *   linsolve.c    the island's solve through linalg's linear-solver table (warm start, tolerance
+ *                 reference, the warped preconditioner around a reused CHOLMOD factor)
  *   step.c        the time step: constraints, solve, position update, colliders, reactions
  *   fracture.c    node replication, joint pruning, topology_changed
  *
@@ -26,8 +27,7 @@
 
 #include "base/mat3.h"
 #include "linalg/bsr.h"
-#include "linalg/cg.h"
-#include "linalg/cholmod_solver.h"
+#include "linalg/linear_solver.h"
 #include "solvers/solver.h"
 
 /* The solver table, registered in solvers/registry.c. */
@@ -37,7 +37,7 @@ extern const cl_solver_ops cl_corotational_solver_ops;
 typedef enum cl_corot_param {
   CL_COROT_ALPHA = 0,            /* "damping": Rayleigh mass damping alpha, 1/s */
   CL_COROT_BETA,                 /* "stiffness_damping": Rayleigh stiffness damping beta, s */
-  CL_COROT_LINEAR_SOLVER,        /* 0 PCG, 1 CHOLMOD factor as CG preconditioner */
+  CL_COROT_LINEAR_SOLVER,        /* index of linalg's linear-solver table: 0 "pcg", 1 "cholmod" */
   CL_COROT_TOLERANCE,            /* CG relative residual */
   CL_COROT_MAX_ITERATIONS,       /* CG iteration cap */
   CL_COROT_REFACTOR_ITERATIONS,  /* refactor when preconditioned CG needed more than this */
@@ -53,6 +53,8 @@ typedef enum cl_corot_param {
   CL_COROT_PARAM_COUNT
 } cl_corot_param;
 
+/* Values of linear_solver: indices of the entries of linalg's table (cl_linear_solver_name(i)), which
+ * keeps its order fixed; tests/c/test_linear_solver.c checks that the names match. */
 enum { CL_COROT_SOLVER_PCG = 0, CL_COROT_SOLVER_CHOLMOD = 1 };
 enum { CL_COROT_ROTATION_POLAR = 0, CL_COROT_ROTATION_GRAM_SCHMIDT = 1 };
 /* Islands below this many nodes always use block-Jacobi PCG: a factorisation costs more there. */
@@ -65,25 +67,18 @@ typedef struct cl_corot_island {
   int32_t *nodes;
   int32_t *elems;
   cl_bsr *A;                 /* 3 nnodes square, pattern from the island's elements */
-  cl_cg_workspace *ws;
-  cl_cholmod *chol;          /* NULL until CHOLMOD is first used on this island */
-  int factor_ok;             /* chol holds a factor usable as preconditioner */
-  int refactor;              /* refactor before the next solve */
-  int32_t solves_on_factor;  /* solves since the last factorisation */
-  double factor_cost;        /* flops of the last factorisation */
-  double iteration_cost;     /* weighted flops of one preconditioned CG iteration */
-  double rent;               /* spent since the factorisation on iterations a fresh factor would not need */
+  cl_linear_solver *ls;      /* linalg's table entry solving A dv = r0; NULL until the first solve */
   uint8_t *fixed;            /* 3 nnodes, this step's constraint mask */
-  uint8_t *fixed_factor;     /* 3 nnodes, the mask the current factor was made with */
   double *v;                 /* 3 nnodes, velocity at the start of the step (gathered) */
   double *b;                 /* 3 nnodes, right-hand side of eq 3.8 */
   double *r0;                /* 3 nnodes, b - A v: right-hand side of the correction solve */
   double *dv;                /* 3 nnodes, v' - v; kept between steps as the warm start */
   double *dv_prev;           /* 3 nnodes, the dv of the step before (warm_start = 1) */
   int has_prev;              /* solved steps behind dv (capped at 2): extrapolate from 2 */
-  double *Rn;                /* 9 nnodes, node rotations this step (CHOLMOD only) */
+  double *Rn;                /* 9 nnodes, node rotations this step (warped preconditioner only) */
   double *Rf;                /* 9 nnodes, node rotations when the factor was made */
   double *Q;                 /* 9 nnodes, Rn Rf^T: the preconditioner's per-node rotation */
+  int q_stale;               /* Rn or Rf changed since Q was made */
   double *tmp;               /* 3 nnodes, scratch of the preconditioner */
   uint8_t *contact;          /* nnodes: node held on a collider's surface this step */
   double *cx, *cv;           /* 3 nnodes: its target position and velocity */
