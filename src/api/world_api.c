@@ -3,6 +3,7 @@
  * allowed. */
 #include <math.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "base/error.h"
@@ -373,7 +374,8 @@ cl_status cl_world_constrain(cl_world *world, cl_id body, const cl_region_def *r
   CL_TRY(cl_world_body(world, body, &b));
   CL_TRY(cl_region_check(region));
   CL_TRY(cl_motion_check(motion));
-  return cl_world_insert_condition(world, b, CL_CONDITION_CONSTRAIN, region, motion, NULL, condition);
+  const cl_condition_spec spec = {.kind = CL_CONDITION_CONSTRAIN, .motion = motion};
+  return cl_world_insert_condition(world, b, region, &spec, condition);
 }
 
 cl_status cl_world_apply_force(cl_world *world, cl_id body, const cl_region_def *region, const double *force,
@@ -387,7 +389,73 @@ cl_status cl_world_apply_force(cl_world *world, cl_id body, const cl_region_def 
   CL_TRY(cl_world_body(world, body, &b));
   CL_TRY(cl_region_check(region));
   CL_TRY(check_finite3("cl_world_apply_force", "force", force));
-  return cl_world_insert_condition(world, b, CL_CONDITION_FORCE, region, NULL, force, condition);
+  const cl_condition_spec spec = {.kind = CL_CONDITION_FORCE, .force = force};
+  return cl_world_insert_condition(world, b, region, &spec, condition);
+}
+
+void cl_support_def_default(cl_support_def *def, cl_support_kind kind) {
+  if (!def) return;
+  memset(def, 0, sizeof *def);
+  def->kind = kind;
+  def->normal[1] = 1.0;
+  def->duration = INFINITY;
+  def->release = INFINITY;
+}
+
+cl_status cl_world_support(cl_world *world, cl_id body, const cl_region_def *region, const cl_support_def *support,
+                           cl_id *condition) {
+  CHECK_NULL(condition, "cl_world_support");
+  *condition = 0;
+  CHECK_NULL(world, "cl_world_support");
+  CHECK_NULL(region, "cl_world_support");
+  CHECK_NULL(support, "cl_world_support");
+  cl_body *b;
+  CL_TRY(cl_world_body(world, body, &b));
+  CL_TRY(cl_region_check(region));
+  CL_TRY(cl_support_check(support));
+  const cl_condition_spec spec = {.kind = CL_CONDITION_SUPPORT, .support = support};
+  return cl_world_insert_condition(world, b, region, &spec, condition);
+}
+
+void cl_surface_load_def_default(cl_surface_load_def *def, cl_surface_load_kind kind) {
+  if (!def) return;
+  memset(def, 0, sizeof *def);
+  def->kind = kind;
+}
+
+cl_status cl_world_apply_surface_load(cl_world *world, cl_id body, const cl_region_def *region,
+                                      const cl_surface_load_def *load, cl_id *condition) {
+  CHECK_NULL(condition, "cl_world_apply_surface_load");
+  *condition = 0;
+  CHECK_NULL(world, "cl_world_apply_surface_load");
+  CHECK_NULL(region, "cl_world_apply_surface_load");
+  CHECK_NULL(load, "cl_world_apply_surface_load");
+  cl_body *b;
+  CL_TRY(cl_world_body(world, body, &b));
+  CL_TRY(cl_region_check(region));
+  CL_TRY(cl_surface_load_check(load));
+  const cl_condition_spec spec = {.kind = CL_CONDITION_SURFACE_LOAD, .load = load};
+  return cl_world_insert_condition(world, b, region, &spec, condition);
+}
+
+cl_status cl_condition_total_force(cl_world *world, cl_id condition, double *force) {
+  CHECK_NULL(world, "cl_condition_total_force");
+  CHECK_NULL(force, "cl_condition_total_force");
+  cl_condition *c;
+  CL_TRY(cl_world_condition(world, condition, &c));
+  force[0] = force[1] = force[2] = 0.0;
+  if (c->kind != CL_CONDITION_FORCE && c->kind != CL_CONDITION_SURFACE_LOAD)
+    return cl_fail(CL_ERR_INVALID_ARGUMENT, "condition %u holds nodes, it applies no load (read its reaction with a "
+                   "reaction probe)", condition);
+  cl_body *b;
+  CL_TRY(cl_world_body(world, c->body, &b));
+  double *f = calloc((size_t)b->state.n * 3, sizeof *f);
+  if (!f) return cl_fail(CL_ERR_OUT_OF_MEMORY, "out of memory summing a load");
+  cl_condition_add_forces(c, &b->state, world->time, 1.0, f);
+  for (int32_t i = 0; i < b->state.n; ++i)
+    for (int k = 0; k < 3; ++k) force[k] += f[3 * i + k];
+  free(f);
+  return CL_OK;
 }
 
 cl_status cl_world_remove_condition(cl_world *world, cl_id condition) {

@@ -31,6 +31,13 @@ void cl_body_free(cl_body *b) {
   free(b->cparams);
   free(b->f_ext);
   free(b->slot);
+  free(b->pslot);
+  free(b->s_nodes);
+  free(b->s_held);
+  free(b->s_axes);
+  free(b->s_x);
+  free(b->s_v);
+  free(b->s_r);
   free(b->c_nodes);
   free(b->c_x);
   free(b->c_v);
@@ -55,8 +62,10 @@ cl_status cl_body_sync_nodes(cl_body *b) {
   int32_t *s = realloc(b->slot, sizeof(int32_t) * (size_t)cap);
   if (!s) return cl_fail(CL_ERR_OUT_OF_MEMORY, "%s: out of memory growing node arrays", b->label);
   b->slot = s;
+  CL_TRY(CL_RESIZE(b->pslot, (size_t)cap, "node support slots"));
   for (int32_t i = b->node_capacity; i < cap; ++i) {
     b->slot[i] = -1;
+    b->pslot[i] = -1;
     b->f_ext[3 * i] = b->f_ext[3 * i + 1] = b->f_ext[3 * i + 2] = 0.0;
   }
   b->node_capacity = cap;

@@ -94,9 +94,10 @@ cl_status cl_probe_new(cl_world *w, const cl_probe_def *def, cl_probe **out) {
   if (d.kind == CL_PROBE_REACTION) {
     cl_condition *c;
     CL_TRY(cl_world_condition(w, d.condition, &c));
-    if (c->kind != CL_CONDITION_CONSTRAIN)
+    if (c->kind != CL_CONDITION_CONSTRAIN && c->kind != CL_CONDITION_SUPPORT)
       return cl_fail(CL_ERR_INVALID_ARGUMENT,
-                     "reaction probe: condition %u applies a force, it is not a fixed or driven region", d.condition);
+                     "reaction probe: condition %u applies a load, it is not a fixed, driven or supported region",
+                     d.condition);
     if (d.body != 0 && d.body != c->body)
       return cl_fail(CL_ERR_INVALID_ARGUMENT, "reaction probe: condition %u belongs to body %u, not to body %u",
                      d.condition, c->body, d.body);

@@ -105,12 +105,30 @@ void cl_world_delete_body(cl_world *w, cl_id id) {
   cl_body_free(b);
 }
 
+/* Room for `total` supported nodes in the body's merged support set. */
+static cl_status reserve_supports(cl_body *b, int32_t total) {
+  if (total <= b->s_capacity) return CL_OK;
+  const size_t n = (size_t)total;
+  CL_TRY(CL_RESIZE(b->s_nodes, n, "supported nodes"));
+  CL_TRY(CL_RESIZE(b->s_held, n, "supported nodes"));
+  CL_TRY(CL_RESIZE(b->s_axes, 9 * n, "support directions"));
+  CL_TRY(CL_RESIZE(b->s_x, 3 * n, "support targets"));
+  CL_TRY(CL_RESIZE(b->s_v, 3 * n, "support targets"));
+  CL_TRY(CL_RESIZE(b->s_r, 3 * n, "support reactions"));
+  b->s_capacity = total;
+  return CL_OK;
+}
+
 cl_status cl_world_reserve_constraints(cl_world *w, cl_body *b) {
-  int32_t total = 0;
+  /* supports whose directions add up to three become full constraints: count them in both */
+  int32_t total = 0, supports = 0;
   for (int32_t i = 0; i < w->conditions.slots; ++i) {
     cl_condition *o = cl_pool_at(&w->conditions, i);
-    if (o && o->body == b->id && o->kind == CL_CONDITION_CONSTRAIN) total += o->count;
+    if (!o || o->body != b->id) continue;
+    if (o->kind == CL_CONDITION_CONSTRAIN || o->kind == CL_CONDITION_SUPPORT) total += o->count;
+    if (o->kind == CL_CONDITION_SUPPORT) supports += o->count;
   }
+  CL_TRY(reserve_supports(b, supports));
   if (total <= b->c_capacity) return CL_OK;
   int32_t *cn = realloc(b->c_nodes, sizeof(int32_t) * (size_t)total);
   if (cn) b->c_nodes = cn;
@@ -126,12 +144,12 @@ cl_status cl_world_reserve_constraints(cl_world *w, cl_body *b) {
   return CL_OK;
 }
 
-cl_status cl_world_insert_condition(cl_world *w, cl_body *b, cl_condition_kind kind, const cl_region_def *region,
-                                    const cl_motion_def *motion, const double *force, cl_id *id) {
+cl_status cl_world_insert_condition(cl_world *w, cl_body *b, const cl_region_def *region, const cl_condition_spec *spec,
+                                    cl_id *id) {
   int32_t *nodes = NULL, count = 0;
   CL_TRY(cl_region_select(region, b, &nodes, &count));
   cl_condition *c;
-  CL_TRY(cl_condition_new(kind, b, nodes, count, motion, force, w->time, &c));
+  CL_TRY(cl_condition_new(spec, b, nodes, count, w->time, &c));
   cl_status s = cl_pool_add(&w->conditions, c, &c->id);
   if (s < 0) {
     cl_condition_free(c);
@@ -143,7 +161,7 @@ cl_status cl_world_insert_condition(cl_world *w, cl_body *b, cl_condition_kind k
     return s;
   }
   *id = c->id;
-  if (kind != CL_CONDITION_CONSTRAIN) return CL_OK;
+  if (spec->kind != CL_CONDITION_CONSTRAIN) return CL_OK;
   /* Every node held is allowed (the body moves only as prescribed) but probably not meant. */
   int32_t held = 0;
   unsigned char *mark = calloc((size_t)b->state.n, 1);

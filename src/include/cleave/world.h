@@ -205,6 +205,56 @@ cl_status cl_world_constrain(cl_world *world, cl_id body, const cl_region_def *r
 /* Apply a total external force (N) to the region, spread by mass. */
 cl_status cl_world_apply_force(cl_world *world, cl_id body, const cl_region_def *region,
                                const double *force, cl_id *condition);
+
+/* Supports: the selected nodes are held in some directions only and free in the others. */
+typedef enum cl_support_kind {
+  CL_SUPPORT_PLANE = 0, /* each node keeps its component along `normal` and slides in the plane: a
+                           roller, a sliding support, a symmetry plane; normal = an axis holds one
+                           component of the node */
+  CL_SUPPORT_LINE = 1   /* each node keeps its components across `normal` and slides along the line
+                           with direction `normal` */
+} cl_support_kind;
+
+typedef struct cl_support_def {
+  cl_support_kind kind;
+  double normal[3];    /* plane normal or line direction, non-zero (normalised internally) */
+  double velocity;     /* m/s, plane supports: the plane moves along its normal at this speed
+                          (displacement control, e.g. a loading pin); 0 = fixed */
+  double start;        /* s; the motion begins (held before) */
+  double duration;     /* s; the motion stops after this and the plane is held; inf = never */
+  double release;      /* s; the nodes are let go at this time; inf = never */
+} cl_support_def;
+void cl_support_def_default(cl_support_def *def, cl_support_kind kind);
+/* Hold the region's nodes in some directions (a support). Where supports meet on a node their held
+ * directions add up (a roller in x and one in y leave the node free in z only); a node fixed or
+ * driven by cl_world_constrain is held by that condition alone. */
+cl_status cl_world_support(cl_world *world, cl_id body, const cl_region_def *region, const cl_support_def *support,
+                           cl_id *condition);
+
+/* Surface loads on the boundary triangles whose three nodes the region selects (tet bodies, or
+ * bodies whose solver gives a surface), integrated with area weights (a third of each triangle's
+ * force to each of its nodes: the consistent load of linear triangles under a uniform load). */
+typedef enum cl_surface_load_kind {
+  CL_LOAD_TRACTION = 0, /* a force per unit rest area (a vector) */
+  CL_LOAD_PRESSURE = 1  /* a pressure normal to the surface, pushing into the body when positive */
+} cl_surface_load_kind;
+
+typedef struct cl_surface_load_def {
+  cl_surface_load_kind kind;
+  double traction[3];  /* Pa (N/m^2), traction loads */
+  double pressure;     /* Pa, pressure loads: > 0 pushes along the inward normal */
+  int32_t follow;      /* pressure: 1 = normal and area of the current (deformed) surface, a follower
+                          load; 0 = of the rest surface (a dead load) */
+  double ramp;         /* s: the load grows linearly from 0 to full over this time after it is added
+                          (0 = full at once) */
+} cl_surface_load_def;
+void cl_surface_load_def_default(cl_surface_load_def *def, cl_surface_load_kind kind);
+cl_status cl_world_apply_surface_load(cl_world *world, cl_id body, const cl_region_def *region,
+                                      const cl_surface_load_def *load, cl_id *condition);
+/* The total force (N, 3) a force or surface-load condition applies now (a surface load over the
+ * current surface for a follower pressure). */
+cl_status cl_condition_total_force(cl_world *world, cl_id condition, double *force);
+
 cl_status cl_world_remove_condition(cl_world *world, cl_id condition);
 /* Number of nodes a condition selected (a region that selects nothing is an error when added). */
 cl_status cl_condition_node_count(const cl_world *world, cl_id condition, int32_t *count);
