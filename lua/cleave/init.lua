@@ -13,10 +13,11 @@
 --   cleave.shape       cl.shape.* procedural meshes
 --   cleave.registry    cl.solvers, cl.criteria, cl.params, cl.help
 --   cleave.region      cl.region.*          cleave.motion      cl.motion.*
+--   cleave.support     cl.support.* (supports), cl.load.* (surface loads)
 --   cleave.handles     the world, body, condition, collider and probe handle types and their checks
 --   cleave.world       cl.world, world:step, world:stats, ...
 --   cleave.body        world:body and the body:* methods
---   cleave.conditions  world:fix, world:drive, world:force
+--   cleave.conditions  world:fix, world:drive, world:force, world:support, world:load
 --   cleave.colliders   world:collider and the collider:* methods
 --   cleave.probes      cl.probe.*, world:probe and the probe:* methods
 --   cleave.run         world:run
@@ -85,6 +86,8 @@ cl.params = registry.params
 cl.help = registry.help
 cl.region = region.api
 cl.motion = motion.api
+cl.support = require("cleave.support").support
+cl.load = require("cleave.support").load
 cl.probe = probes.api
 cl.phases = probes.phases
 cl.is_world = handles.is_world
