@@ -91,6 +91,7 @@ void cl_collider_pose(const cl_collider *c, double t, cl_collider_shape *s) {
   s->friction = d->friction;
   s->restitution = d->restitution;
   s->impulse = NULL; /* step.c points dynamic colliders at their accumulator */
+  s->contact = NULL; /* and every collider at the contact record of the body stepping */
   for (int k = 0; k < 3; ++k) {
     s->center[k] = d->center[k] + d->velocity[k] * dt;
     s->velocity[k] = d->velocity[k];

@@ -57,6 +57,8 @@ typedef enum cl_corot_param {
  * keeps its order fixed; tests/c/test_linear_solver.c checks that the names match. */
 enum { CL_COROT_SOLVER_PCG = 0, CL_COROT_SOLVER_CHOLMOD = 1 };
 enum { CL_COROT_ROTATION_POLAR = 0, CL_COROT_ROTATION_GRAM_SCHMIDT = 1 };
+/* What a node of an island is this step (step.c). */
+enum { CL_COROT_FREE = 0, CL_COROT_HELD = 1, CL_COROT_SUPPORTED = 2, CL_COROT_CONTACT = 3 };
 /* Islands below this many nodes always use block-Jacobi PCG: a factorisation costs more there. */
 enum { CL_COROT_CHOLMOD_MIN_NODES = 64 };
 
@@ -80,9 +82,20 @@ typedef struct cl_corot_island {
   double *Q;                 /* 9 nnodes, Rn Rf^T: the preconditioner's per-node rotation */
   int q_stale;               /* Rn or Rf changed since Q was made */
   double *tmp;               /* 3 nnodes, scratch of the preconditioner */
-  uint8_t *contact;          /* nnodes: node held on a collider's surface this step */
-  double *cx, *cv;           /* 3 nnodes: its target position and velocity */
-  int32_t ncons;             /* constrained nodes this step */
+  /* supports and contacts (step.c): per node, this step */
+  uint8_t *role;             /* nnodes: CL_COROT_FREE, _HELD (a constraint), _SUPPORTED, _CONTACT */
+  uint8_t *contact;          /* nnodes: contact mode (none, sliding, sticking) of a _CONTACT node */
+  uint8_t *frame;            /* nnodes: 1 while its rows are turned into its basis */
+  uint8_t *turn;             /* nnodes: to be turned at the next frames_in */
+  double *basis;             /* 9 nnodes: rows = held directions first, then the rest (orthonormal) */
+  double *hold;              /* 3 nnodes: dv of its held rows (in its frame) */
+  int32_t *ccol;             /* nnodes: the collider of a contact */
+  double *cx, *cv;           /* 3 nnodes: contact point on the collider and the surface's velocity there */
+  double *capproach;         /* nnodes: normal speed toward the collider before the contact (<= 0) */
+  double *cfric;             /* 2 nnodes: kinetic friction impulse on the tangent rows, N s */
+  double *cimp;              /* 3 nnodes: the impulse the constraint, support or contact gave (x, y, z) */
+  int32_t ncons;             /* nodes with a held dof this step (constraints, supports, contacts) */
+  int32_t nfull;             /* nodes held in all three dofs by a constraint */
   double tol_scale;          /* this solve: the CG tolerance on r0 is tolerance * tol_scale */
   int reused;                /* 1 if carried over unchanged from before a topology change */
 } cl_corot_island;

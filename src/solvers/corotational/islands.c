@@ -65,9 +65,18 @@ static void free_island(cl_corot_island *isl) {
   free(isl->Rf);
   free(isl->Q);
   free(isl->tmp);
+  free(isl->role);
   free(isl->contact);
+  free(isl->frame);
+  free(isl->turn);
+  free(isl->basis);
+  free(isl->hold);
+  free(isl->ccol);
   free(isl->cx);
   free(isl->cv);
+  free(isl->capproach);
+  free(isl->cfric);
+  free(isl->cimp);
   memset(isl, 0, sizeof *isl);
 }
 
@@ -107,12 +116,22 @@ static cl_status make_island(cl_corot *s, const cl_body_state *st, cl_corot_isla
   isl->Rn = cl_calloc(3 * n3, sizeof(double), "island rotations");
   isl->Rf = cl_calloc(3 * n3, sizeof(double), "island rotations");
   isl->Q = cl_calloc(3 * n3, sizeof(double), "island rotations");
+  isl->role = cl_calloc((size_t)nn, 1, "island contacts");
   isl->contact = cl_calloc((size_t)nn, 1, "island contacts");
+  isl->frame = cl_calloc((size_t)nn, 1, "island frames");
+  isl->turn = cl_calloc((size_t)nn, 1, "island frames");
+  isl->basis = cl_calloc(3 * n3, sizeof(double), "island frames");
+  isl->hold = cl_calloc(n3, sizeof(double), "island frames");
+  isl->ccol = cl_calloc((size_t)nn, sizeof(int32_t), "island contacts");
   isl->cx = cl_calloc(n3, sizeof(double), "island contacts");
   isl->cv = cl_calloc(n3, sizeof(double), "island contacts");
+  isl->capproach = cl_calloc((size_t)nn, sizeof(double), "island contacts");
+  isl->cfric = cl_calloc(2 * (size_t)nn, sizeof(double), "island contacts");
+  isl->cimp = cl_calloc(n3, sizeof(double), "island contacts");
   if (!isl->nodes || !isl->elems || !lc || !isl->fixed || !isl->v || !isl->b || !isl->r0 ||
       !isl->dv || !isl->dv_prev || !isl->tmp ||
-      !isl->Rn || !isl->Rf || !isl->Q || !isl->contact || !isl->cx || !isl->cv) {
+      !isl->Rn || !isl->Rf || !isl->Q || !isl->role || !isl->contact || !isl->frame || !isl->turn || !isl->basis ||
+      !isl->hold || !isl->ccol || !isl->cx || !isl->cv || !isl->capproach || !isl->cfric || !isl->cimp) {
     free(lc);
     return CL_ERR_OUT_OF_MEMORY;
   }

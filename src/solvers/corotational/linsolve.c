@@ -193,7 +193,7 @@ static void warm_start(const cl_corot *s, cl_corot_island *isl) {
 }
 
 cl_status cl_corot_solve_island(cl_corot *s, cl_corot_island *isl, int32_t index, int resolve, cl_step_report *rep) {
-  if (isl->ncons == isl->nnodes) return CL_OK; /* every node held: nothing to solve */
+  if (isl->nfull == isl->nnodes) return CL_OK; /* every node held: nothing to solve */
   if (!resolve) warm_start(s, isl);
   isl->tol_scale = tolerance_scale(s, isl);
   cl_linear_solver_stats before, after;
@@ -228,8 +228,8 @@ cl_status cl_corot_solve_island(cl_corot *s, cl_corot_island *isl, int32_t index
   if (r == CL_WARN_NOT_CONVERGED)
     return cl_fail(CL_WARN_NOT_CONVERGED,
                    "island %d (%d nodes): CG did not converge in %d iterations (relative residual %.3g, "
-                   "tolerance %.3g); raise the solver parameter max_iterations, use linear_solver = 1 "
-                   "(CHOLMOD) or a smaller dt", index, isl->nnodes, res.iterations, res.rel_residual,
+                   "tolerance %.3g); raise the solver parameter max_iterations, use linear_solver = \"cholmod\" "
+                   "or a smaller dt", index, isl->nnodes, res.iterations, res.rel_residual,
                    s->p[CL_COROT_TOLERANCE]);
   return r;
 }
