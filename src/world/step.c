@@ -186,6 +186,27 @@ static cl_status after_topology(cl_world *w, cl_body *b) {
   return CL_OK;
 }
 
+/* Contact probes: before a body's step every collider records into its scratch (zeroed), after it
+ * the scratch of each probed collider is added to the probes of that body. */
+static void contact_records_on(cl_world *w, cl_collider_view *view) {
+  memset(w->contact_scratch, 0, sizeof(double) * 7 * (size_t)view->count);
+  for (int32_t c = 0; c < view->count; ++c) w->shapes[c].contact = w->contact_scratch + 7 * c;
+}
+
+static void contact_records_off(cl_world *w, const cl_body *b, cl_collider_view *view) {
+  for (int32_t c = 0; c < view->count; ++c) w->shapes[c].contact = NULL;
+  for (int32_t i = 0; i < w->probes.slots; ++i) {
+    cl_probe *p = cl_pool_at(&w->probes, i);
+    if (!p || p->def.kind != CL_PROBE_CONTACT || p->def.body != b->id) continue;
+    cl_collider *c = NULL;
+    if (cl_pool_get(&w->colliders, p->def.collider, "collider", (void **)&c) < 0) continue;
+    const int32_t k = w->shape_of_slot[cl_pool_slot(p->def.collider)];
+    if (k < 0) continue;
+    for (int q = 0; q < 7; ++q) p->contact[q] += w->contact_scratch[7 * k + q];
+    for (int q = 0; q < 3; ++q) p->center[q] = w->shapes[k].center[q];
+  }
+}
+
 static cl_status one_step(cl_world *w, cl_status *warning) {
   double phase[CL_PHASE_COUNT] = {0};
   double t_begin = cl_time_ms(), t_mark;
@@ -200,6 +221,10 @@ static cl_status one_step(cl_world *w, cl_status *warning) {
     cl_condition *c = cl_pool_at(&w->conditions, i);
     if (c) c->reaction_acc[0] = c->reaction_acc[1] = c->reaction_acc[2] = 0.0;
   }
+  for (int32_t i = 0; w->contact_probes && i < w->probes.slots; ++i) {
+    cl_probe *p = cl_pool_at(&w->probes, i);
+    if (p && p->def.kind == CL_PROBE_CONTACT) memset(p->contact, 0, sizeof p->contact);
+  }
 
   for (int32_t s = 0; s < sub; ++s) {
     /* times from the step count, not accumulated, so k dt stays exact where it can */
@@ -211,6 +236,7 @@ static cl_status one_step(cl_world *w, cl_status *warning) {
     cl_rigid_predict(w, h, t1); /* dynamic colliders: free motion to t1 (rigid.c) */
     for (int32_t i = 0; i < w->colliders.slots; ++i) {
       cl_collider *c = cl_pool_at(&w->colliders, i);
+      w->shape_of_slot[i] = c ? view.count : -1;
       if (!c) continue;
       cl_collider_pose(c, t1, &w->shapes[view.count]);
       if (c->def.dynamic) w->shapes[view.count].impulse = c->impulse;
@@ -237,7 +263,9 @@ static cl_status one_step(cl_world *w, cl_status *warning) {
                           .colliders = &view,
                           .threads = w->threads};
       cl_step_report rep = {0, 0.0};
+      if (w->contact_probes) contact_records_on(w, &view);
       cl_status st = b->ops->step(b->solver, &b->state, &in, &rep);
+      if (w->contact_probes) contact_records_off(w, b, &view);
       if (st < 0)
         return stop(w, cl_fail_context(st, "%s: solver '%s' failed at step %lld (t = %g s): ", b->label,
                                        b->ops->name, step_no, t0));

@@ -44,6 +44,8 @@ void cl_world_free(cl_world *w) {
   cl_pool_free(&w->colliders);
   cl_pool_free(&w->bodies);
   free(w->shapes);
+  free(w->contact_scratch);
+  free(w->shape_of_slot);
   free(w);
 }
 
@@ -77,20 +79,23 @@ cl_status cl_world_insert_body(cl_world *w, cl_body *b, cl_id *id) {
 }
 
 /* Remove the probes for which `match` holds. */
-static void delete_probes(cl_world *w, cl_id body, cl_id condition) {
+static void delete_probes(cl_world *w, cl_id body, cl_id condition, cl_id collider) {
   for (int32_t i = 0; i < w->probes.slots; ++i) {
     cl_probe *p = cl_pool_at(&w->probes, i);
     if (!p) continue;
     if ((body && p->def.kind != CL_PROBE_PHASE_TIME && p->def.body == body) ||
-        (condition && p->def.kind == CL_PROBE_REACTION && p->def.condition == condition))
+        (condition && p->def.kind == CL_PROBE_REACTION && p->def.condition == condition) ||
+        (collider && p->def.kind == CL_PROBE_CONTACT && p->def.collider == collider)) {
+      w->contact_probes -= p->def.kind == CL_PROBE_CONTACT;
       free(cl_pool_remove(&w->probes, p->id));
+    }
   }
 }
 
 void cl_world_delete_condition(cl_world *w, cl_id id) {
   cl_condition *c = cl_pool_remove(&w->conditions, id);
   if (!c) return;
-  delete_probes(w, 0, id);
+  delete_probes(w, 0, id, 0);
   cl_condition_free(c);
 }
 
@@ -101,7 +106,7 @@ void cl_world_delete_body(cl_world *w, cl_id id) {
     cl_condition *c = cl_pool_at(&w->conditions, i);
     if (c && c->body == id) cl_world_delete_condition(w, c->id);
   }
-  delete_probes(w, id, 0);
+  delete_probes(w, id, 0, 0);
   cl_body_free(b);
 }
 
@@ -203,12 +208,27 @@ cl_status cl_world_insert_collider(cl_world *w, const cl_collider_def *def, cl_i
     }
     w->shapes = sh;
     w->shapes_capacity = cap;
+    s = CL_RESIZE(w->contact_scratch, 7 * (size_t)cap, "collider contact records");
+    if (s < 0) {
+      free(cl_pool_remove(&w->colliders, c->id));
+      return s;
+    }
+  }
+  if (w->colliders.slots > 0) {
+    s = CL_RESIZE(w->shape_of_slot, (size_t)w->colliders.capacity, "collider slots");
+    if (s < 0) {
+      free(cl_pool_remove(&w->colliders, c->id));
+      return s;
+    }
   }
   *id = c->id;
   return CL_OK;
 }
 
-void cl_world_delete_collider(cl_world *w, cl_id id) { free(cl_pool_remove(&w->colliders, id)); }
+void cl_world_delete_collider(cl_world *w, cl_id id) {
+  delete_probes(w, 0, 0, id);
+  free(cl_pool_remove(&w->colliders, id));
+}
 
 cl_status cl_world_insert_probe(cl_world *w, const cl_probe_def *def, cl_id *id) {
   cl_probe *p;
@@ -219,5 +239,6 @@ cl_status cl_world_insert_probe(cl_world *w, const cl_probe_def *def, cl_id *id)
     return s;
   }
   *id = p->id;
+  w->contact_probes += p->def.kind == CL_PROBE_CONTACT;
   return CL_OK;
 }

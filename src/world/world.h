@@ -47,6 +47,8 @@ void *cl_pool_find(const cl_pool *pool, cl_id id);
 cl_status cl_pool_get(const cl_pool *pool, cl_id id, const char *what, void **item);
 /* Remove a live id and return its item (NULL if not live). */
 void *cl_pool_remove(cl_pool *pool, cl_id id);
+/* The slot of an id (no check: for ids already found live). */
+int32_t cl_pool_slot(cl_id id);
 /* Item in slot i (NULL for a free slot), for iteration over 0..pool->slots-1. */
 static inline void *cl_pool_at(const cl_pool *pool, int32_t slot) { return pool->items[slot]; }
 /* A fresh tag for a new world, 1..63. */
@@ -250,6 +252,8 @@ typedef struct cl_probe {
   cl_id id;
   cl_probe_def def;
   cl_material_point a, b;
+  double contact[7];           /* contact probes: the record of the current step (contract/colliders.h) */
+  double center[3];            /* contact probes: the collider's centre at the end of the last step */
 } cl_probe;
 
 cl_status cl_probe_new(cl_world *world, const cl_probe_def *def, cl_probe **out);
@@ -268,6 +272,9 @@ struct cl_world {
   cl_pool bodies, conditions, colliders, probes;
   cl_collider_shape *shapes;   /* current collider poses, one per live collider */
   int32_t nshapes, shapes_capacity;
+  double *contact_scratch;     /* 7 per shape: what one body's step recorded (contact probes) */
+  int32_t *shape_of_slot;      /* per collider slot: its index in shapes this substep, -1 if none */
+  int32_t contact_probes;      /* live contact probes (the step records contact only when > 0) */
   cl_world_stats stats;
   int stopped;
   char stop_message[1024];

@@ -159,6 +159,33 @@ T.test("frictionless contact only pushes: a body resting on the ground leaves it
   T.near(mean(b, 2) - y0, x, 0.02 * x, "rises as a free body")
 end)
 
+T.test("the contact probe reads the force a collider exerts and where, on both solvers", function()
+  for _, solver in ipairs { "corotational", "shape_matching" } do
+    local w = cl.world { dt = 1 / 60, gravity = { 0, -9.81, 0 }, threads = 1 }
+    local floor = w:collider { kind = "plane", normal = "y", center = { 0, -0.05, 0 }, friction = 0.5 }
+    local away = w:collider { kind = "sphere", radius = 0.05, center = { 0, 1, 0 } }
+    local b = w:body { mesh = bar_mesh(), solver = solver, material = elastic, params = { damping = 20 } }
+    local on_floor, on_away = w:probe(cl.probe.contact(b, floor)), w:probe(cl.probe.contact(b, away))
+    w:step(600)
+    local f, g = on_floor:read(), on_away:read()
+    local weight = b:info().mass * 9.81
+    T.near(f[2], weight, 1e-3 * weight, solver .. ": the floor carries the weight")
+    T.near(f[1], 0, 1e-3 * weight, solver .. ": no tangential force at rest")
+    T.near(f[5], -0.05, 1e-9, solver .. ": applied on the floor")
+    T.near(f[4], 0, 0.02, solver .. ": under the centre of mass (x)")
+    T.near(f[6], 0, 0.03, solver .. ": under the centre of mass (z)")
+    T.eq(g[1] .. " " .. g[2] .. " " .. g[3], "0 0 0", solver .. ": no force from a collider it does not touch")
+    T.near(g[5], 1, 1e-12, solver .. ": the point is the collider's centre")
+  end
+  local w = cl.world { dt = 1 / 60 }
+  local b = w:body { mesh = bar_mesh(), solver = "corotational", material = elastic }
+  T.error(function() cl.probe.contact(b, 3) end, { "cl.probe.contact", "expected a collider" })
+  local s = w:collider { kind = "sphere", radius = 0.1, center = { 0, 1, 0 } }
+  local pr = w:probe(cl.probe.contact(b, s))
+  s:remove()
+  T.error(function() pr:read() end, { "stale" }, { anywhere = true })
+end)
+
 T.test("bad supports and loads are refused with the condition and the value", function()
   local w = cl.world { dt = 1 / 100 }
   local b = w:body { mesh = bar_mesh(), solver = "corotational", material = elastic }

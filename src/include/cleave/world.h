@@ -309,7 +309,11 @@ typedef enum cl_probe_kind {
   CL_PROBE_KINETIC_ENERGY = 3,/* J, 1 */
   CL_PROBE_ELASTIC_ENERGY = 4,/* J, 1 */
   CL_PROBE_PIECES = 5,        /* connected components (1) */
-  CL_PROBE_PHASE_TIME = 6     /* wall time of the last step per phase (ms, CL_PHASE_COUNT) */
+  CL_PROBE_PHASE_TIME = 6,    /* wall time of the last step per phase (ms, CL_PHASE_COUNT) */
+  CL_PROBE_CONTACT = 7        /* force (N, 3) the collider `collider` exerted on the body over the last
+                                 step (impulse / dt), and its point of application (m, 3): the contact
+                                 points weighted by the size of their impulses; the collider's centre
+                                 when they did not touch */
 } cl_probe_kind;
 
 typedef enum cl_phase {
@@ -321,6 +325,7 @@ typedef struct cl_probe_def {
   cl_probe_kind kind;
   cl_id body;
   cl_id condition;         /* reaction probes */
+  cl_id collider;          /* contact probes */
   double a[3], b[3];       /* distance probes: material points at rest, m */
 } cl_probe_def;
 void cl_probe_def_default(cl_probe_def *def, cl_probe_kind kind);
