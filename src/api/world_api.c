@@ -487,6 +487,7 @@ void cl_collider_def_default(cl_collider_def *def, cl_collider_kind kind) {
   def->rotation[0] = def->rotation[4] = def->rotation[8] = 1.0;
   def->friction = 0.5;
   def->restitution = 0.0;
+  def->duration = INFINITY;
 }
 
 cl_status cl_world_add_collider(cl_world *world, const cl_collider_def *def, cl_id *collider) {

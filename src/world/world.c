@@ -37,7 +37,7 @@ void cl_world_free(cl_world *w) {
   if (!w) return;
   for (int32_t i = 0; i < w->probes.slots; ++i) free(cl_pool_at(&w->probes, i));
   for (int32_t i = 0; i < w->conditions.slots; ++i) cl_condition_free(cl_pool_at(&w->conditions, i));
-  for (int32_t i = 0; i < w->colliders.slots; ++i) free(cl_pool_at(&w->colliders, i));
+  for (int32_t i = 0; i < w->colliders.slots; ++i) cl_collider_free(cl_pool_at(&w->colliders, i));
   for (int32_t i = 0; i < w->bodies.slots; ++i) cl_body_free(cl_pool_at(&w->bodies, i));
   cl_pool_free(&w->probes);
   cl_pool_free(&w->conditions);
@@ -192,32 +192,50 @@ cl_status cl_world_insert_collider(cl_world *w, const cl_collider_def *def, cl_i
   if (!c) return CL_ERR_OUT_OF_MEMORY;
   c->def = *def;
   c->t_add = w->time;
+  if (def->path_count > 0) {
+    c->path = cl_malloc(sizeof(double) * 4 * (size_t)def->path_count, "collider path");
+    if (!c->path) {
+      free(c);
+      return CL_ERR_OUT_OF_MEMORY;
+    }
+    memcpy(c->path, def->path, sizeof(double) * 4 * (size_t)def->path_count);
+    c->def.path = c->path;
+  }
+  if (def->path_count > 0) {
+    c->path = cl_malloc(sizeof(double) * 4 * (size_t)def->path_count, "collider path");
+    if (!c->path) {
+      free(c);
+      return CL_ERR_OUT_OF_MEMORY;
+    }
+    memcpy(c->path, def->path, sizeof(double) * 4 * (size_t)def->path_count);
+    c->def.path = c->path;
+  }
   double n = sqrt(def->normal[0] * def->normal[0] + def->normal[1] * def->normal[1] + def->normal[2] * def->normal[2]);
   for (int k = 0; k < 3; ++k) c->def.normal[k] = n > 0.0 ? def->normal[k] / n : 0.0;
   cl_status s = cl_pool_add(&w->colliders, c, &c->id);
   if (s < 0) {
-    free(c);
+    cl_collider_free(c);
     return s;
   }
   if (w->colliders.live > w->shapes_capacity) {
     int32_t cap = w->colliders.live + 4;
     cl_collider_shape *sh = realloc(w->shapes, sizeof *sh * (size_t)cap);
     if (!sh) {
-      free(cl_pool_remove(&w->colliders, c->id));
+      cl_collider_free(cl_pool_remove(&w->colliders, c->id));
       return cl_fail(CL_ERR_OUT_OF_MEMORY, "out of memory adding a collider");
     }
     w->shapes = sh;
     w->shapes_capacity = cap;
     s = CL_RESIZE(w->contact_scratch, 7 * (size_t)cap, "collider contact records");
     if (s < 0) {
-      free(cl_pool_remove(&w->colliders, c->id));
+      cl_collider_free(cl_pool_remove(&w->colliders, c->id));
       return s;
     }
   }
   if (w->colliders.slots > 0) {
     s = CL_RESIZE(w->shape_of_slot, (size_t)w->colliders.capacity, "collider slots");
     if (s < 0) {
-      free(cl_pool_remove(&w->colliders, c->id));
+      cl_collider_free(cl_pool_remove(&w->colliders, c->id));
       return s;
     }
   }
@@ -225,9 +243,15 @@ cl_status cl_world_insert_collider(cl_world *w, const cl_collider_def *def, cl_i
   return CL_OK;
 }
 
+void cl_collider_free(cl_collider *c) {
+  if (!c) return;
+  free(c->path);
+  free(c);
+}
+
 void cl_world_delete_collider(cl_world *w, cl_id id) {
   delete_probes(w, 0, 0, id);
-  free(cl_pool_remove(&w->colliders, id));
+  cl_collider_free(cl_pool_remove(&w->colliders, id));
 }
 
 cl_status cl_world_insert_probe(cl_world *w, const cl_probe_def *def, cl_id *id) {

@@ -217,9 +217,12 @@ typedef struct cl_collider {
                                 * current state and t_add the time of that state (rigid.c) */
   double impulse[6];           /* dynamic: impulse the nodes gave it over the current substep,
                                 * linear (N s) and angular about the centre (N m s) */
+  double *path;                /* kinematic: the copy of def.path (def.path points at it) */
 } cl_collider;
 
 cl_status cl_collider_check(const cl_collider_def *def);
+/* Free a collider and what it owns (its path); accepts NULL. */
+void cl_collider_free(cl_collider *c);
 /* The collider's pose at world time t (kinematic: centre moves with velocity, orientation turns with
  * the angular velocity about the centre, both from t_add). */
 void cl_collider_pose(const cl_collider *c, double t, cl_collider_shape *shape);

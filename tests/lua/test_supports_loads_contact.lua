@@ -186,6 +186,36 @@ T.test("the contact probe reads the force a collider exerts and where, on both s
   T.error(function() pr:read() end, { "stale" }, { anywhere = true })
 end)
 
+T.test("kinematic colliders wait, ramp up, stop, or follow a piecewise-linear path", function()
+  local w = cl.world { dt = 0.1, gravity = { 0, 0, 0 } }
+  local a = w:collider { kind = "sphere", radius = 0.1, velocity = { 1, 0, 0 }, start = 0.2, ramp = 0.4, duration = 1.0 }
+  local b = w:collider { kind = "box", half_extents = { 0.1, 0.1, 0.1 }, angular_velocity = { 0, 0, 1 },
+                         path = { { 0, 0, 0, 0 }, { 1, 1, 0, 0 }, { 2, 1, 2, 0 } } }
+  local seen = {}
+  for i = 1, 25 do
+    w:step()
+    seen[i] = { a = a:center()[1], va = a:velocity()[1], b = b:center(), vb = b:velocity() }
+  end
+  T.near(seen[2].a, 0, 1e-15, "rests until start")
+  T.near(seen[4].a, 0.5 * 0.2 ^ 2 / 0.4, 1e-12, "ramp: x = u^2 / (2 ramp)")
+  T.near(seen[4].va, 0.5, 1e-12, "ramp: half speed half-way")
+  T.near(seen[9].a, 0.2 + 0.3, 1e-12, "full speed after the ramp")
+  T.near(seen[20].a, 0.2 + 0.6, 1e-12, "stopped at start + duration")
+  T.near(seen[20].va, 0, 0, "stopped")
+  T.near(seen[5].b[1], 0.5, 1e-12, "first segment")
+  T.near(seen[15].b[2], 1, 1e-12, "second segment")
+  T.near(seen[15].vb[2], 2, 1e-12, "second segment's velocity")
+  T.near(seen[25].b[2], 2, 1e-12, "held at the last point")
+  T.near(seen[25].vb[2], 0, 0, "not moving after the path")
+  -- it turned only while it moved (2 s), at 1 rad/s about z
+  local R = b:rotation()
+  T.near(R[1], math.cos(2), 1e-12, "turned for the path's 2 s")
+  T.error(function() w:collider { kind = "sphere", radius = 0.1, path = { { 1, 0, 0, 0 }, { 0.5, 1, 0, 0 } } } end,
+          { "row 2", "does not come after" }, { anywhere = true })
+  T.error(function() w:collider { kind = "sphere", radius = 0.1, path = { { 0, 0, 0 } } } end, { "path row 1", "{t, x, y, z}" })
+  T.error(function() w:collider { kind = "sphere", radius = 0.1, ramp = 2, duration = 1 } end, { "ramp" }, { anywhere = true })
+end)
+
 T.test("bad supports and loads are refused with the condition and the value", function()
   local w = cl.world { dt = 1 / 100 }
   local b = w:body { mesh = bar_mesh(), solver = "corotational", material = elastic }

@@ -278,6 +278,17 @@ typedef struct cl_collider_def {
   double angular_velocity[3]; /* kinematic angular velocity about center, rad/s */
   double friction;         /* Coulomb coefficient, >= 0 */
   double restitution;      /* in [0, 1] */
+  /* Kinematic motion in time (from the time the collider is added): it rests until `start`, its
+   * speed grows linearly over `ramp` to `velocity` (and `angular_velocity`), it moves for `duration`
+   * (counted from start, ramp included) and then stops and holds its pose. Or, with path_count > 0,
+   * its centre follows the piecewise-linear path through the rows (t, x, y, z) of `path` (times from
+   * when it is added, increasing; held at the first point before and at the last after; copied),
+   * turning at angular_velocity while it moves. Not for dynamic colliders. */
+  double start;            /* s, >= 0; default 0 */
+  double ramp;             /* s, >= 0; default 0 (full speed at once) */
+  double duration;         /* s, > 0, inf = never stops; default inf */
+  const double *path;      /* 4 path_count doubles, or NULL */
+  int32_t path_count;      /* rows of path, 0 = none */
   /* Two-way rigid bodies (docs/RIGID_BODIES.md). With dynamic = 1 the collider (sphere or box) is a
    * rigid body: center, rotation, velocity and angular_velocity are its initial state, the world
    * moves it under gravity, and it takes the opposite of every impulse it gives to nodes. */
