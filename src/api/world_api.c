@@ -569,3 +569,19 @@ cl_status cl_world_get_stats(const cl_world *world, cl_world_stats *stats) {
   stats->time = world->time;
   return CL_OK;
 }
+
+cl_status cl_world_solve_static(cl_world *world, const cl_static_def *def, cl_static_report *report) {
+  CHECK_NULL(world, "cl_world_solve_static");
+  CHECK_NULL(def, "cl_world_solve_static");
+  if (world->stopped)
+    return cl_fail(CL_ERR_STATE, "the world stopped on an error and cannot be solved; the error was: %s",
+                   world->stop_message);
+  if (def->load_steps < 1 || def->load_steps > 100000)
+    return cl_fail(CL_ERR_INVALID_ARGUMENT, "static solve: load_steps = %d must be in [1, 100000]", (int)def->load_steps);
+  if (def->max_iterations < 1 || def->max_iterations > 100000)
+    return cl_fail(CL_ERR_INVALID_ARGUMENT, "static solve: max_iterations = %d must be in [1, 100000]",
+                   (int)def->max_iterations);
+  if (!(def->tolerance > 0.0 && def->tolerance < 1.0))
+    return cl_fail(CL_ERR_INVALID_ARGUMENT, "static solve: tolerance = %g must be in (0, 1)", def->tolerance);
+  return cl_world_static(world, def, report);
+}

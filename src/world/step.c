@@ -31,7 +31,7 @@ static cl_status stop(cl_world *w, cl_status s) {
 
 /* f_ext at time t: the body's force conditions (spread by mass) and surface loads (area weighted,
  * ramped, a follower pressure on the current surface). Returns whether the body has any. */
-static int build_forces(cl_world *w, cl_body *b, double t) {
+int cl_world_build_forces(cl_world *w, cl_body *b, double t) {
   int any = 0;
   for (int32_t i = 0; i < w->conditions.slots; ++i) {
     cl_condition *c = cl_pool_at(&w->conditions, i);
@@ -75,7 +75,7 @@ static void merge_support(cl_body *b, int32_t p, const cl_condition *c, const do
  * constraints keeps the first (in slot order); a constrained node ignores its supports; a node's
  * supports add their held directions up, and one held in all three directions joins the
  * constraints with the point the directions agree on. */
-static void build_constraints(cl_world *w, cl_body *b, double t0, double t1) {
+void cl_world_build_constraints(cl_world *w, cl_body *b, double t0, double t1) {
   for (int32_t j = 0; j < b->c_count; ++j) b->slot[b->c_nodes[j]] = -1;
   for (int32_t j = 0; j < b->s_count; ++j) b->pslot[b->s_nodes[j]] = -1;
   int32_t n = 0, ns = 0;
@@ -150,7 +150,7 @@ static void build_constraints(cl_world *w, cl_body *b, double t0, double t1) {
 
 /* Add the reactions the solver reported to every active condition that holds the node. A support
  * gets the part of the node's reaction along its own held directions. */
-static void accumulate_reactions(cl_world *w, cl_body *b, double t0) {
+void cl_world_accumulate_reactions(cl_world *w, cl_body *b, double t0) {
   for (int32_t i = 0; i < w->conditions.slots; ++i) {
     cl_condition *c = cl_pool_at(&w->conditions, i);
     if (!c || c->body != b->id || !cl_condition_active(c, t0)) continue;
@@ -245,8 +245,8 @@ static cl_status one_step(cl_world *w, cl_status *warning) {
     for (int32_t i = 0; i < w->bodies.slots; ++i) {
       cl_body *b = cl_pool_at(&w->bodies, i);
       if (!b) continue;
-      b->has_forces = build_forces(w, b, t1);
-      build_constraints(w, b, t0, t1);
+      b->has_forces = cl_world_build_forces(w, b, t1);
+      cl_world_build_constraints(w, b, t0, t1);
     }
     phase[CL_PHASE_FORCES] += cl_time_ms() - t_mark;
 
@@ -283,7 +283,7 @@ static cl_status one_step(cl_world *w, cl_status *warning) {
       if (CL_VALIDATE && (st = cl_body_validate(b, CL_VALIDATE_SOLVE)) < 0) return stop(w, st);
       iterations += rep.iterations;
       if (rep.residual > residual) residual = rep.residual;
-      accumulate_reactions(w, b, t0);
+      cl_world_accumulate_reactions(w, b, t0);
     }
     cl_status cst = cl_world_body_contacts(w, h, NULL); /* timed with SOLVE */
     if (cst < 0) return stop(w, cl_fail_context(cst, "step %lld (t = %g s): ", step_no, t0));

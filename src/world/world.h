@@ -310,5 +310,13 @@ cl_body_state *cl_world_body_state(cl_world *world, cl_id body);
 
 /* Advance `steps` steps (step.c). */
 cl_status cl_world_advance(cl_world *world, int32_t steps);
+/* Phases of a step the static solve shares (step.c): the body's external forces at time t into
+ * body->f_ext (returns whether it has any); its merged constraints and supports for the substep
+ * [t0, t1]; the reactions the solver reported added to its active conditions. */
+int cl_world_build_forces(cl_world *world, cl_body *body, double t);
+void cl_world_build_constraints(cl_world *world, cl_body *body, double t0, double t1);
+void cl_world_accumulate_reactions(cl_world *world, cl_body *body, double t0);
+/* Static equilibrium of every body (static.c). */
+cl_status cl_world_static(cl_world *world, const cl_static_def *def, cl_static_report *report);
 
 #endif

@@ -216,6 +216,51 @@ T.test("kinematic colliders wait, ramp up, stop, or follow a piecewise-linear pa
   T.error(function() w:collider { kind = "sphere", radius = 0.1, ramp = 2, duration = 1 } end, { "ramp" }, { anywhere = true })
 end)
 
+T.test("a static solve finds the equilibrium the damped dynamics reaches, and says what it cannot do", function()
+  local function cantilever(E)
+    local w = cl.world { dt = 1 / 100, gravity = { 0, -9.81, 0 }, threads = 1 }
+    local b = w:body { mesh = bar_mesh(), solver = "corotational", material = { density = 1000, young = E, poisson = 0.3 },
+                       params = { damping = 30, tolerance = 1e-9 } }
+    local clamp = w:fix(b, cl.region.slab { axis = "x", below = -0.199 })
+    w:load(b, cl.region.slab { axis = "x", above = 0.199 }, cl.load.traction { traction = { 0, -500, 0 } })
+    return w, b, w:probe(cl.probe.reaction(clamp))
+  end
+  local function tip(b)
+    local p, X, s, n = b:positions("flat"), b:rest_positions("flat"), 0, 0
+    for i = 1, #p, 3 do
+      if X[i] > 0.199 then s, n = s + p[i + 1] - X[i + 1], n + 1 end
+    end
+    return s / n
+  end
+  local ws, bs, rs = cantilever(2e5)
+  local rep = ws:solve_static {}
+  T.truthy(rep.iterations <= 20, "converged in " .. rep.iterations .. " iterations")
+  T.truthy(rep.residual <= 1e-6, "residual " .. rep.residual)
+  local wd, bd = cantilever(2e5)
+  wd:step(1500) -- damped to rest
+  T.near(tip(bs), tip(bd), 1e-3 * math.abs(tip(bd)), "static tip deflection = the dynamics at rest")
+  T.truthy(math.abs(tip(bs)) > 0.01, "it did bend: " .. tip(bs))
+  local load = bs:info().mass * 9.81 + 500 * 0.01
+  T.near(rs:read()[2], load, 1e-5 * load, "the clamp carries weight and tip load")
+  for _, v in ipairs(bs:velocities("flat")) do T.eq(v, 0, "at rest") end
+  -- load steps reach the same state
+  local wl, bl = cantilever(2e5)
+  wl:solve_static { load_steps = 4 }
+  T.near(tip(bl), tip(bs), 1e-5 * math.abs(tip(bs)), "four load steps, same equilibrium")
+  -- a body held only by a roller can still slide and turn: the modes are named
+  local w = cl.world { dt = 1 / 60 }
+  local b = w:body { mesh = bar_mesh(), solver = "corotational", material = elastic }
+  w:support(b, cl.region.slab { axis = "y", below = -0.049 }, cl.support.axis "y")
+  T.error(function() w:solve_static {} end,
+          { "can still move as a rigid body", "translation along x", "translation along z", "rotation about y" })
+  -- shape matching has no stiffness to solve with
+  local w2 = cl.world { dt = 1 / 60 }
+  local b2 = w2:body { mesh = bar_mesh(), solver = "shape_matching", material = elastic }
+  w2:fix(b2, cl.region.all())
+  T.error(function() w2:solve_static {} end, { "solver 'shape_matching'", "has no static solve" })
+  T.error(function() w2:solve_static { load_steps = 0 } end, { "world:solve_static", "load_steps" })
+end)
+
 T.test("bad supports and loads are refused with the condition and the value", function()
   local w = cl.world { dt = 1 / 100 }
   local b = w:body { mesh = bar_mesh(), solver = "corotational", material = elastic }

@@ -357,6 +357,34 @@ typedef struct cl_world_stats {
   int32_t fracture_events; /* in the last step */
 } cl_world_stats;
 
+/* ---- static equilibrium -------------------------------------------------------------------- */
+
+typedef struct cl_static_def {
+  int32_t load_steps;      /* >= 1: gravity, forces, surface loads and the displacements that fixed,
+                              driven and supported regions prescribe (from where the nodes are) grow
+                              to full in this many equal increments (large deformation); default 1 */
+  int32_t max_iterations;  /* Newton iterations per increment, >= 1; default 50 */
+  double tolerance;        /* converged when the unbalanced force on the free dofs is at most this
+                              times the load (or the first unbalanced force when only displacements
+                              are prescribed), in (0, 1); default 1e-6 */
+} cl_static_def;
+void cl_static_def_default(cl_static_def *def);
+
+typedef struct cl_static_report {
+  int32_t increments;      /* load increments solved */
+  int32_t iterations;      /* Newton iterations, summed over increments and bodies */
+  double residual;         /* largest final unbalanced force relative to the load */
+} cl_static_report;
+
+/* Move every body to static equilibrium under the current loads, gravity, fixed/driven regions (their
+ * targets at the current time), supports and colliders (frictional contact, colliders held still),
+ * with Newton iterations on the solvers' stiffness and a backtracking line search; velocities are
+ * zero afterwards and reaction probes read the equilibrium reactions. Time does not advance.
+ * Errors: a solver without a static solve (names it), a piece of a body whose rigid motions the
+ * constraints and supports leave free (names the modes), a non-finite state; CL_WARN_NOT_CONVERGED
+ * with the residual when max_iterations did not reach the tolerance. report may be NULL. */
+cl_status cl_world_solve_static(cl_world *world, const cl_static_def *def, cl_static_report *report);
+
 /* Advance by `steps` steps of dt. NaN or a failed solve stops the world with CL_ERR_NUMERICAL and
  * a message naming the body, step and cause; later steps return CL_ERR_STATE. A warning (e.g. a
  * linear solve that did not converge) is returned but the world goes on. */

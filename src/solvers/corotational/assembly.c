@@ -21,8 +21,9 @@
 void cl_corot_assemble_island(const cl_corot *s, const cl_body_state *st, const cl_step_input *in,
                               cl_corot_island *isl) {
   const double dt = in->dt;
-  const double ks = dt * dt + dt * s->p[CL_COROT_BETA];
-  const double ms = 1.0 + dt * s->p[CL_COROT_ALPHA];
+  /* statics (static.c): A = K and b = f_el + f_ext + M g (dt = 1, v = 0): one Newton iteration */
+  const double ks = s->statics ? 1.0 : dt * dt + dt * s->p[CL_COROT_BETA];
+  const double ms = s->statics ? s->static_shift : 1.0 + dt * s->p[CL_COROT_ALPHA];
   const double lam = s->lambda, mu = s->mu;
   const double *g = in->gravity, *fext = in->f_ext;
   cl_bsr *A = isl->A;

@@ -16,7 +16,8 @@
  *   assembly.c    row-wise gather of A = M(1 + dt alpha) + (dt^2 + dt beta) K and b into an island's BSR
  *   linsolve.c    the island's solve through linalg's linear-solver table (warm start, tolerance
  *                 reference, the warped preconditioner around a reused CHOLMOD factor)
- *   step.c        the time step: constraints, solve, position update, colliders, reactions
+ *   step.c        the time step: constraints, supports, contact active set, solve, positions, reactions
+ *   static.c      static equilibrium: Newton iterations through step.c's static mode, line search
  *   fracture.c    node replication, joint pruning, topology_changed
  *
  * Nothing here includes world/ or api/ headers (solvers/solver.h layering rule). */
@@ -149,6 +150,14 @@ typedef struct cl_corot {
 
   cl_corot_timing timing;
   int64_t step_count;
+
+  /* static equilibrium (static.c): the step machinery runs one Newton iteration when statics = 1:
+   * no mass and no damping in A (A = K), b = the unbalanced force, dv = the displacement, no plastic
+   * flow; keep_contacts starts the contact active set from the previous iteration's contacts */
+  int statics;
+  int keep_contacts;
+  double static_res2;        /* squared unbalanced force on the free dofs at the iteration's start */
+  double static_shift;       /* the mass shift of pseudo-transient continuation (static.c), 1/s^2 */
 } cl_corot;
 
 /* ---- element.c ---- */
@@ -202,6 +211,10 @@ cl_status cl_corot_solve_island(cl_corot *s, cl_corot_island *isl, int32_t index
 
 /* ---- step.c ---- */
 cl_status cl_corot_step(void *solver, cl_body_state *st, const cl_step_input *in, cl_step_report *rep);
+
+/* ---- static.c ---- */
+cl_status cl_corot_equilibrium(void *solver, cl_body_state *st, const cl_step_input *in, const cl_static_def *opt,
+                               cl_static_report *report);
 
 /* ---- fracture.c ---- */
 cl_status cl_corot_fracture(void *solver, cl_body_state *st, const cl_fracture_event *events, int32_t count,

@@ -448,19 +448,27 @@ static cl_status solve_island(cl_corot *s, const cl_body_state *st, const cl_ste
   const double dt = in->dt;
   double t = cl_time_ms();
   cl_corot_assemble_island(s, st, in, isl);
+  int32_t ncontact = 0;
   if (isl->ncons > isl->nfull) {
     frames_in(isl);
-    for (int32_t l = 0; l < isl->nnodes; ++l)
+    for (int32_t l = 0; l < isl->nnodes; ++l) {
       if (isl->role[l] == CL_COROT_SUPPORTED)
         for (int h = 0; h < 3; ++h)
           if (isl->fixed[3 * l + h]) isl->dv[3 * l + h] = isl->hold[3 * (size_t)l + h];
+      if (isl->role[l] == CL_COROT_CONTACT) { /* kept from the last Newton iteration (statics) */
+        contact_hold(isl, st, l, dt);
+        ++ncontact;
+      }
+    }
   }
+  if (s->statics) /* the merit of the Newton iteration: the unbalanced force on the free dofs */
+    for (int64_t d = 0; d < 3 * (int64_t)isl->nnodes; ++d)
+      if (!isl->fixed[d]) s->static_res2 += isl->r0[d] * isl->r0[d];
   s->timing.assembly_ms += cl_time_ms() - t;
   t = cl_time_ms();
   cl_status r = cl_corot_solve_island(s, isl, k, 0, rep);
   if (r < 0) return r;
   if (r > *warn) *warn = r;
-  int32_t ncontact = 0;
   for (int round = 1; in->colliders->count && round < CONTACT_ROUNDS; ++round) {
     const int32_t changed = ncontact ? update_contacts(isl, in->colliders) : 0;
     const int32_t found = find_contacts(isl, st, in->colliders, dt);
@@ -478,7 +486,7 @@ static cl_status solve_island(cl_corot *s, const cl_body_state *st, const cl_ste
     if (r > *warn) *warn = r;
   }
   int dynamic = 0;
-  for (int32_t l = 0; l < isl->nnodes && !dynamic; ++l)
+  for (int32_t l = 0; l < isl->nnodes && !dynamic && !s->statics; ++l)
     dynamic = isl->role[l] == CL_COROT_CONTACT && isl->contact[l] != CONTACT_NONE &&
               in->colliders->shapes[isl->ccol[l]].impulse != NULL;
   if (dynamic && s->p[CL_COROT_CONSERVE_MOMENTUM] != 0.0) balance_free_rows(isl);
@@ -513,12 +521,13 @@ static void update_island(const cl_corot *s, cl_body_state *st, const cl_step_in
         v[c] += dvn * n[c];
         I[c] += st->m[i] * dvn * n[c];
       }
+      if (s->statics) continue; /* colliders are held still and record nothing in a static solve */
       cl_collider_record(sh, x, I);
       if (sh->impulse) give_back(sh, x, I);
       continue;
     }
     if (isl->role[l] == CL_COROT_SUPPORTED) continue;
-    if (in->colliders->count) cl_collider_project_mass(in->colliders, x, v, st->m[i]);
+    if (in->colliders->count) cl_collider_project_mass(in->colliders, x, v, s->statics ? 0.0 : st->m[i]);
   }
 }
 
@@ -537,16 +546,35 @@ cl_status cl_corot_step(void *solver, cl_body_state *st, const cl_step_input *in
                    "solver knows %d cells)", st->n, st->ncells, s->ntets);
 
   double t = cl_time_ms();
-  CL_TRY(cl_corot_update_elements(s, st, dt, 1));
+  CL_TRY(cl_corot_update_elements(s, st, dt, !s->statics));
   tm->element_ms = cl_time_ms() - t;
 
   /* constraint masks and the dv that lands each held node on its target */
   for (int32_t k = 0; k < s->nislands; ++k) {
     cl_corot_island *isl = &s->islands[k];
     memset(isl->fixed, 0, 3 * (size_t)isl->nnodes);
+    isl->ncons = isl->nfull = 0;
+    if (s->statics && s->keep_contacts) {
+      /* a Newton iteration starts from the last one's contacts: held along the same normal at where
+       * the node is now (on the surface), free nodes otherwise */
+      for (int32_t l = 0; l < isl->nnodes; ++l) {
+        const int keep = isl->role[l] == CL_COROT_CONTACT && isl->contact[l] != CONTACT_NONE;
+        if (!keep) {
+          isl->role[l] = CL_COROT_FREE;
+          isl->contact[l] = CONTACT_NONE;
+          continue;
+        }
+        memcpy(isl->cx + 3 * (size_t)l, st->x + 3 * (size_t)isl->nodes[l], 3 * sizeof(double));
+        memset(isl->cv + 3 * (size_t)l, 0, 3 * sizeof(double));
+        isl->cfric[2 * l] = isl->cfric[2 * l + 1] = 0.0;
+        isl->capproach[l] = 0.0;
+        isl->turn[l] = 1;
+        isl->ncons++;
+      }
+      continue;
+    }
     memset(isl->role, CL_COROT_FREE, (size_t)isl->nnodes);
     memset(isl->contact, CONTACT_NONE, (size_t)isl->nnodes);
-    isl->ncons = isl->nfull = 0;
   }
   const cl_constraint_set *cs = &in->constraints;
   for (int32_t j = 0; j < cs->count; ++j) {
