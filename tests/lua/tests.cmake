@@ -37,13 +37,6 @@ if(LUAJIT_EXECUTABLE)
   endforeach()
 endif()
 
-# The default experiment (`make run`) as a smoke test: it meshes the armadillo and the Charpy
-# specimen with TetGen, writes VTU files, snapshots and run.json into the build tree.
-add_test(NAME experiment_default
-  COMMAND $<TARGET_FILE:cleave_app> run ${PROJECT_SOURCE_DIR}/experiments/default.lua
-          --set out=${CMAKE_CURRENT_BINARY_DIR}/experiment-default)
-set_tests_properties(experiment_default PROPERTIES LABELS lua TIMEOUT 600 ENVIRONMENT "${_lua_env}")
-
 # The README's example script runs as written.
 add_test(NAME readme_example COMMAND ${CMAKE_CURRENT_SOURCE_DIR}/lua/run_readme_example.sh
   ${PROJECT_SOURCE_DIR}/README.md $<TARGET_FILE:cleave_app> ${CMAKE_CURRENT_BINARY_DIR}/readme-example)
