@@ -223,6 +223,24 @@ T.test("a wrong CLEAVE_LIB is a clear error", function()
   T.contains(err, "/nonexistent/libcleave.so")
 end)
 
+-- CLEAVE_LIB=process: the functions the running program exports (a benchmark that links cleave and
+-- builds its scenes in Lua); `cleave` itself links libcleave, so its symbols are there too.
+T.test("CLEAVE_LIB=process uses the program's own cleave, or says that it has none", function()
+  local path = script("process_lib.lua", "local cl = require 'cleave'\nprint(cl.library_path, cl.version)\n")
+  local out, err, code = run("run " .. q(path), "CLEAVE_LIB=process")
+  T.eq(code, 0, err)
+  T.contains(out, "this process (CLEAVE_LIB=process)")
+  local luajit = os.getenv("CLEAVE_LUAJIT") or "luajit"
+  local lua_path = (os.getenv("CLEAVE_BINARY_DIR") or ".") .. "/lua/?.lua;" ..
+                   (os.getenv("CLEAVE_BINARY_DIR") or ".") .. "/lua/?/init.lua;;"
+  local p = assert(io.popen("CLEAVE_LIB=process LUA_PATH=" .. q(lua_path) .. " " .. q(luajit) .. " " .. q(path) ..
+                            " 2>&1; echo \"__exit=$?\""))
+  local text = p:read("*a")
+  p:close()
+  T.truthy(not text:match("__exit=0"), "plain luajit has no cleave symbols: " .. text)
+  T.contains(text, "CLEAVE_LIB=process, but this program does not export cleave's functions")
+end)
+
 T.test("bench: unknown suites list what is available, exit 2", function()
   local _, err, code = run("bench no_such_suite")
   T.eq(code, 2)

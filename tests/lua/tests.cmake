@@ -13,6 +13,9 @@ set(_lua_env
   "CLEAVE_EXE=$<TARGET_FILE:cleave_app>"
   "CLEAVE_TEST_TMP=${_lua_tmp}"
   "CLEAVE_VERSION=${PROJECT_VERSION}")
+if(LUAJIT_EXECUTABLE)
+  list(APPEND _lua_env "CLEAVE_LUAJIT=${LUAJIT_EXECUTABLE}")
+endif()
 if(TARGET cleave_ffi_layout_dump)
   list(APPEND _lua_env "CLEAVE_FFI_LAYOUT_DUMP=$<TARGET_FILE:cleave_ffi_layout_dump>")
 endif()

@@ -40,14 +40,16 @@ function C.material(d)
   }
 end
 
--- The fracture criterion: none, or a corotational criterion with its toughness.
+-- The fracture criterion: none, a corotational criterion, or (with solver = shape_matching)
+-- cluster_stretch, with its toughness.
 function C.fracture(d)
   return {
     { name = "criterion", group = "fracture", type = "enum", default = d.criterion or "none",
-      values = { "none", "separation_tensor", "plastic_excess" },
-      help = "fracture criterion (none = the body never breaks)" },
+      values = { "none", "separation_tensor", "plastic_excess", "cluster_stretch" },
+      help = "fracture criterion (none = the body never breaks; cluster_stretch needs solver = shape_matching)" },
     number("toughness", "fracture", d.toughness or 1, "N", { 0, inf, "[)" },
-           "separation-tensor eigenvalue or accumulated excess plastic force at which a node splits"),
+           "separation-tensor eigenvalue or accumulated excess plastic force (N) at which a node splits; "
+           .. "for cluster_stretch the stretch of a cluster (a strain)"),
     P.integer("largest_only", "fracture", d.largest_only or 1, { 0, 1 },
               "1 = only the largest event per step (thesis sec 5.4), 0 = every event above toughness"),
   }
@@ -106,6 +108,7 @@ end
 
 function C.fracture_table(p)
   if p.criterion == "none" then return false end
+  if p.criterion == "cluster_stretch" then return { criterion = p.criterion, toughness = p.toughness } end
   return { criterion = p.criterion, toughness = p.toughness, largest_only = p.largest_only }
 end
 
@@ -181,6 +184,9 @@ end
 -- "n pieces; largest: 61%, 12%, ... of the volume; k pieces under 1%"
 function C.piece_summary(body, shown)
   local v = C.piece_volumes(body)
+  if #v == 0 then -- particles (solver = shape_matching) have no surface to measure
+    return string.format("%d pieces (no surface: piece volumes not measured)", body:info().pieces)
+  end
   local total, small = 0, 0
   for _, x in ipairs(v) do total = total + x end
   local parts = {}
@@ -198,7 +204,8 @@ function C.standard(built)
   local body = built.body
   local info0 = body:info()
   built.intro = built.intro or function(frames)
-    return string.format("  %d nodes, %d tets, %d frames of 1/60 s", info0.nodes, info0.units, frames)
+    return string.format("  %d nodes, %d %s, %d frames of 1/60 s", info0.nodes, info0.units,
+                         body.solver == "corotational" and "tets" or "clusters", frames)
   end
   built.probes = built.probes or { pieces = cl.probe.pieces(body), volume = cl.probe.volume(body),
                                    kinetic = cl.probe.kinetic(body), elastic = cl.probe.elastic(body),

@@ -51,8 +51,8 @@ return cl.scene {
       world = w, body = bar, hammer = hammer,
       intro = function(frames)
         local info = bar:info()
-        return string.format("  %d nodes, %d tets, %d frames of 1/60 s (%d substeps)", info.nodes, info.units, frames,
-                             p.substeps)
+        return string.format("  %d nodes, %d %s, %d frames of 1/60 s (%d substeps)", info.nodes, info.units,
+                             p.solver == "corotational" and "tets" or "clusters", frames, p.substeps)
       end,
       on_frame = function()
         local c, v = hammer:center(), hammer:velocity()

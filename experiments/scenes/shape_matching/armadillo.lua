@@ -19,6 +19,7 @@ return C.scene {
     P.length("plane", 0.33, "distance of the two pulling planes from the centre; normals (+-1, 0.1, 0)"),
     P.speed("pull", 0.15, "speed of each plane along its normal"),
     P.speed("ball_speed", 2, "speed of the two cannonballs (radius 0.05 m, along +-z)"),
+    C.friction("the cannonballs'"),
   },
   quick = { frames = 3, particles = 1500 },
   build = function(p)
@@ -32,8 +33,10 @@ return C.scene {
       world:drive(body, C.beyond(body, n, p.plane),
         cl.motion.translate { velocity = { p.pull * n[1] / l, p.pull * n[2] / l, 0 } })
     end
-    world:collider { kind = "sphere", radius = 0.05, center = { -0.25, 0.25, -1 }, velocity = { 0, 0, p.ball_speed } }
-    world:collider { kind = "sphere", radius = 0.05, center = { 0.25, 0.3, 1 }, velocity = { 0, 0, -p.ball_speed } }
+    world:collider { kind = "sphere", radius = 0.05, center = { -0.25, 0.25, -1 }, velocity = { 0, 0, p.ball_speed },
+                     friction = p.ball_friction }
+    world:collider { kind = "sphere", radius = 0.05, center = { 0.25, 0.3, 1 }, velocity = { 0, 0, -p.ball_speed },
+                     friction = p.ball_friction }
     return { world = world, body = body }
   end,
 }

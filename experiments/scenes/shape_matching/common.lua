@@ -76,6 +76,13 @@ function C.world(p)
   return cl.world { dt = 1 / 60, gravity = p.gravity, seed = p.seed, threads = p.threads }
 end
 
+-- The Coulomb friction of a scene's kinematic projectiles. 0.5 is what the benchmark's former C
+-- copy of the scenes had (cl_collider_def_default) and what its figures and checksums were measured
+-- with; the scripted scenes had 0 (the Lua schema's default) until both were built from here.
+function C.friction(whose)
+  return P.number("ball_friction", "loading", 0.5, "1", { 0, 10 }, "Coulomb friction of " .. whose .. " surface")
+end
+
 -- Indices (1-based) of the nodes whose rest position X has n . X >= d (n normalised): the authors'
 -- moving planes hold what lies beyond them.
 function C.beyond(body, n, d)

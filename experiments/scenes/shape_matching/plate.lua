@@ -18,6 +18,7 @@ return C.scenes({
     P.number("ball_radius", "loading", 0.1, "m", { 0, 10, "()" }, "radius of the projectile (a kinematic sphere)"),
     P.speed("ball_speed", 0.3, "speed of the projectile along -z"),
     P.number("ball_z", "loading", 0.15, "m", { -100, 100 }, "the projectile's centre at the start (on the plate's axis)"),
+    C.friction("the projectile's"),
   },
   check = function(p) return P.inside("clamp", p.clamp, p.size[1]) end,
   build = function(p, scene)
@@ -26,7 +27,7 @@ return C.scenes({
     world:fix(body, cl.region.slab { axis = "x", below = -p.clamp })
     world:fix(body, cl.region.slab { axis = "x", above = p.clamp })
     local ball = world:collider { kind = "sphere", radius = p.ball_radius, center = { 0, 0, p.ball_z },
-                                  velocity = { 0, 0, -p.ball_speed } }
+                                  velocity = { 0, 0, -p.ball_speed }, friction = p.ball_friction }
     return { world = world, body = body, projectile = ball }
   end,
 }, {
