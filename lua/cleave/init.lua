@@ -22,6 +22,7 @@
 --   cleave.probes      cl.probe.*, world:probe and the probe:* methods
 --   cleave.run         world:run
 --   cleave.options     cl.args, cl.options
+--   cleave.scene       cl.scene: a scene as a schema of parameters and a build function
 -- and, loaded on first use, cl.output, cl.plot, cl.progress, cl.runinfo.
 --
 -- Rules every module keeps (docs/LUA_API.md documents every function):
@@ -46,6 +47,7 @@ local handles = require "cleave.handles"
 local probes = require "cleave.probes"
 local world = require "cleave.world"
 local options = require "cleave.options"
+local scene = require "cleave.scene"
 -- These add methods to the handle types of cleave.handles.
 require "cleave.body"
 require "cleave.conditions"
@@ -92,6 +94,8 @@ cl.probe = probes.api
 cl.phases = probes.phases
 cl.is_world = handles.is_world
 cl.world = world.new
+cl.scene = scene.new
+cl.is_scene = scene.is_scene
 
 -- ---- command-line parameters -------------------------------------------------------------------------------
 -- `cleave run script.lua --set frames=100 --set young=2e6` gives cl.args = {frames = 100, young = 2e6}.
