@@ -36,7 +36,8 @@
  *                in charge until the next one.
  * A Galerkin multigrid fills the same table as a third entry: analyse = the hierarchy of patterns
  * (aggregates, P and the pattern of R A P per level), setup = the Galerkin products, solve = fixed
- * cycles, or CG preconditioned by one cycle (an option of its own in the definition below). */
+ * cycles, or CG preconditioned by one cycle (its options join cl_linear_solver_def, as the cholmod
+ * entry's did; entries ignore the options of others). */
 #ifndef CL_LINALG_LINEAR_SOLVER_H
 #define CL_LINALG_LINEAR_SOLVER_H
 

@@ -9,7 +9,8 @@
  * File map (this folder):
  *   solver.c      the cl_solver_ops table, parameters, create/destroy/bind, measure, energy
  *   element.c     rest-state precomputation (Dm^-1, volumes, lumped masses) and the per-element
- *                 update (F, rotation, strain, plasticity, stress, nodal forces, rotated gradients)
+ *                 update (F, rotation, strain, plasticity, stress, nodal forces, rotated gradients),
+ *                 on the shared linear-tet code of fem/tet.h
  *   rotation.c    rotation extraction: signed polar decomposition (default) or Gram-Schmidt
  *   plasticity.c  the plastic flow rule (yield, creep, max, hardening)
  *   islands.c     node-element incidence, connected components, per-island systems and their cache

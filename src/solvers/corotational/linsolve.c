@@ -109,7 +109,11 @@ static cl_status island_solver(cl_corot *s, cl_corot_island *isl, int32_t index,
   isl->ls = NULL;
   cl_status r = cl_linear_solver_create(name, NULL, &isl->ls);
   if (r >= 0) r = cl_linear_solver_analyse(isl->ls, isl->A);
-  if (r < 0) return cl_fail_context(r, "island %d: ", index);
+  if (r < 0) {
+    cl_linear_solver_destroy(isl->ls); /* the next solve tries again from scratch */
+    isl->ls = NULL;
+    return cl_fail_context(r, "island %d: ", index);
+  }
   return CL_OK;
 }
 
