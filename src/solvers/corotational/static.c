@@ -45,7 +45,7 @@ static double stiffness_over_mass(const cl_corot *s, const cl_body_state *st) {
   double k = 0.0, m = 0.0;
   for (int32_t q = 0; q < s->nislands; ++q) {
     const cl_corot_island *isl = &s->islands[q];
-    const cl_bsr *A = isl->A;
+    const cl_bsr *A = isl->sys.A;
     for (int32_t i = 0; i < A->n; ++i) {
       const double *d = A->val + 9 * A->diag[i];
       k += d[0] + d[4] + d[8];
