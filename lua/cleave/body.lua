@@ -264,14 +264,16 @@ function Body:surface()
   return new_mesh_out(C.cl_mesh_from_arrays, 1, xyz, nn, tris, nt)
 end
 
-local unit_fields = { deformation_gradient = { 0, 9 }, stress = { 1, 9 }, plastic_strain = { 2, 9 }, center = { 3, 3 } }
+local unit_fields = { deformation_gradient = { 0, 9 }, stress = { 1, 9 }, plastic_strain = { 2, 9 }, center = { 3, 3 },
+  damage = { 4, 1 } }
 -- Per-unit (tet or cluster) field: "deformation_gradient", "stress", "plastic_strain" (9 per unit,
--- row-major) or "center" (3 per unit).
+-- row-major), "center" (3 per unit) or "damage" (1 per unit, in [0, 1]; graph_fem's largest edge
+-- damage of the tet, 0 for solvers without damage).
 function Body:unit_field(name, fmt)
   local what = "body:unit_field"
   local p = body_ptr(self, what)
   local f = unit_fields[name]
-  if not f then raise(what .. ": " .. schema.unknown_name("field", name, { "center", "deformation_gradient", "plastic_strain", "stress" })) end
+  if not f then raise(what .. ": " .. schema.unknown_name("field", name, { "center", "damage", "deformation_gradient", "plastic_strain", "stress" })) end
   fmt = check_format(fmt, what)
   local n = self:info().units
   local buf = ffi.new("double[?]", math.max(f[2] * n, 1))

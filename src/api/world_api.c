@@ -323,19 +323,20 @@ cl_status cl_body_copy_unit_field(const cl_world *world, cl_id body, cl_unit_fie
                                   int64_t capacity) {
   CHECK_NULL(world, "cl_body_copy_unit_field");
   CHECK_NULL(out, "cl_body_copy_unit_field");
-  if (field < CL_UNIT_DEFORMATION_GRADIENT || field > CL_UNIT_CENTER)
+  if (field < CL_UNIT_DEFORMATION_GRADIENT || field > CL_UNIT_DAMAGE)
     return cl_fail(CL_ERR_INVALID_ARGUMENT,
                    "cl_body_copy_unit_field: field %d is not one of deformation gradient (0), stress (1), plastic "
-                   "strain (2), center (3)", (int)field);
+                   "strain (2), center (3), damage (4)", (int)field);
   cl_body *b;
   CL_TRY(cl_world_body(world, body, &b));
   int32_t units = b->ops->unit_count(b->solver);
-  int ncomp = field == CL_UNIT_CENTER ? 3 : 9;
+  int ncomp = field == CL_UNIT_CENTER ? 3 : field == CL_UNIT_DAMAGE ? 1 : 9;
   CL_TRY(check_capacity("cl_body_copy_unit_field", capacity, (int64_t)ncomp * units, "doubles"));
   CL_TRY(cl_body_measure(b));
   const double *src = field == CL_UNIT_DEFORMATION_GRADIENT ? b->units.F
                       : field == CL_UNIT_STRESS             ? b->units.stress
                       : field == CL_UNIT_PLASTIC_STRAIN     ? b->units.plastic
+                      : field == CL_UNIT_DAMAGE             ? b->units.damage
                                                             : b->units.center;
   if (units) memcpy(out, src, sizeof(double) * (size_t)ncomp * (size_t)units);
   return CL_OK;

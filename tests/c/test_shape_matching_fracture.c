@@ -248,7 +248,8 @@ static void test_fractured_to_nothing(void **state) {
   assert_true(dead > 0);
   const size_t nu = (size_t)s->ncl;
   cl_unit_fields u = {(int32_t)nu, malloc(sizeof(double) * 9 * nu), malloc(sizeof(double) * 9 * nu),
-                      malloc(sizeof(double) * 9 * nu), malloc(sizeof(double) * 3 * nu), malloc(sizeof(double) * nu)};
+                      malloc(sizeof(double) * 9 * nu), malloc(sizeof(double) * 3 * nu), malloc(sizeof(double) * nu),
+                      malloc(sizeof(double) * nu)};
   for (size_t k = 0; k < 9 * nu; ++k) u.F[k] = u.stress[k] = u.plastic[k] = NAN;
   for (size_t k = 0; k < nu; ++k) u.volume[k] = NAN;
   cl_body_state *bs = cl_world_body_state(w, b);
@@ -261,7 +262,7 @@ static void test_fractured_to_nothing(void **state) {
       assert_true(u.stress[9 * c + k] == 0.0 && u.plastic[9 * c + k] == 0.0);
     }
   }
-  free(u.F), free(u.stress), free(u.plastic), free(u.center), free(u.volume);
+  free(u.F), free(u.stress), free(u.plastic), free(u.center), free(u.volume), free(u.damage);
   cl_world_destroy(w);
 }
 

@@ -150,7 +150,8 @@ typedef enum cl_unit_field {
   CL_UNIT_DEFORMATION_GRADIENT = 0, /* F, 9 per unit */
   CL_UNIT_STRESS = 1,               /* Cauchy stress, Pa, 9 per unit */
   CL_UNIT_PLASTIC_STRAIN = 2,       /* plastic deformation / strain, 9 per unit */
-  CL_UNIT_CENTER = 3                /* current centre, 3 per unit */
+  CL_UNIT_CENTER = 3,               /* current centre, 3 per unit */
+  CL_UNIT_DAMAGE = 4                /* damage in [0, 1], 1 per unit (0 for solvers without damage) */
 } cl_unit_field;
 cl_status cl_body_copy_unit_field(const cl_world *world, cl_id body, cl_unit_field field,
                                   double *out, int64_t capacity);
