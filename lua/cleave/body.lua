@@ -267,8 +267,8 @@ end
 local unit_fields = { deformation_gradient = { 0, 9 }, stress = { 1, 9 }, plastic_strain = { 2, 9 }, center = { 3, 3 },
   damage = { 4, 1 } }
 -- Per-unit (tet or cluster) field: "deformation_gradient", "stress", "plastic_strain" (9 per unit,
--- row-major), "center" (3 per unit) or "damage" (1 per unit, in [0, 1]; graph_fem's largest edge
--- damage of the tet, 0 for solvers without damage).
+-- row-major), "center" (3 per unit) or "damage" (a list of one number per unit, in [0, 1]:
+-- graph_fem's largest edge damage of the tet, 0 for solvers without damage).
 function Body:unit_field(name, fmt)
   local what = "body:unit_field"
   local p = body_ptr(self, what)
@@ -278,6 +278,7 @@ function Body:unit_field(name, fmt)
   local n = self:info().units
   local buf = ffi.new("double[?]", math.max(f[2] * n, 1))
   check(C.cl_body_copy_unit_field(p, self.id, f[1], buf, f[2] * n), self.world)
+  if f[2] == 1 and fmt == "table" then fmt = "flat" end -- one number per unit: a plain list
   return reshape(buf, n, f[2], fmt, false)
 end
 

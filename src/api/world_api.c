@@ -166,8 +166,10 @@ cl_status cl_world_add_body(cl_world *world, const cl_body_def *def, const cl_me
                    def->criterion_param_count, def->criterion_params ? "set" : "NULL");
   if (mesh->npoints < 1) return cl_fail(CL_ERR_MESH, "body '%s': the mesh has no points", label);
   cl_body *b;
-  CL_TRY(cl_body_new(world, def, mesh, &b));
-  return cl_world_insert_body(world, b, body);
+  const cl_status warn = cl_body_new(world, def, mesh, &b); /* > 0: a warning of the binding, kept */
+  if (warn < 0) return warn;
+  const cl_status s2 = cl_world_insert_body(world, b, body);
+  return s2 < 0 ? s2 : warn > s2 ? warn : s2;
 }
 
 cl_status cl_world_remove_body(cl_world *world, cl_id body) {

@@ -158,6 +158,7 @@ cl_status cl_body_new(const cl_world *world, const cl_body_def *def, const cl_me
   }
   b->material = def->material;
 
+  cl_status warn = CL_OK;
   cl_status s = cl_solver_find(def->solver, &b->ops);
   if (s < 0) goto fail;
   char owner[160];
@@ -204,6 +205,7 @@ cl_status cl_body_new(const cl_world *world, const cl_body_def *def, const cl_me
     cl_criterion_bind_input cin = {b->cparams, &b->material, b->ops->name, &b->ops->caps, &b->state, b->label};
     s = b->cops->bind(b->criterion, &cin);
     if (s < 0) goto fail;
+    warn = s; /* e.g. edge_stress lowering the strength of edges too long for the fracture energy */
   }
   s = cl_body_sync_nodes(b);
   if (s < 0) goto fail;
@@ -211,7 +213,7 @@ cl_status cl_body_new(const cl_world *world, const cl_body_def *def, const cl_me
   if (s < 0) goto fail;
   b->nodes_seen = b->state.n;
   *out = b;
-  return CL_OK;
+  return warn;
 fail:
   cl_fail_context(s, "%s: ", b->label);
   cl_body_free(b);
