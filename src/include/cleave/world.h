@@ -299,6 +299,13 @@ typedef struct cl_collider_def {
   int32_t hinged;          /* 1 = pendulum: turns only about the fixed line (hinge_point, hinge_axis) */
   double hinge_point[3];   /* m, a point of the hinge line (fixed in the world) */
   double hinge_axis[3];    /* hinge direction, non-zero (normalised internally) */
+  /* A non-physical scene device, the projectiles of Jones et al. (I3D 2016; their code's
+   * `momentumScale`): with momentum_scale = s > 0, a node the collider touches is pushed to its
+   * surface and s x the collider's surface velocity is ADDED to the node's velocity, every step it
+   * touches, instead of the restitution and friction response (which it replaces). It injects
+   * momentum without bound (nothing takes it back), so it is a way to reproduce their scenes, not a
+   * contact model. Kinematic colliders only; 0 (default) = ordinary contact. */
+  double momentum_scale;   /* 1, >= 0 */
 } cl_collider_def;
 void cl_collider_def_default(cl_collider_def *def, cl_collider_kind kind);
 cl_status cl_world_add_collider(cl_world *world, const cl_collider_def *def, cl_id *collider);
