@@ -2,17 +2,20 @@
 -- "Ductile Fracture for Clustered Shape Matching" (I3D 2016), for cleave's shape_matching solver.
 -- One step of 1/60 s per frame.
 --
--- Parameters come from the issue's table, which copies the authors' scene files (cluster radius r
--- and count k, alpha, omega, strain-limiting iterations, gamma, damping, toughness with boost and
--- falloff, yield / flow / hardening). Three units differ from those files (docs/solvers/shape_matching.md):
+-- Each scene is the authors' scene file (their public code, strainLimitingForClusteredShapeMatching
+-- at commit e53fde1, inputFiles/*.json) rebuilt: the extents, particle counts and loads of their
+-- particle files and scene files (gravity, held regions, moving planes, projectiles with their
+-- momentum kick, collision restitution, delayRepeatedFracture), and their parameters (cluster radius
+-- r and count k, alpha, omega, strain-limiting iterations, gamma, damping, toughness with boost and
+-- falloff, yield / flow / hardening). The particle sets are ours: the same shapes and extents,
+-- Poisson-disk sampled to the same counts (docs/solvers/shape_matching.md, "The authors' scenes").
+-- Three units differ from their files (docs/solvers/shape_matching.md):
 --   * damping: the authors' springDamping f is a fraction per frame; the solver takes a rate,
 --     damping = -60 ln(1 - f) 1/s (C.rate below);
 --   * flow: the authors' flow rate nu is a fraction per frame (eq 13); the material takes a rate,
 --     flow = 60 nu 1/s, which gives eq 13 the same nu at one step of 1/60 s per frame;
 --   * the hardening variable is integrated over time in units of 1/60 s, so K keeps its meaning.
--- The geometry (sizes, regions, projectile start) is ours where the paper gives none; the particle
--- counts match the paper's within a few per cent. bench/bench_shape_matching.c times these very
--- scenes (Table 1): it builds them from these files.
+-- bench/bench_shape_matching.c times these very scenes: it builds them from these files.
 local cl = require "cleave"
 local here = debug.getinfo(1, "S").source:match("^@(.*)/[^/]*$") or "."
 local P = dofile(here .. "/../params.lua")
@@ -46,8 +49,23 @@ function C.paper(d)
         "stretch threshold tau_0 on Sigma_max - 1 of a cluster's F (a strain)"),
     num("boost", "fracture", d.boost or 0, "1", { 0, 1e6 }, "toughness boost tau_b after a break (eq 16)"),
     num("falloff", "fracture", d.falloff or 0, "1/s", { 0, 1e9 }, "decay rate tau_f of the boost (eq 16)"),
+    { name = "relax", group = "fracture", type = "boolean", default = d.relax ~= false,
+      help = "a cluster that broke breaks again only after its stretch fell below the toughness (the authors' " ..
+             "delayRepeatedFracture; their brittle plates turn it off)" },
     { name = "gravity", group = "loading", type = "vec3", default = d.gravity or { 0, 0, 0 }, unit = "m/s^2",
-      range = { -1e3, 1e3 }, help = "gravitational acceleration" },
+      range = { -1e3, 1e3 }, help = "gravitational acceleration (the authors' scenes: 0, the cheese (0, -1, 0))" },
+    { name = "self_collisions", group = "solver", type = "boolean", default = true,
+      help = "cluster-proxy collisions between the pieces of the body (Jones et al. 2015)" },
+    { name = "proxy_whole", group = "solver", type = "boolean", default = false,
+      help = "proxies also act within a piece, intact bodies included (the authors' code; no result of these " ..
+             "scenes changes, docs/solvers/shape_matching.md)" },
+    { name = "proxy_origins", group = "solver", type = "boolean", default = true,
+      help = "clusters holding copies of one original particle do not collide (the authors' neighbours)" },
+    { name = "proxy_velocity", group = "solver", type = "boolean", default = true,
+      help = "a proxy push changes the velocity too (false: position only, the authors' code, which does not stop " ..
+             "an approach)" },
+    num("restitution", "solver", d.restitution or 0.5, "1", { 0, 1 },
+        "fraction of the cluster-proxy projection applied (the authors' collisionRestitution, default 0.5)"),
     num("omega", "solver", d.omega, "1", { 0, 1 }, "strain-limiting relaxation per iteration"),
     int("iterations", "solver", d.iterations, { 0, 1000 }, "strain-limiting iterations per step"),
     P.threads(),
@@ -64,13 +82,16 @@ end
 function C.body(world, name, shape, p, spacing)
   local fracture = false
   if p.criterion ~= "none" then
-    fracture = { criterion = p.criterion, toughness = p.toughness, boost = p.boost, falloff = p.falloff }
+    fracture = { criterion = p.criterion, toughness = p.toughness, boost = p.boost, falloff = p.falloff,
+                 relax = p.relax }
   end
   local plastic = nil
   if p.yield < inf then plastic = { yield = p.yield, flow = p.flow, hardening = p.hardening } end
   local params = { particles = p.particles, cluster_radius = p.cluster_radius, cluster_count = p.cluster_count,
                    alpha = p.alpha, omega = p.omega, iterations = p.iterations, gamma = p.gamma,
-                   damping = C.rate(p.damping), spacing = spacing or 0 }
+                   damping = C.rate(p.damping), restitution = p.restitution,
+                   self_collisions = p.self_collisions, proxy_whole = p.proxy_whole,
+                   proxy_origins = p.proxy_origins, proxy_velocity = p.proxy_velocity, spacing = spacing or 0 }
   return world:body { name = name, shape = shape, solver = "shape_matching", params = params,
                       material = { density = 1000, plastic = plastic }, fracture = fracture }
 end
@@ -79,11 +100,13 @@ function C.world(p)
   return cl.world { dt = 1 / 60, gravity = p.gravity, seed = p.seed, threads = p.threads }
 end
 
--- The Coulomb friction of a scene's kinematic projectiles. 0.5 is what the benchmark's former C
--- copy of the scenes had (cl_collider_def_default) and what its figures and checksums were measured
--- with; the scripted scenes had 0 (the Lua schema's default) until both were built from here.
-function C.friction(whose)
-  return P.number("ball_friction", "loading", 0.5, "1", { 0, 10 }, "Coulomb friction of " .. whose .. " surface")
+-- The momentum kick of the authors' projectiles (their momentumScale; cl_collider_def
+-- momentum_scale, a non-physical scene device): a particle the projectile touches is pushed to its
+-- surface and gains `default` x the projectile's velocity, every frame it touches.
+function C.kick(default)
+  return P.number("momentum_scale", "loading", default, "1", { 0, 1e3 },
+                  "momentum kick of the projectiles: a touched particle gains this x their velocity per step (0 = " ..
+                  "ordinary frictionless contact)")
 end
 
 -- Indices (1-based) of the nodes whose rest position X has n . X >= d (n normalised): the authors'
@@ -163,9 +186,12 @@ function C.standard(built, paper_particles)
   built.probes = built.probes or { pieces = cl.probe.pieces(body), volume = cl.probe.volume(body),
                                    kinetic = cl.probe.kinetic(body), phases = cl.probe.phase_time() }
   built.report = built.report or function(run)
-    local info = body:info()
-    print(string.format("  after %.2f s: %d particles, %d cluster slots, %d pieces, %.4g m^3", run.stats.time,
-      info.nodes, info.units, info.pieces, run.probes.volume[#run.probes.volume]))
+    local info, st = body:info(), body:stats()
+    -- pieces as the authors count them (clusters joined by shared particles: their code deletes the
+    -- particles left in no cluster), and the particles and memberships at the end
+    print(string.format("  after %.2f s: %d pieces holding clusters (%d with the debris), %d particles in clusters " ..
+      "(%d debris), %d clusters, %d memberships, %.4g m^3", run.stats.time, st.cluster_pieces, info.pieces,
+      info.nodes - st.debris, st.debris, st.clusters, st.memberships, run.probes.volume[#run.probes.volume]))
   end
   built.snapshot = built.snapshot or function(png, title) return C.snapshot(body, png, { title = title }) end
   return built
@@ -173,7 +199,7 @@ end
 
 -- A paper scene: the entries of C.paper plus the scene's own, and a build that adds the standard
 -- hooks. d = { name, what, paper = C.paper's table, params = extra entries, quick, bench (what the
--- benchmark reads: authors_ms, big), build }.
+-- benchmark reads: big, the scenes --quick leaves out), build }.
 function C.scene(d)
   local params = C.paper(d.paper)
   for _, e in ipairs(d.params or {}) do params[#params + 1] = e end
