@@ -127,8 +127,32 @@ function C.pull_apart(world, body, x, speed)
   world:drive(body, cl.region.slab { axis = "x", below = -x }, cl.motion.translate { velocity = { -speed, 0, 0 } })
 end
 
+-- Distinct colours for the largest pieces (0xRRGGBB), then a grey for the rest.
+local piece_palette = { 0x4e79a7, 0xf28e2b, 0xe15759, 0x76b7b2, 0x59a14f, 0xedc948, 0xb07aa1, 0xff9da7,
+                        0x9c755f, 0x86bcb6, 0xd37295, 0x8cd17d, 0xb6992d, 0x499894, 0xf1ce63, 0xa0cbe8 }
+
+-- A colour per particle by its piece (body:piece_labels): the pieces ordered by size, the largest
+-- ones in distinct colours, pieces of fewer than `small` particles (debris, crumbs) light grey.
+function C.piece_colors(body, small)
+  local labels, n = body:piece_labels("cdata")
+  local size = {}
+  for i = 0, n - 1 do size[labels[i]] = (size[labels[i]] or 0) + 1 end
+  local order = {}
+  for l in pairs(size) do order[#order + 1] = l end
+  table.sort(order, function(a, b) return size[a] > size[b] or (size[a] == size[b] and a < b) end)
+  local col = {}
+  for r, l in ipairs(order) do
+    if size[l] < (small or 4) then col[l] = 0xcfcfcf
+    else col[l] = piece_palette[(r - 1) % #piece_palette + 1] end
+  end
+  local out = {}
+  for i = 0, n - 1 do out[i + 1] = col[labels[i]] end
+  return out, #order
+end
+
 -- A shaded snapshot of a particle body: each particle drawn as a small tetrahedron (of edge
--- `size`, default the mean spacing), at most `max` particles (every k-th beyond that).
+-- `size`, default the mean spacing), at most `max` particles (every k-th beyond that), coloured by
+-- piece (C.piece_colors) unless opts.color gives one colour.
 function C.snapshot(body, path, opts)
   opts = opts or {}
   local x, count = body:positions("cdata")
@@ -151,7 +175,8 @@ function C.snapshot(body, path, opts)
     size = 0.9 * (V / math.max(info.nodes, 1)) ^ (1 / 3)
   end
   local h = size / 2
-  local P, T = {}, {}
+  local P, T, TC = {}, {}, {}
+  local pc = not opts.color and C.piece_colors(body) or nil
   local corners = { { h, h, h }, { h, -h, -h }, { -h, h, -h }, { -h, -h, h } } -- a regular tetrahedron
   local faces = { { 1, 2, 3 }, { 1, 4, 2 }, { 1, 3, 4 }, { 2, 4, 3 } }        -- outward
   for i = 0, n - 1, stride do
@@ -165,10 +190,11 @@ function C.snapshot(body, path, opts)
       T[#T + 1] = base + f[1]
       T[#T + 1] = base + f[2]
       T[#T + 1] = base + f[3]
+      if pc then TC[#TC + 1] = pc[i + 1] end
     end
   end
   return cl.plot.snapshot { points = P, triangles = T, base = 1, output = path, view = opts.view,
-                            title = opts.title, color = opts.color }
+                            title = opts.title, color = opts.color, colors = pc and TC or nil, cull = false }
 end
 
 -- The runner's hooks for a paper scene (experiments/scenes/init.lua, main): the particle and

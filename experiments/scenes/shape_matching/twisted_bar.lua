@@ -28,7 +28,10 @@ return C.scenes({
   end,
 }, {
   { name = "twisted_bar", what = "two clamp planes twist a bar at 0.3 rad/s each for 10 s, then let go",
-    paper = { particles = 5317, r = 0.15, k = 40, alpha = 1, omega = 0.3, iterations = 8, gamma = 0.5, damping = 0.1,
+    -- their file asks for k = 40, r = 0.15; their clustering leaves particles out at that radius and
+    -- retries with both grown by 1.25 (clustering.cpp, iterateMakeClusters): k = 50, r = 0.1875 is
+    -- what their run simulates (15,969 memberships), so it is what this scene uses
+    paper = { particles = 5317, r = 0.1875, k = 50, alpha = 1, omega = 0.3, iterations = 8, gamma = 0.5, damping = 0.1,
               yield = 0, flow = 60, hardening = 0.005, frames = 900 },
     bench = {} },
   { name = "twisted_bar_fracture", what = "the same twist on a bar that tears",
