@@ -6,6 +6,7 @@
 --
 --   cleave run scripts/sm_side_by_side.lua --set authors=PATH --set checkout=DIR
 --       [--set frames=240] [--set only=plate_brittle_weak] [--set out=FILE]
+--       [--set params=proxy_whole=true,seed=2]   (scene parameters for cleave's side)
 --
 -- authors  = an executable YOU built from the authors' code (it is not fetched, built or shipped
 --            here, and this script is not run in CI). It is run from `checkout` (their source tree,
@@ -92,8 +93,17 @@ local function median(t)
   return n % 2 == 1 and s[(n + 1) / 2] or 0.5 * (s[n / 2] + s[n / 2 + 1])
 end
 
+-- --set params=k=v,k=v: scene parameters for cleave's side (numbers and true/false converted)
+local overrides = {}
+for k, v in tostring(set.params or ""):gmatch("([%w_]+)=([^,]+)") do
+  if v == "true" then overrides[k] = true elseif v == "false" then overrides[k] = false
+  else overrides[k] = tonumber(v) or v end
+end
+
 local function run_cleave(name)
-  local built = scenes.get("shape_matching/" .. name):build { threads = 1 }
+  local p = { threads = 1 }
+  for k, v in pairs(overrides) do p[k] = v end
+  local built = scenes.get("shape_matching/" .. name):build(p)
   local w, b = built.world, built.body
   local ms, sum = {}, 0
   for f = 1, frames do
@@ -115,8 +125,8 @@ local function out(s)
 end
 
 local load = io.open("/proc/loadavg")
-out(string.format("# %d frames of 1/60 s, one thread each; load average at the start: %s", frames,
-                  load and load:read("*l") or "?"))
+out(string.format("# %d frames of 1/60 s, one thread each; cleave's scene parameters: %s; load average at the " ..
+                  "start: %s", frames, set.params or "defaults", load and load:read("*l") or "?"))
 if load then load:close() end
 out("| scene | pieces (authors / cleave) | particles at the end | memberships at the end | authors ms median / mean | " ..
     "cleave ms median / mean | speed-up median / mean |")

@@ -61,9 +61,9 @@ function C.paper(d)
              "scenes changes, docs/solvers/shape_matching.md)" },
     { name = "proxy_origins", group = "solver", type = "boolean", default = true,
       help = "clusters holding copies of one original particle do not collide (the authors' neighbours)" },
-    { name = "proxy_velocity", group = "solver", type = "boolean", default = true,
-      help = "a proxy push changes the velocity too (false: position only, the authors' code, which does not stop " ..
-             "an approach)" },
+    { name = "proxy_velocity", group = "solver", type = "boolean", default = false,
+      help = "a proxy push changes the velocity too (the solver's default); false = position only, as the authors' " ..
+             "code (these scenes)" },
     num("restitution", "solver", d.restitution or 0.5, "1", { 0, 1 },
         "fraction of the cluster-proxy projection applied (the authors' collisionRestitution, default 0.5)"),
     num("omega", "solver", d.omega, "1", { 0, 1 }, "strain-limiting relaxation per iteration"),
@@ -131,6 +131,8 @@ end
 local piece_palette = { 0x4e79a7, 0xf28e2b, 0xe15759, 0x76b7b2, 0x59a14f, 0xedc948, 0xb07aa1, 0xff9da7,
                         0x9c755f, 0x86bcb6, 0xd37295, 0x8cd17d, 0xb6992d, 0x499894, 0xf1ce63, 0xa0cbe8 }
 
+C.crumb_color = 0xcfcfcf
+
 -- A colour per particle by its piece (body:piece_labels): the pieces ordered by size, the largest
 -- ones in distinct colours, pieces of fewer than `small` particles (debris, crumbs) light grey.
 function C.piece_colors(body, small)
@@ -142,7 +144,7 @@ function C.piece_colors(body, small)
   table.sort(order, function(a, b) return size[a] > size[b] or (size[a] == size[b] and a < b) end)
   local col = {}
   for r, l in ipairs(order) do
-    if size[l] < (small or 4) then col[l] = 0xcfcfcf
+    if size[l] < (small or 4) then col[l] = C.crumb_color
     else col[l] = piece_palette[(r - 1) % #piece_palette + 1] end
   end
   local out = {}
@@ -151,46 +153,54 @@ function C.piece_colors(body, small)
 end
 
 -- A shaded snapshot of a particle body: each particle drawn as a small tetrahedron (of edge
--- `size`, default the mean spacing), at most `max` particles (every k-th beyond that), coloured by
--- piece (C.piece_colors) unless opts.color gives one colour.
+-- `size`, default 0.9 x the sampling spacing), coloured by piece (C.piece_colors) unless opts.color
+-- gives one colour; particles of pieces smaller than 4 (debris flung far away by the projectiles)
+-- are left out, so they do not shrink the picture; at most `max` particles (every k-th beyond).
 function C.snapshot(body, path, opts)
   opts = opts or {}
   local x, count = body:positions("cdata")
   local n = count / 3
   local max = opts.max or 20000
   local stride = math.max(1, math.ceil(n / max))
-  local info = body:info()
-  local lo, hi = { math.huge, math.huge, math.huge }, { -math.huge, -math.huge, -math.huge }
-  for i = 0, n - 1 do
-    for k = 1, 3 do
-      local v = x[3 * i + k - 1]
-      if v < lo[k] then lo[k] = v end
-      if v > hi[k] then hi[k] = v end
-    end
-  end
+  local pc = not opts.color and C.piece_colors(body) or nil
   local size = opts.size
   if not size then
-    local V = 1
-    for k = 1, 3 do V = V * math.max(hi[k] - lo[k], 1e-3) end
-    size = 0.9 * (V / math.max(info.nodes, 1)) ^ (1 / 3)
+    local sp = body:stats().spacing or 0
+    if sp > 0 then
+      size = 0.9 * sp
+    else
+      local info = body:info()
+      local lo, hi = { math.huge, math.huge, math.huge }, { -math.huge, -math.huge, -math.huge }
+      for i = 0, n - 1 do
+        for k = 1, 3 do
+          local v = x[3 * i + k - 1]
+          if v < lo[k] then lo[k] = v end
+          if v > hi[k] then hi[k] = v end
+        end
+      end
+      local V = 1
+      for k = 1, 3 do V = V * math.max(hi[k] - lo[k], 1e-3) end
+      size = 0.9 * (V / math.max(info.nodes, 1)) ^ (1 / 3)
+    end
   end
   local h = size / 2
   local P, T, TC = {}, {}, {}
-  local pc = not opts.color and C.piece_colors(body) or nil
   local corners = { { h, h, h }, { h, -h, -h }, { -h, h, -h }, { -h, -h, h } } -- a regular tetrahedron
   local faces = { { 1, 2, 3 }, { 1, 4, 2 }, { 1, 3, 4 }, { 2, 4, 3 } }        -- outward
   for i = 0, n - 1, stride do
-    local base = #P / 3
-    for _, c in ipairs(corners) do
-      P[#P + 1] = x[3 * i] + c[1]
-      P[#P + 1] = x[3 * i + 1] + c[2]
-      P[#P + 1] = x[3 * i + 2] + c[3]
-    end
-    for _, f in ipairs(faces) do
-      T[#T + 1] = base + f[1]
-      T[#T + 1] = base + f[2]
-      T[#T + 1] = base + f[3]
-      if pc then TC[#TC + 1] = pc[i + 1] end
+    if not (pc and pc[i + 1] == C.crumb_color) then
+      local base = #P / 3
+      for _, c in ipairs(corners) do
+        P[#P + 1] = x[3 * i] + c[1]
+        P[#P + 1] = x[3 * i + 1] + c[2]
+        P[#P + 1] = x[3 * i + 2] + c[3]
+      end
+      for _, f in ipairs(faces) do
+        T[#T + 1] = base + f[1]
+        T[#T + 1] = base + f[2]
+        T[#T + 1] = base + f[3]
+        if pc then TC[#TC + 1] = pc[i + 1] end
+      end
     end
   end
   return cl.plot.snapshot { points = P, triangles = T, base = 1, output = path, view = opts.view,
