@@ -187,6 +187,23 @@ Body.positions = body_vectors("cl_body_copy_positions", "body:positions")
 Body.velocities = body_vectors("cl_body_copy_velocities", "body:velocities")
 Body.rest_positions = body_vectors("cl_body_copy_rest_positions", "body:rest_positions")
 
+-- The piece of every node, 0-based labels in order of first appearance (nodes joined by cells or
+-- bonds share one; a node in none is its own): a table, or "cdata" (int32_t[?], count).
+function Body:piece_labels(fmt)
+  local what = "body:piece_labels"
+  local p = body_ptr(self, what)
+  if fmt ~= nil and fmt ~= "cdata" and fmt ~= "table" then
+    raise(what .. ": format must be \"table\" or \"cdata\", got " .. schema.show(fmt))
+  end
+  local n = self:info().nodes
+  local buf = ffi.new("int32_t[?]", math.max(n, 1))
+  check(C.cl_body_copy_piece_labels(p, self.id, buf, n), self.world)
+  if fmt == "cdata" then return buf, n end
+  local t = {}
+  for i = 1, n do t[i] = buf[i - 1] end
+  return t
+end
+
 specs.rigid_velocity = {
   { name = "linear", type = "vec3", unit = "m/s", default = { 0, 0, 0 }, help = "velocity of the centre of mass" },
   { name = "angular", type = "vec3", unit = "rad/s", default = { 0, 0, 0 }, help = "spin about the centre of mass" },

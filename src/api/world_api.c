@@ -8,6 +8,7 @@
 
 #include "base/error.h"
 #include "fracture/criterion.h"
+#include "geom/components.h"
 #include "geom/mesh.h"
 #include "solvers/solver.h"
 #include "world/world.h"
@@ -256,6 +257,22 @@ cl_status cl_body_copy_velocities(const cl_world *world, cl_id body, double *v, 
 }
 cl_status cl_body_copy_rest_positions(const cl_world *world, cl_id body, double *xyz, int64_t capacity) {
   return copy_nodes("cl_body_copy_rest_positions", world, body, xyz, capacity, 2);
+}
+
+cl_status cl_body_copy_piece_labels(const cl_world *world, cl_id body, int32_t *labels, int64_t capacity) {
+  static const char fn[] = "cl_body_copy_piece_labels";
+  if (!world) return cl_fail(CL_ERR_INVALID_ARGUMENT, "%s: world is NULL", fn);
+  if (!labels) return cl_fail(CL_ERR_INVALID_ARGUMENT, "%s: output buffer is NULL", fn);
+  cl_body *b;
+  CL_TRY(cl_world_body(world, body, &b));
+  const cl_body_state *st = &b->state;
+  CL_TRY(check_capacity(fn, capacity, st->n, "int32 labels (1 per node)"));
+  int32_t count = 0;
+  if (st->cell_size == 0 || st->ncells == 0) {
+    for (int32_t i = 0; i < st->n; ++i) labels[i] = i;
+    return CL_OK;
+  }
+  return cl_components(st->n, st->cells, st->ncells, st->cell_size, labels, &count);
 }
 
 cl_status cl_body_set_velocities(cl_world *world, cl_id body, const double *v, int64_t count) {
