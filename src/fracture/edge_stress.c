@@ -18,8 +18,9 @@
  *     eps_f = 2 G_f / (f_t L)
  * so the energy per unit crack area, (f_t eps_f / 2) L, is the fracture energy G_f whatever the edge
  * length (the crack band of Bazant and Oh 1983, with the band width the edge's length). The solver
- * scales the edge's strain by (1 - d), so a 1D chain of edges carries E (1 - d)^2 eps; the damage
- * that puts the law's stress there is d = 1 - sqrt(sigma(kappa) / (E kappa)). An edge longer than
+ * condenses a damaged edge's strain in proportion to d (graph_fem/element.c), so a 1D chain of edges
+ * carries (1 - d) E eps; the damage that puts the law's stress there is
+ * d = 1 - sigma(kappa) / (E kappa). An edge longer than
  * 2 E G_f / f_t^2 would snap back (eps_f < eps_0): its strength is lowered to sqrt(2 E G_f / L) so it
  * still dissipates G_f, and bind warns (CL_WARN_CLAMPED) with the count.
  *
@@ -245,7 +246,7 @@ static cl_status es_evaluate(void *p, const cl_unit_fields *u, const cl_body_sta
       double d = 1.0;
       if (k < ef) {
         const double sigma = s->ft[q] * (ef - k) / (ef - e0); /* the law's stress at kappa */
-        d = 1.0 - sqrt(sigma / (s->young * k));
+        d = 1.0 - sigma / (s->young * k);
       }
       /* raise in steps of 1e-3 (and always the final break), so a slowly opening edge does not
        * rebuild its elements' stiffness every step for nothing */

@@ -117,26 +117,42 @@ static cl_status grow_units(cl_body *b, int32_t count) {
   return CL_OK;
 }
 
+/* The names of the registered criteria that fit `solver` (crit NULL) or of the solvers that `crit`
+ * can drive (solver NULL), comma separated; the number found. */
+static int fitting_names(const cl_solver_ops *solver, const cl_criterion_ops *crit, char *names, size_t size) {
+  size_t used = 0;
+  int found = 0;
+  names[0] = '\0';
+  const int32_t count = solver ? cl_criterion_count() : cl_solver_count();
+  for (int32_t i = 0; i < count && used + 1 < size; ++i) {
+    const cl_criterion_ops *c = solver ? cl_criterion_at(i) : crit;
+    const cl_solver_ops *o = solver ? solver : cl_solver_at(i);
+    if (!cl_criterion_fits(&o->caps, &c->caps, NULL, 0)) continue;
+    int w = snprintf(names + used, size - used, "%s%s", used ? ", " : "", solver ? c->name : o->name);
+    if (w < 0) break;
+    used += (size_t)w;
+    ++found;
+  }
+  return found;
+}
+
 /* CL_ERR_INVALID_ARGUMENT unless the criterion can drive the solver (contract/capabilities.h); the
- * message says why and names the criteria that would (or that the solver cannot fracture). */
+ * message says why and names the criteria that would (or that the solver cannot fracture), and the
+ * solvers the criterion works with. */
 static cl_status check_criterion_fits(const cl_solver_ops *ops, const cl_criterion_ops *cops) {
   char why[256];
   if (cl_criterion_fits(&ops->caps, &cops->caps, why, sizeof why)) return CL_OK;
-  char names[512];
-  size_t used = 0;
-  names[0] = '\0';
-  for (int32_t i = 0; i < cl_criterion_count() && used + 1 < sizeof names; ++i) {
-    const cl_criterion_ops *c = cl_criterion_at(i);
-    if (!cl_criterion_fits(&ops->caps, &c->caps, NULL, 0)) continue;
-    int w = snprintf(names + used, sizeof names - used, "%s%s", used ? ", " : "", c->name);
-    if (w < 0) break;
-    used += (size_t)w;
-  }
-  if (!used)
+  char names[512], solvers[512];
+  const int ncrit = fitting_names(ops, NULL, names, sizeof names);
+  const int nsolv = fitting_names(NULL, cops, solvers, sizeof solvers);
+  char tail[600];
+  snprintf(tail, sizeof tail, nsolv ? "; criterion '%s' works with solver(s): %s" : "%s%s", nsolv ? cops->name : "",
+           solvers);
+  if (!ncrit)
     return cl_fail(CL_ERR_INVALID_ARGUMENT, "fracture criterion '%s' cannot drive solver '%s' (%s); solver '%s' "
-                   "takes no fracture criterion", cops->name, ops->name, why, ops->name);
+                   "takes no fracture criterion%s", cops->name, ops->name, why, ops->name, tail);
   return cl_fail(CL_ERR_INVALID_ARGUMENT, "fracture criterion '%s' cannot drive solver '%s' (%s); criteria that work "
-                 "with solver '%s': %s", cops->name, ops->name, why, ops->name, names);
+                 "with solver '%s': %s%s", cops->name, ops->name, why, ops->name, names, tail);
 }
 
 cl_status cl_body_new(const cl_world *world, const cl_body_def *def, const cl_mesh *mesh, cl_body **out) {

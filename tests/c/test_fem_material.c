@@ -18,6 +18,7 @@
 #include "base/rng.h"
 #include "fem/material.h"
 #include "fem/tet.h"
+#include "support/dense_eig.h"
 
 static const double E = 2e5, NU = 0.3;
 
@@ -126,33 +127,6 @@ static void test_derivatives_by_finite_differences(void **state) {
   }
 }
 
-/* smallest eigenvalue of a symmetric n x n matrix (Jacobi), for the PSD checks */
-static double min_eigenvalue(const double *M, int n) {
-  double A[144];
-  memcpy(A, M, sizeof(double) * (size_t)(n * n));
-  for (int sweep = 0; sweep < 60; ++sweep)
-    for (int p = 0; p < n; ++p)
-      for (int q = p + 1; q < n; ++q) {
-        const double apq = A[n * p + q];
-        if (fabs(apq) < 1e-300) continue;
-        const double th = (A[n * q + q] - A[n * p + p]) / (2 * apq);
-        const double t = (th >= 0 ? 1 : -1) / (fabs(th) + sqrt(th * th + 1)), c = 1 / sqrt(t * t + 1), s = t * c;
-        for (int k = 0; k < n; ++k) {
-          const double akp = A[n * k + p], akq = A[n * k + q];
-          A[n * k + p] = c * akp - s * akq;
-          A[n * k + q] = s * akp + c * akq;
-        }
-        for (int k = 0; k < n; ++k) {
-          const double apk = A[n * p + k], aqk = A[n * q + k];
-          A[n * p + k] = c * apk - s * aqk;
-          A[n * q + k] = s * apk + c * aqk;
-        }
-      }
-  double lo = INFINITY;
-  for (int i = 0; i < n; ++i) lo = fmin(lo, A[(n + 1) * i]);
-  return lo;
-}
-
 /* the projected tangent is symmetric positive semi-definite, also where the energy is not convex
  * (St. Venant-Kirchhoff under compression, inverted elements); near rest it is the tangent itself */
 static void test_projected_tangent_is_psd(void **state) {
@@ -174,8 +148,8 @@ static void test_projected_tangent_is_psd(void **state) {
       for (int k = 0; k < 81; ++k) scale = fmax(scale, fabs(K[k]));
       for (int i = 0; i < 9; ++i)
         for (int j = 0; j < 9; ++j) assert_true(fabs(Kp[9 * i + j] - Kp[9 * j + i]) <= 1e-12 * scale);
-      assert_true(min_eigenvalue(Kp, 9) >= -1e-10 * scale);
-      indefinite += min_eigenvalue(K, 9) < -1e-6 * scale;
+      assert_true(cl_test_min_eigenvalue(Kp, 9) >= -1e-10 * scale);
+      indefinite += cl_test_min_eigenvalue(K, 9) < -1e-6 * scale;
     }
     print_message("%s: %d of 40 deformations had an indefinite tangent before projection\n",
                   cl_fem_model_name((cl_fem_model)model), indefinite);

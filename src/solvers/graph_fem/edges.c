@@ -102,15 +102,27 @@ cl_status cl_gfem_pieces(cl_gfem *s) {
   return CL_OK;
 }
 
+/* 1 if a crack runs through tet t: its corners fall apart over its unbroken edges (a plane through a
+ * tet crosses three or four of its edges; one broken edge alone leaves the tet whole). */
+static int tet_is_crossed(const cl_gfem *s, int32_t t) {
+  int comp[4] = {0, 1, 2, 3};
+  for (int k = 0; k < 6; ++k) {
+    if (s->damage[s->tet_edge[6 * (size_t)t + k]] >= 1.0) continue;
+    const int a = comp[cl_tet_edge_corners[k][0]], b = comp[cl_tet_edge_corners[k][1]];
+    if (a == b) continue;
+    for (int c = 0; c < 4; ++c)
+      if (comp[c] == b) comp[c] = a;
+  }
+  return comp[1] != comp[0] || comp[2] != comp[0] || comp[3] != comp[0];
+}
+
 cl_status cl_gfem_visual_surface(cl_gfem *s, const cl_body_state *st) {
   if (s->surface_version == s->damage_version) return CL_OK;
   int32_t *keep = cl_malloc(sizeof(int32_t) * 4 * (size_t)(s->ntets > 0 ? s->ntets : 1), "graph_fem surface");
   if (!keep) return CL_ERR_OUT_OF_MEMORY;
   int32_t nk = 0;
   for (int32_t t = 0; t < s->ntets; ++t) {
-    int broken = 0;
-    for (int k = 0; k < 6; ++k) broken |= s->damage[s->tet_edge[6 * t + k]] >= 1.0;
-    if (broken) continue;
+    if (tet_is_crossed(s, t)) continue;
     memcpy(keep + 4 * nk, st->cells + 4 * t, 4 * sizeof(int32_t));
     ++nk;
   }

@@ -95,8 +95,10 @@ cl_status cl_gfem_build_edges(cl_gfem *s, const cl_body_state *st);
 int32_t cl_gfem_edge(const cl_gfem *s, int32_t a, int32_t b);
 /* Pieces: connected components of the nodes over edges with damage < 1 (cached). */
 cl_status cl_gfem_pieces(cl_gfem *s);
-/* The visual surface: the boundary faces of the tets all of whose edges are unbroken, so the surface
- * splits where cracks run (cached; owned by s). */
+/* The visual surface (the paper's M_v, Fig. 1c): the boundary faces of the tets no crack runs through
+ * (those whose corners stay connected over their unbroken edges), so the surface splits where cracks
+ * run, stays closed, and its crack faces are the faces of the tets beside the crack; a crack costs the
+ * picture one layer of tets (cached; owned by s). */
 cl_status cl_gfem_visual_surface(cl_gfem *s, const cl_body_state *st);
 
 /* ---- element.c ---- */
