@@ -254,6 +254,59 @@ static void test_vertex_with_all_edges_broken_moves_freely(void **state) {
   cl_world_destroy(w);
 }
 
+/* Nodal forces of the whole body (sum of the element forces), 3 n. */
+static void gather_forces(const cl_gfem *s, const cl_body_state *st, double *f) {
+  memset(f, 0, sizeof(double) * 3 * (size_t)st->n);
+  for (int32_t e = 0; e < s->ntets; ++e)
+    for (int a = 0; a < 4; ++a)
+      for (int k = 0; k < 3; ++k) f[3 * st->cells[4 * e + a] + k] += s->fe[12 * e + 3 * a + k];
+}
+
+/* The assembled stiffness is the derivative of the assembled forces: (f(x + h d) - f(x - h d)) / 2h
+ * = -K d for a random direction d, with the exact (unprojected) tangent, for every model. (Damaged
+ * elements are corotational: their K = R K0_d R^T leaves out dR/dx, as stiffness warping does.) */
+static void test_assembled_stiffness_is_the_force_derivative(void **state) {
+  (void)state;
+  for (int model = 0; model < CL_FEM_MODEL_COUNT; ++model)
+    {
+      cl_world *w = cl_test_world(1e-3, 0.0, 1);
+      cl_id b = add_bar(w, 3, 2, 2, 0.3, model, NULL, NULL, 0, NULL);
+      cl_gfem *s = solver_of(w, b);
+      cl_body_state *st = cl_world_body_state(w, b);
+      deform(st, 0.05);
+      s->exact_tangent = 1;
+      assert_int_equal(cl_gfem_update_elements(s, st), CL_OK);
+      const size_t n3 = 3 * (size_t)st->n;
+      double *Kd = calloc(n3, sizeof(double)), *d = malloc(sizeof(double) * n3), *fp = malloc(sizeof(double) * n3),
+             *fm = malloc(sizeof(double) * n3), *x0 = malloc(sizeof(double) * n3);
+      uint64_t rng = 11;
+      for (size_t j = 0; j < n3; ++j) d[j] = cl_test_rand01(&rng) - 0.5;
+      for (int32_t e = 0; e < s->ntets; ++e)
+        for (int a = 0; a < 4; ++a)
+          for (int r = 0; r < 3; ++r)
+            for (int bb = 0; bb < 4; ++bb)
+              for (int c = 0; c < 3; ++c)
+                Kd[3 * st->cells[4 * e + a] + r] +=
+                    s->Ke[144 * e + 12 * (3 * a + r) + 3 * bb + c] * d[3 * st->cells[4 * e + bb] + c];
+      memcpy(x0, st->x, sizeof(double) * n3);
+      const double h = 1e-7;
+      for (int sgn = -1; sgn <= 1; sgn += 2) {
+        for (size_t j = 0; j < n3; ++j) st->x[j] = x0[j] + sgn * h * d[j];
+        assert_int_equal(cl_gfem_update_elements(s, st), CL_OK);
+        gather_forces(s, st, sgn > 0 ? fp : fm);
+      }
+      double err = 0.0, scale = 0.0;
+      for (size_t j = 0; j < n3; ++j) {
+        err = fmax(err, fabs((fp[j] - fm[j]) / (2 * h) + Kd[j]));
+        scale = fmax(scale, fabs(Kd[j]));
+      }
+      print_message("graph_fem: model %d: |df/dx d + K d| = %.3g of |K d| = %.3g\n", model, err, scale);
+      assert_true(err <= 1e-5 * scale);
+      free(Kd), free(d), free(fp), free(fm), free(x0);
+      cl_world_destroy(w);
+    }
+}
+
 /* ---- cuts, pieces, the visual surface ------------------------------------------------------ */
 
 /* Number of connected components of a triangle set (over shared nodes), and whether every edge is
@@ -581,6 +634,7 @@ int main(void) {
       cmocka_unit_test(test_degraded_element_without_damage_is_linear),
       cmocka_unit_test(test_damaged_stiffness_is_symmetric_psd),
       cmocka_unit_test(test_vertex_with_all_edges_broken_moves_freely),
+      cmocka_unit_test(test_assembled_stiffness_is_the_force_derivative),
       cmocka_unit_test(test_cut_splits_bar_and_surface),
       cmocka_unit_test(test_threshold_is_the_tensor_projection),
       cmocka_unit_test(test_softening_law),
