@@ -398,7 +398,7 @@ function Mesh:is_closed()
   local p = mesh_ptr(self, "mesh:is_closed")
   local s = tonumber(C.cl_mesh_check_closed(p))
   if s == 0 then return true end
-  if s == tonumber(C.CL_ERR_MESH) then return false, ffi.string(C.cl_last_error()) end
+  if s == tonumber(C.CL_ERR_MESH) then return false, core.user_message(ffi.string(C.cl_last_error())) end
   check(s)
   return true
 end

@@ -432,6 +432,11 @@ function output.read_csv(path)
   if type(path) ~= "string" then
     fail("output.read_csv: path must be a string, got " .. tostring(path))
   end
+  -- only a regular file has an end: opening a FIFO blocks, and a device (a link to /dev/zero) would
+  -- be read until memory runs out
+  if execute_ok("test -e " .. shell_quote(path)) and not execute_ok("test -f " .. shell_quote(path)) then
+    fail("output.read_csv: '" .. path .. "' is not a regular file; give the path of a CSV file")
+  end
   local f, err = io.open(path, "rb")
   if not f then fail("output.read_csv: cannot open '" .. path .. "': " .. tostring(err)) end
   local text = f:read("*a")

@@ -14,10 +14,12 @@
 #include "world/world.h"
 
 void cl_body_set_label(cl_body *b) {
+  /* the name the user gave; an id means nothing to a user, so an unnamed body is named by the order
+   * of its slot in the world (slots are the low bits of the id, ids.c) */
   if (b->name && b->name[0])
-    snprintf(b->label, sizeof b->label, "body '%.60s' (id %u)", b->name, b->id);
+    snprintf(b->label, sizeof b->label, "body '%.60s'", b->name);
   else
-    snprintf(b->label, sizeof b->label, "body (id %u)", b->id);
+    snprintf(b->label, sizeof b->label, "unnamed body #%u", (unsigned)(b->id & 0x3fffu) + 1u);
 }
 
 void cl_body_free(cl_body *b) {

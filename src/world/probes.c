@@ -96,10 +96,15 @@ cl_status cl_probe_new(cl_world *w, const cl_probe_def *def, cl_probe **out) {
     CL_TRY(cl_world_condition(w, d.condition, &c));
     if (c->kind != CL_CONDITION_CONSTRAIN)
       return cl_fail(CL_ERR_INVALID_ARGUMENT,
-                     "reaction probe: condition %u applies a force, it is not a fixed or driven region", d.condition);
-    if (d.body != 0 && d.body != c->body)
-      return cl_fail(CL_ERR_INVALID_ARGUMENT, "reaction probe: condition %u belongs to body %u, not to body %u",
-                     d.condition, c->body, d.body);
+                     "reaction probe: the condition applies a force (world:force), it is not a fixed or driven "
+                     "region; a reaction probe needs the condition of world:fix or world:drive");
+    if (d.body != 0 && d.body != c->body) {
+      cl_body *cb = NULL, *db = NULL;
+      (void)cl_world_body(w, c->body, &cb);
+      (void)cl_world_body(w, d.body, &db);
+      return cl_fail(CL_ERR_INVALID_ARGUMENT, "reaction probe: the condition belongs to %s, not to %s",
+                     cb ? cb->label : "another body", db ? db->label : "the body given");
+    }
     d.body = c->body;
   }
   if (d.kind != CL_PROBE_PHASE_TIME) CL_TRY(cl_world_body(w, d.body, &body));

@@ -125,6 +125,8 @@ static cl_status one_step(cl_world *w, cl_status *warning) {
       cl_collider *c = cl_pool_at(&w->colliders, i);
       if (!c) continue;
       cl_collider_pose(c, t1, &w->shapes[view.count]);
+      cl_status pst = cl_collider_check_pose(c, &w->shapes[view.count], step_no, t1);
+      if (pst < 0) return stop(w, pst);
       if (c->def.dynamic) w->shapes[view.count].impulse = c->impulse;
       view.count++;
     }

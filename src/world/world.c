@@ -160,7 +160,7 @@ cl_status cl_world_insert_condition(cl_world *w, cl_body *b, cl_condition_kind k
   free(mark);
   if (held == b->state.n)
     return cl_fail(CL_WARN_ALL_FIXED, "%s: all %d nodes are now fixed or driven; the body will only move as "
-                   "prescribed (condition %u was added)", b->label, held, c->id);
+                   "prescribed", b->label, held);
   return CL_OK;
 }
 
@@ -169,6 +169,7 @@ cl_status cl_world_insert_collider(cl_world *w, const cl_collider_def *def, cl_i
   if (!c) return CL_ERR_OUT_OF_MEMORY;
   c->def = *def;
   c->t_add = w->time;
+  c->number = ++w->colliders_added;
   double n = sqrt(def->normal[0] * def->normal[0] + def->normal[1] * def->normal[1] + def->normal[2] * def->normal[2]);
   for (int k = 0; k < 3; ++k) c->def.normal[k] = n > 0.0 ? def->normal[k] / n : 0.0;
   cl_status s = cl_pool_add(&w->colliders, c, &c->id);

@@ -8,6 +8,7 @@
 #ifndef CL_WORLD_WORLD_H
 #define CL_WORLD_WORLD_H
 
+#include <stddef.h>
 #include <stdint.h>
 
 #include "cleave/world.h"
@@ -16,6 +17,26 @@
 
 /* Value of the `internal` marker of cl_world_def and cl_body_def set by their *_def_default. */
 enum { CL_DEF_MARKER = 0x636c6466 };
+
+/* ---- sane ranges (docs/GUARANTEES.md) ------------------------------------------------------- */
+
+/* What a user may set, checked where it is set. Far beyond any mechanical scene, yet small enough
+ * that no product the step forms (x + v t, m v^2, I^-1 L, g t^2) can overflow a double, so a
+ * value that passes these checks cannot turn into an Inf or a NaN by itself. */
+#define CL_LIMIT_COORD 1e9      /* m: |coordinate| of centres, hinge points, rest positions */
+#define CL_LIMIT_SPEED 3e8      /* m/s: |velocity| (the speed of light) */
+#define CL_LIMIT_SPIN 1e9       /* rad/s: |angular velocity| */
+#define CL_LIMIT_SIZE_MIN 1e-9  /* m: collider radius, half extents */
+#define CL_LIMIT_SIZE_MAX 1e9
+#define CL_LIMIT_MASS_MIN 1e-9  /* kg: dynamic collider mass */
+#define CL_LIMIT_MASS_MAX 1e15
+#define CL_LIMIT_INERTIA_MIN 1e-30 /* kg m^2: given principal moments */
+#define CL_LIMIT_INERTIA_MAX 1e30
+#define CL_LIMIT_GRAVITY 1e9    /* m/s^2: |gravity| */
+
+/* |v| <= limit for a 3-vector, else CL_ERR_INVALID_ARGUMENT "<what> = (x, y, z) <unit>: |<what>| = n
+ * is outside the allowed range [0, limit] <unit>" (NaN and Inf fail too). */
+cl_status cl_check_vec3_limit(const char *what, const double *v, double limit, const char *unit);
 
 /* ---- generational ids (ids.c) -------------------------------------------------------------- */
 
@@ -177,6 +198,8 @@ cl_status cl_condition_follow_origins(cl_condition *c, const cl_body_state *stat
 
 typedef struct cl_collider {
   cl_id id;
+  int32_t number;              /* 1, 2, ...: the order the world's colliders were added in, which is
+                                * how messages name a collider (ids mean nothing to a user) */
   cl_collider_def def;         /* normal normalised */
   double t_add;                /* world time when added, s; a dynamic collider's def holds its
                                 * current state and t_add the time of that state (rigid.c) */
@@ -185,6 +208,11 @@ typedef struct cl_collider {
 } cl_collider;
 
 cl_status cl_collider_check(const cl_collider_def *def);
+/* "dynamic box collider #2" for messages. */
+const char *cl_collider_label(const cl_collider *c, char *buf, size_t size);
+/* CL_ERR_NUMERICAL naming the collider when a pose the step computed is not finite (a dynamic
+ * collider pushed beyond what a double holds), else CL_OK. */
+cl_status cl_collider_check_pose(const cl_collider *c, const cl_collider_shape *pose, long long step, double t);
 /* The collider's pose at world time t (kinematic: centre moves with velocity, orientation turns with
  * the angular velocity about the centre, both from t_add). */
 void cl_collider_pose(const cl_collider *c, double t, cl_collider_shape *shape);
@@ -233,6 +261,7 @@ struct cl_world {
   int64_t steps;
   double time;                 /* s */
   cl_pool bodies, conditions, colliders, probes;
+  int32_t colliders_added;     /* numbers colliders for messages (cl_collider.number) */
   cl_collider_shape *shapes;   /* current collider poses, one per live collider */
   int32_t nshapes, shapes_capacity;
   cl_world_stats stats;
