@@ -16,13 +16,6 @@
     if (!(p)) return cl_fail(CL_ERR_INVALID_ARGUMENT, "%s: %s is NULL", fn, #p);   \
   } while (0)
 
-static cl_status check_finite3(const char *fn, const char *what, const double *v) {
-  for (int k = 0; k < 3; ++k)
-    if (!isfinite(v[k]))
-      return cl_fail(CL_ERR_INVALID_ARGUMENT, "%s: %s[%d] = %g must be finite", fn, what, k, v[k]);
-  return CL_OK;
-}
-
 static cl_status check_capacity(const char *fn, int64_t capacity, int64_t need, const char *unit) {
   if (capacity < need)
     return cl_fail(CL_ERR_INVALID_ARGUMENT, "%s: capacity %lld is too small, %lld %s needed", fn, (long long)capacity,
@@ -93,7 +86,7 @@ cl_status cl_world_create(const cl_world_def *def, cl_world **out) {
     return cl_fail(CL_ERR_INVALID_ARGUMENT, "cl_world_def not initialised: call cl_world_def_default");
   if (!(def->dt > 0.0) || isinf(def->dt))
     return cl_fail(CL_ERR_INVALID_ARGUMENT, "world: dt = %g s must be positive and finite", def->dt);
-  CL_TRY(check_finite3("world", "gravity", def->gravity));
+  CL_TRY(cl_check_vec3_limit("world: gravity", def->gravity, CL_LIMIT_GRAVITY, "m/s^2"));
   if (def->substeps < 1)
     return cl_fail(CL_ERR_INVALID_ARGUMENT, "world: substeps = %d must be >= 1", def->substeps);
   if (def->threads < 0)
@@ -106,7 +99,7 @@ void cl_world_destroy(cl_world *world) { cl_world_free(world); }
 cl_status cl_world_set_gravity(cl_world *world, const double *g) {
   CHECK_NULL(world, "cl_world_set_gravity");
   CHECK_NULL(g, "cl_world_set_gravity");
-  CL_TRY(check_finite3("cl_world_set_gravity", "g", g));
+  CL_TRY(cl_check_vec3_limit("world: gravity", g, CL_LIMIT_GRAVITY, "m/s^2"));
   for (int k = 0; k < 3; ++k) world->gravity[k] = g[k];
   return CL_OK;
 }
@@ -127,10 +120,13 @@ void cl_body_def_default(cl_body_def *def) {
 }
 
 static cl_status check_material(const cl_material_def *m) {
-  if (!(m->density > 0.0) || isinf(m->density))
-    return cl_fail(CL_ERR_INVALID_ARGUMENT, "material: density = %g kg/m^3 must be positive and finite", m->density);
-  if (!(m->young > 0.0) || isinf(m->young))
-    return cl_fail(CL_ERR_INVALID_ARGUMENT, "material: young = %g Pa must be positive and finite", m->young);
+  /* upper limits (world.h) so that energies and stresses cannot overflow */
+  if (!(m->density > 0.0 && m->density <= CL_LIMIT_DENSITY))
+    return cl_fail(CL_ERR_INVALID_ARGUMENT, "material: density = %g kg/m^3 is outside the allowed range (0, %g] kg/m^3",
+                   m->density, CL_LIMIT_DENSITY);
+  if (!(m->young > 0.0 && m->young <= CL_LIMIT_YOUNG))
+    return cl_fail(CL_ERR_INVALID_ARGUMENT, "material: young = %g Pa is outside the allowed range (0, %g] Pa", m->young,
+                   CL_LIMIT_YOUNG);
   if (!(m->poisson >= 0.0 && m->poisson < 0.5))
     return cl_fail(CL_ERR_INVALID_ARGUMENT, "material: poisson = %g is outside [0, 0.5)", m->poisson);
   if (!isfinite(m->plastic_yield))
@@ -164,6 +160,10 @@ cl_status cl_world_add_body(cl_world *world, const cl_body_def *def, const cl_me
     return cl_fail(CL_ERR_INVALID_ARGUMENT, "body '%s': criterion_param_count = %d with criterion_params %s", label,
                    def->criterion_param_count, def->criterion_params ? "set" : "NULL");
   if (mesh->npoints < 1) return cl_fail(CL_ERR_MESH, "body '%s': the mesh has no points", label);
+  for (int32_t i = 0; i < mesh->npoints; ++i) {
+    s = cl_check_vec3_limit("position", mesh->x + 3 * (size_t)i, CL_LIMIT_COORD, "m");
+    if (s < 0) return cl_fail_context(s, "body '%s': mesh point %d: ", label, i);
+  }
   cl_body *b;
   CL_TRY(cl_body_new(world, def, mesh, &b));
   return cl_world_insert_body(world, b, body);
@@ -265,10 +265,10 @@ cl_status cl_body_set_velocities(cl_world *world, cl_id body, const double *v, i
     return cl_fail(CL_ERR_INVALID_ARGUMENT,
                    "cl_body_set_velocities: %s has %d nodes, so %lld values (3 per node) are needed; got %lld",
                    b->label, b->state.n, (long long)need, (long long)count);
-  for (int64_t k = 0; k < need; ++k)
-    if (!isfinite(v[k]))
-      return cl_fail(CL_ERR_INVALID_ARGUMENT, "cl_body_set_velocities: %s: velocity of node %lld is not finite "
-                     "(component %lld = %g)", b->label, (long long)(k / 3), (long long)(k % 3), v[k]);
+  for (int64_t i = 0; i < need / 3; ++i) {
+    cl_status s = cl_check_vec3_limit("velocity", v + 3 * i, CL_LIMIT_SPEED, "m/s");
+    if (s < 0) return cl_fail_context(s, "%s: node %lld: ", b->label, (long long)i);
+  }
   memcpy(b->state.v, v, sizeof(double) * (size_t)need);
   return CL_OK;
 }
@@ -278,14 +278,9 @@ cl_status cl_body_set_rigid_velocity(cl_world *world, cl_id body, const double *
   CHECK_NULL(linear, "cl_body_set_rigid_velocity");
   cl_body *b;
   CL_TRY(cl_world_body(world, body, &b));
-  for (int k = 0; k < 3; ++k) {
-    if (!isfinite(linear[k]))
-      return cl_fail(CL_ERR_INVALID_ARGUMENT, "cl_body_set_rigid_velocity: linear velocity component %d = %g is not "
-                     "finite", k, linear[k]);
-    if (angular && !isfinite(angular[k]))
-      return cl_fail(CL_ERR_INVALID_ARGUMENT, "cl_body_set_rigid_velocity: angular velocity component %d = %g is not "
-                     "finite", k, angular[k]);
-  }
+  cl_status s = cl_check_vec3_limit("velocity", linear, CL_LIMIT_SPEED, "m/s");
+  if (s >= 0 && angular) s = cl_check_vec3_limit("angular_velocity", angular, CL_LIMIT_SPIN, "rad/s");
+  if (s < 0) return cl_fail_context(s, "%s: ", b->label);
   const cl_body_state *st = &b->state;
   double c[3] = {0.0, 0.0, 0.0}, mass = 0.0;
   for (int32_t i = 0; i < st->n; ++i) {
@@ -386,7 +381,7 @@ cl_status cl_world_apply_force(cl_world *world, cl_id body, const cl_region_def 
   cl_body *b;
   CL_TRY(cl_world_body(world, body, &b));
   CL_TRY(cl_region_check(region));
-  CL_TRY(check_finite3("cl_world_apply_force", "force", force));
+  CL_TRY(cl_check_vec3_limit("force", force, CL_LIMIT_FORCE, "N"));
   return cl_world_insert_condition(world, b, CL_CONDITION_FORCE, region, NULL, force, condition);
 }
 

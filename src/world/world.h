@@ -33,6 +33,9 @@ enum { CL_DEF_MARKER = 0x636c6466 };
 #define CL_LIMIT_INERTIA_MIN 1e-30 /* kg m^2: given principal moments */
 #define CL_LIMIT_INERTIA_MAX 1e30
 #define CL_LIMIT_GRAVITY 1e9    /* m/s^2: |gravity| */
+#define CL_LIMIT_FORCE 1e15     /* N: |force| of a force condition */
+#define CL_LIMIT_YOUNG 1e13     /* Pa: Young's modulus (diamond's is 1.2e12) */
+#define CL_LIMIT_DENSITY 1e6    /* kg/m^3 (osmium's is 2.3e4) */
 
 /* |v| <= limit for a 3-vector, else CL_ERR_INVALID_ARGUMENT "<what> = (x, y, z) <unit>: |<what>| = n
  * is outside the allowed range [0, limit] <unit>" (NaN and Inf fail too). */
