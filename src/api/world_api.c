@@ -270,6 +270,7 @@ cl_status cl_body_set_velocities(cl_world *world, cl_id body, const double *v, i
     if (s < 0) return cl_fail_context(s, "%s: node %lld: ", b->label, (long long)i);
   }
   memcpy(b->state.v, v, sizeof(double) * (size_t)need);
+  cl_watch_body_added(world, b); /* energy given from outside the step */
   return CL_OK;
 }
 
@@ -298,6 +299,7 @@ cl_status cl_body_set_rigid_velocity(cl_world *world, cl_id body, const double *
     v[1] = linear[1] + w[2] * r[0] - w[0] * r[2];
     v[2] = linear[2] + w[0] * r[1] - w[1] * r[0];
   }
+  cl_watch_body_added(world, b); /* energy given from outside the step */
   return CL_OK;
 }
 
@@ -476,7 +478,20 @@ cl_status cl_probe_read(const cl_world *world, cl_id probe, double *out, int64_t
   CL_TRY(cl_world_probe(world, probe, &p));
   CL_TRY(check_capacity("cl_probe_read", capacity, cl_probe_value_count(p), "doubles"));
   /* probes cache derived data (pieces, surfaces) in the world: reading is logically const */
-  return cl_probe_eval((cl_world *)world, p, out);
+  cl_status s = cl_probe_eval((cl_world *)world, p, out);
+  if (s < 0) return s;
+  /* a non-finite value is a blow-up: it stops the world rather than reach a probes.csv */
+  for (int32_t k = 0; k < cl_probe_value_count(p); ++k)
+    if (!isfinite(out[k])) {
+      cl_body *b = NULL;
+      if (p->def.kind != CL_PROBE_PHASE_TIME) (void)cl_world_body(world, p->def.body, &b);
+      return cl_world_stop((cl_world *)world,
+                           cl_fail(CL_ERR_NUMERICAL, "%s%s%s probe: value %g after step %lld (t = %g s) is not "
+                                   "finite: the simulation blew up; the world is stopped. Try a smaller dt or more "
+                                   "substeps, or inputs within their ranges", b ? b->label : "", b ? ": " : "",
+                                   cl_probe_kind_name(p), out[k], (long long)world->steps, world->time));
+    }
+  return s;
 }
 
 /* ---- stepping ------------------------------------------------------------------------------- */

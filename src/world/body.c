@@ -213,6 +213,17 @@ cl_status cl_body_measure(cl_body *b) {
   b->units.count = count;
   cl_status s = b->ops->measure(b->solver, &b->state, &b->units);
   if (s < 0) return cl_fail_context(s, "%s: measure: ", b->label);
+  /* a stress that overflowed is a blow-up, never an output (value * 0 is NaN only for NaN and Inf) */
+  const double *S = b->units.stress;
+  double z = 0.0;
+  for (int64_t j = 0; j < 9 * (int64_t)count; ++j) z += S[j] * 0.0;
+  if (z != 0.0)
+    for (int64_t j = 0; j < 9 * (int64_t)count; ++j)
+      if (!isfinite(S[j]))
+        return cl_fail(CL_ERR_NUMERICAL,
+                       "%s: non-finite stress %g Pa in unit %lld (component %lld): the simulation blew up; try a "
+                       "smaller dt or more substeps, or a material within range", b->label, S[j],
+                       (long long)(j / 9), (long long)(j % 9));
   return s;
 }
 

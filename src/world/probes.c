@@ -166,3 +166,9 @@ cl_status cl_probe_eval(cl_world *w, const cl_probe *p, double *out) {
   }
   return cl_fail(CL_ERR_INVALID_ARGUMENT, "probe kind %d cannot be read", (int)p->def.kind);
 }
+
+const char *cl_probe_kind_name(const cl_probe *p) {
+  static const char *names[] = {"reaction", "distance", "volume", "kinetic energy", "elastic energy", "pieces",
+                                "phase time"};
+  return p->def.kind >= CL_PROBE_REACTION && p->def.kind <= CL_PROBE_PHASE_TIME ? names[p->def.kind] : "a";
+}

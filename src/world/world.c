@@ -1,6 +1,7 @@
 /* The world: lifetime, the four id pools, and adding and removing objects (with the cascades:
  * a removed body takes its conditions and probes along, a removed condition its reaction probes). */
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -72,6 +73,7 @@ cl_status cl_world_insert_body(cl_world *w, cl_body *b, cl_id *id) {
     return s;
   }
   cl_body_set_label(b);
+  cl_watch_body_added(w, b);
   *id = b->id;
   return CL_OK;
 }
@@ -187,6 +189,7 @@ cl_status cl_world_insert_collider(cl_world *w, const cl_collider_def *def, cl_i
     w->shapes = sh;
     w->shapes_capacity = cap;
   }
+  cl_watch_collider_added(w, c);
   *id = c->id;
   return CL_OK;
 }
@@ -203,4 +206,10 @@ cl_status cl_world_insert_probe(cl_world *w, const cl_probe_def *def, cl_id *id)
   }
   *id = p->id;
   return CL_OK;
+}
+
+cl_status cl_world_stop(cl_world *w, cl_status s) {
+  w->stopped = 1;
+  snprintf(w->stop_message, sizeof w->stop_message, "%s", cl_last_error());
+  return s;
 }

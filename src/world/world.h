@@ -114,6 +114,10 @@ typedef struct cl_body {
   int32_t pieces;
   int64_t pieces_version;
   int32_t nodes_seen;                /* state.n when conditions were last carried over */
+  struct {
+    double cm[3];                    /* centre of mass at the last energy check, m */
+    double size;                     /* rest bounding-box diagonal, m */
+  } watch;                           /* the blow-up watch (watch.c) */
 } cl_body;
 
 /* Create and bind a body; the world assigns the id afterwards. */
@@ -208,6 +212,7 @@ typedef struct cl_collider {
                                 * current state and t_add the time of that state (rigid.c) */
   double impulse[6];           /* dynamic: impulse the nodes gave it over the current substep,
                                 * linear (N s) and angular about the centre (N m s) */
+  double watch_cm[3];          /* centre at the last energy check, m (watch.c) */
 } cl_collider;
 
 cl_status cl_collider_check(const cl_collider_def *def);
@@ -252,6 +257,8 @@ typedef struct cl_probe {
 
 cl_status cl_probe_new(cl_world *world, const cl_probe_def *def, cl_probe **out);
 int32_t cl_probe_value_count(const cl_probe *p);
+/* "kinetic energy of body 'bar'" for messages. */
+const char *cl_probe_kind_name(const cl_probe *p);
 cl_status cl_probe_eval(cl_world *world, const cl_probe *p, double *out);
 
 /* ---- the world (world.c) and its step (step.c) --------------------------------------------- */
@@ -270,6 +277,9 @@ struct cl_world {
   cl_world_stats stats;
   int stopped;
   char stop_message[1024];
+  struct {
+    double budget;             /* J: energy the sources can have given (watch.c) */
+  } watch;
 };
 
 cl_status cl_world_new(const cl_world_def *def, cl_world **out);
@@ -297,6 +307,22 @@ cl_status cl_world_insert_probe(cl_world *world, const cl_probe_def *def, cl_id 
 
 /* The state of a body, for tests and internal tools that set up initial conditions. */
 cl_body_state *cl_world_body_state(cl_world *world, cl_id body);
+
+/* ---- the blow-up watch (watch.c, docs/GUARANTEES.md) --------------------------------------- */
+
+/* Energy given to the world from outside the step (a velocity set by the user), J. */
+void cl_watch_add_energy(cl_world *world, double joules);
+/* A body was added or had its velocities set: its kinetic energy joins the budget. */
+void cl_watch_body_added(cl_world *world, cl_body *body);
+void cl_watch_collider_added(cl_world *world, cl_collider *collider);
+/* After a body's solver substep of length h: the work its drives can have done. */
+void cl_watch_drive_work(cl_world *world, const cl_body *body, double h);
+/* After a step: CL_ERR_NUMERICAL naming the body when the kinetic energy grew far beyond what the
+ * sources can have given (checked every few steps). */
+cl_status cl_watch_step(cl_world *world, long long step, double t);
+
+/* Stop the world on the error just recorded: later steps return CL_ERR_STATE with its message. */
+cl_status cl_world_stop(cl_world *world, cl_status s);
 
 /* Advance `steps` steps (step.c). */
 cl_status cl_world_advance(cl_world *world, int32_t steps);

@@ -21,6 +21,7 @@
 #include "base/error.h"
 #include "cleave/cleave.h"
 #include "contract/colliders.h"
+#include "geom/mesh.h"
 #include "support/cl_asserts.h"
 #include "support/double_solver.h"
 #include "support/test_meshes.h"
@@ -237,6 +238,91 @@ static void test_stale_ids_stay_stale(void **state) {
   cl_world_destroy(w);
 }
 
+/* ---- blow-ups ------------------------------------------------------------------------------ */
+
+static cl_id add_named(cl_world *w, const char *solver, const char *name, const cl_mesh *m, const cl_param *p,
+                       int32_t np) {
+  cl_body_def bd;
+  cl_body_def_default(&bd);
+  bd.solver = solver;
+  bd.name = name;
+  bd.params = p;
+  bd.param_count = np;
+  cl_id id = 0;
+  assert_ok(cl_world_add_body(w, &bd, m, &id));
+  return id;
+}
+
+/* The corotational solver with max_iterations = 1 at dt = 0.01 reached kinetic energy 1e219 and
+ * positions 1e108 with exit 0 and one warning at step 1. The watch stops it, naming the body, the
+ * step and the quantity, with a hint. */
+static void test_blowup_stops_the_world(void **state) {
+  (void)state;
+  cl_world *w = cl_test_world(0.01, -9.81, 1);
+  cl_mesh *box = cl_test_box(0.4, 0.1, 0.1);
+  cl_tetgen_def td;
+  cl_tetgen_def_default(&td);
+  td.max_volume = 2e-4;
+  cl_mesh *tets = NULL;
+  assert_ok(cl_mesh_tetrahedralize(box, &td, &tets));
+  cl_param p[1] = {{"max_iterations", 1}};
+  cl_id b = add_named(w, "corotational", "bar", tets, p, 1);
+  cl_test_x_slab(w, b, -1.0, -0.19, 0.0);
+  cl_status s = CL_OK;
+  int step = 0;
+  while (step < 300 && (s = cl_world_step(w, 1)) >= 0) ++step;
+  assert_int_equal(s, CL_ERR_NUMERICAL);
+  print_message("stopped after %d steps: %s\n", step, cl_last_error());
+  assert_true(step < 100);
+  assert_non_null(strstr(cl_last_error(), "body 'bar': kinetic energy"));
+  assert_non_null(strstr(cl_last_error(), "blowing up"));
+  assert_non_null(strstr(cl_last_error(), "smaller dt"));
+  assert_int_equal(cl_world_step(w, 1), CL_ERR_STATE);
+  cl_mesh_destroy(tets);
+  cl_mesh_destroy(box);
+  cl_world_destroy(w);
+}
+
+/* young = 1e308 (inf energy, NaN stress) and a throw at 1e160 m/s (inf kinetic energy in
+ * probes.csv) are refused where they are set; a value that still overflows (forced in through the
+ * internal state) stops the world when a probe or a unit field reads it, instead of being written. */
+static void test_non_finite_probe_and_stress(void **state) {
+  (void)state;
+  cl_world *w = cl_test_world(1.0 / 600.0, 0.0, 1);
+  cl_mesh *tets = small_tets();
+  cl_body_def bd;
+  cl_body_def_default(&bd);
+  bd.solver = "corotational";
+  bd.material.young = 1e308;
+  cl_id b;
+  assert_error(cl_world_add_body(w, &bd, tets, &b), CL_ERR_INVALID_ARGUMENT, "young = 1e+308 Pa is outside");
+  b = add_named(w, "corotational", "cube", tets, NULL, 0);
+  const double fast[3] = {1e160, 0.0, 0.0};
+  assert_error(cl_body_set_rigid_velocity(w, b, fast, NULL), CL_ERR_INVALID_ARGUMENT, "[0, 3e+08] m/s");
+  cl_probe_def pd;
+  cl_probe_def_default(&pd, CL_PROBE_KINETIC_ENERGY);
+  pd.body = b;
+  cl_id probe;
+  assert_ok(cl_world_add_probe(w, &pd, &probe));
+  cl_body_state *st = cl_world_body_state(w, b);
+  st->v[0] = 1e200;
+  double value = 0.0;
+  assert_error(cl_probe_read(w, probe, &value, 1), CL_ERR_NUMERICAL, "body 'cube': kinetic energy probe");
+  assert_int_equal(cl_world_step(w, 1), CL_ERR_STATE);
+  cl_world_destroy(w);
+
+  w = cl_test_world(1.0 / 600.0, 0.0, 1);
+  b = add_named(w, "corotational", "cube", tets, NULL, 0);
+  st = cl_world_body_state(w, b);
+  st->x[0] = INFINITY; /* forced past the step's finite check */
+  double *S = malloc(sizeof(double) * 9 * (size_t)tets->ncells);
+  assert_error(cl_body_copy_unit_field(w, b, CL_UNIT_STRESS, S, 9 * (int64_t)tets->ncells), CL_ERR_NUMERICAL,
+               "non-finite");
+  free(S);
+  cl_mesh_destroy(tets);
+  cl_world_destroy(w);
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_penetration_nan_is_no_contact),
@@ -245,6 +331,8 @@ int main(void) {
       cmocka_unit_test(test_read_refuses_non_regular_files),
       cmocka_unit_test(test_cluster_radius_overflow),
       cmocka_unit_test(test_stale_ids_stay_stale),
+      cmocka_unit_test(test_blowup_stops_the_world),
+      cmocka_unit_test(test_non_finite_probe_and_stress),
   };
   return cmocka_run_group_tests(tests, setup, NULL);
 }
