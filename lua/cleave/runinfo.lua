@@ -199,7 +199,30 @@ function runinfo.write(dir, params, opts)
   return path
 end
 
+--- Start the record of a run that will say how far it got: writes <dir>/run.json as write() does,
+--- plus `fields` (e.g. { completed = false, frames_completed = 0 }), and returns a record whose
+--- :update(fields) merges new fields and rewrites the file atomically (the facts are collected
+--- once). A run killed mid-way leaves a run.json that says so.
+function runinfo.start(dir, params, opts, fields)
+  if type(dir) ~= "string" or dir == "" then
+    fail("runinfo.start: dir must be a non-empty string, got " .. tostring(dir))
+  end
+  local info = runinfo.collect(params, opts)
+  if opts and type(opts.extra) == "table" then
+    for k, v in pairs(opts.extra) do info[k] = v end
+  end
+  output.mkdir(dir)
+  local rec = { path = dir .. "/run.json", info = info }
+  function rec.update(self, more)
+    for k, v in pairs(more or {}) do self.info[k] = v end
+    output.write_atomic(self.path, runinfo.encode(self.info) .. "\n")
+    return self
+  end
+  rec.update = output.api(rec.update)
+  return rec:update(fields)
+end
+
 -- public entry points raise at the caller's line
-for _, name in ipairs { "encode", "collect", "write" } do runinfo[name] = output.api(runinfo[name]) end
+for _, name in ipairs { "encode", "collect", "write", "start" } do runinfo[name] = output.api(runinfo[name]) end
 
 return runinfo
