@@ -465,6 +465,35 @@ static cl_status spatial_order(double *x, int32_t np, int32_t *tets, int32_t nt,
   return CL_OK;
 }
 
+/* Sizes TetGen meshes in double precision. A surface much smaller or larger than these was given in
+ * the wrong unit (sizes are metres), and one far thinner than it is wide is flat: its volume and
+ * intersection tests would drown in rounding and name the wrong defect ("inside out",
+ * "self-intersects", a zero-volume output tet). */
+static const double MIN_SIZE = 1e-9, MAX_SIZE = 1e9, MIN_THICKNESS = 2e-5; /* 1e-5 gave flat tets */
+
+static cl_status check_extent(const cl_mesh *s) {
+  double lo[3], hi[3];
+  for (int k = 0; k < 3; ++k) lo[k] = hi[k] = s->x[k];
+  for (int32_t i = 1; i < s->npoints; ++i)
+    for (int k = 0; k < 3; ++k) {
+      lo[k] = fmin(lo[k], s->x[3 * i + k]);
+      hi[k] = fmax(hi[k], s->x[3 * i + k]);
+    }
+  double e[3] = {hi[0] - lo[0], hi[1] - lo[1], hi[2] - lo[2]};
+  double big = fmax(e[0], fmax(e[1], e[2])), small = fmin(e[0], fmin(e[1], e[2]));
+  if (!(big >= MIN_SIZE && big <= MAX_SIZE))
+    return cl_fail(CL_ERR_MESH,
+                   "surface is %g x %g x %g m: its largest extent is outside the range TetGen meshes reliably, [%g, "
+                   "%g] m; sizes are in metres (mesh:fit(size) or mesh:scale(s) rescales it)",
+                   e[0], e[1], e[2], MIN_SIZE, MAX_SIZE);
+  if (!(small >= MIN_THICKNESS * big))
+    return cl_fail(CL_ERR_MESH,
+                   "surface is %g x %g x %g m: it is flat (its thinnest extent is %.3g of its largest; at least %g is "
+                   "needed to mesh it in double precision); give it a thickness",
+                   e[0], e[1], e[2], small / big, MIN_THICKNESS);
+  return CL_OK;
+}
+
 cl_status cl_mesh_tetrahedralize(const cl_mesh *surface, const cl_tetgen_def *def, cl_mesh **out) {
   if (!out) return cl_fail(CL_ERR_INVALID_ARGUMENT, "cl_mesh_tetrahedralize: out is NULL");
   *out = NULL;
@@ -485,6 +514,7 @@ cl_status cl_mesh_tetrahedralize(const cl_mesh *surface, const cl_tetgen_def *de
     return cl_fail(CL_ERR_INVALID_ARGUMENT, "tetgen verbose = %d: must be 0 or 1", def->verbose);
 
   CL_TRY(cl_mesh_validate(surface, "surface"));
+  CL_TRY(check_extent(surface));
   CL_TRY(cl_mesh_check_closed(surface));
   double vol = signed_volume_of(surface, NULL, 0);
   if (!(vol > 0))
@@ -541,6 +571,10 @@ cl_status cl_mesh_tetrahedralize(const cl_mesh *surface, const cl_tetgen_def *de
     memcpy(m->x, x, sizeof(double) * 3 * (size_t)np);
     memcpy(m->cells, tets, sizeof(int32_t) * 4 * (size_t)nt);
     st = cl_mesh_validate(m, "TetGen output");
+    if (st == CL_ERR_MESH)
+      st = cl_fail_context(st, "TetGen's mesh has a flat tet: the surface has parts too thin for double precision "
+                               "at this size; thicken them, or mesh coarser (a larger max_volume, a lower quality). "
+                               "Detail: ");
   }
   free(x);
   free(tets);
@@ -552,8 +586,8 @@ cl_status cl_mesh_tetrahedralize(const cl_mesh *surface, const cl_tetgen_def *de
   if (cap_reached)
     return cl_fail(CL_WARN_NOT_CONVERGED,
                    "TetGen stopped at %.0f Steiner points before meeting the quality bound (-%s): the bounds are too "
-                   "strict for this surface; the mesh is returned as it stands (%d tets). Relax them (max_radius_edge "
-                   ">= 1.2, min_dihedral <= 18), or set max_volume or max_steiner",
+                   "strict for this surface; the mesh is returned as it stands (%d tets). Relax them (quality, C's "
+                   "max_radius_edge, >= 1.2; min_dihedral <= 18), or set max_volume or max_steiner",
                    auto_cap, sw, m->ncells);
   return CL_OK;
 }

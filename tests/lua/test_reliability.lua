@@ -160,4 +160,36 @@ T.test("messages name what the user wrote: no C function names, no raw ids", fun
   T.truthy(not msg:find("cl_[%l_]+:") and not msg:find("%(id "), "no C name or id: " .. msg)
 end)
 
+T.test("meshing messages name the real defect: flat, thin, wrong unit, quadratic tets", function()
+  local box = cl.shape.box {}
+  local pts = box:points()
+  for _, q in ipairs(pts) do q[3] = 0 end
+  local flat = cl.mesh.from_arrays { kind = "triangles", points = pts, cells = box:cells() }
+  local msg = T.error(function() flat:tetrahedralize {} end, { "1 x 1 x 0 m: it is flat", "give it a thickness" })
+  T.truthy(not msg:find("inside out"), msg)
+  msg = T.error(function() cl.shape.box { size = { 1e6, 1e6, 1e-6 } }:tetrahedralize {} end, "it is flat")
+  T.truthy(not msg:find("self%-intersects"), msg)
+  local tiny = cl.shape.box {}
+  tiny:scale(1e-200) -- not "singular": it is invertible, only far too small
+  T.error(function() tiny:tetrahedralize {} end, { "1e-200 x 1e-200 x 1e-200 m", "sizes are in metres" })
+  local dir = T.tmpdir("reliability")
+  T.write_file(dir .. "/quad.node", "4 3 0 0\n0 0 0 0\n1 1 0 0\n2 0 1 0\n3 0 0 1\n")
+  T.write_file(dir .. "/quad.ele", "1 10 0\n0 0 1 2 3 4 5 6 7 8 9\n")
+  T.error(function() cl.mesh.read(dir .. "/quad.ele") end, { "quad.ele:2", "quadratic tets are not supported" })
+end)
+
+T.test("a fix and a drive on the same nodes warn that one of them is dropped", function()
+  local w, b = bar_world()
+  w:drive(b, cl.region.slab { axis = "x", below = -0.15 }, cl.motion.translate { velocity = { 0, 1, 0 } })
+  local warned = false
+  for _, x in ipairs(w:warnings()) do
+    if x.status == "CL_WARN_OVERLAP" then
+      warned = true
+      T.contains(x.message, "already held by another condition")
+      T.contains(x.message, "does not move them")
+    end
+  end
+  T.truthy(warned, "CL_WARN_OVERLAP recorded")
+end)
+
 T.done()
