@@ -49,6 +49,76 @@ static cl_status check_surface_kind(const cl_mesh *s, const char *fn) {
   return CL_OK;
 }
 
+static void sub3(const double *a, const double *b, double *c);
+static void cross3(const double *a, const double *b, double *c);
+
+/* Orientation per connected shell: each must separate solid behind its triangles from outside in
+ * front of them. Tested at the largest triangle of each shell, a little in front of it (winding
+ * number of the whole surface ~0) and a little behind (~1). A whole cube plus a separate inward-facing
+ * cube passed the edge test, and TetGen then filled both while sampling left the inverted one
+ * empty; a cavity (an inner shell facing into the void, as in a hollow sphere) passes. A single
+ * shell is left to the volume tests of tetrahedralize and sampling, which call it inside out. */
+static cl_status check_shells(const cl_mesh *s) {
+  int32_t *plabel = cl_malloc(sizeof(int32_t) * (size_t)s->npoints, "component labels");
+  if (!plabel) return CL_ERR_OUT_OF_MEMORY;
+  int32_t ncomp = 0;
+  cl_status st = cl_components(s->npoints, s->cells, s->ncells, 3, plabel, &ncomp);
+  if (st >= 0 && ncomp <= 1) {
+    free(plabel);
+    return CL_OK;
+  }
+  int32_t *best = st >= 0 ? cl_malloc(sizeof(int32_t) * (size_t)(ncomp > 0 ? ncomp : 1), "shell triangles") : NULL;
+  double *area = st >= 0 ? cl_malloc(sizeof(double) * (size_t)(ncomp > 0 ? ncomp : 1), "shell areas") : NULL;
+  int32_t *ntri = st >= 0 ? cl_calloc((size_t)(ncomp > 0 ? ncomp : 1), sizeof(int32_t), "shell sizes") : NULL;
+  cl_bvh bvh;
+  memset(&bvh, 0, sizeof bvh);
+  if (st >= 0 && (!best || !area || !ntri)) st = CL_ERR_OUT_OF_MEMORY;
+  if (st >= 0) {
+    for (int32_t c = 0; c < ncomp; ++c) best[c] = -1, area[c] = -1.0;
+    for (int32_t t = 0; t < s->ncells; ++t) {
+      const int32_t *v = s->cells + 3 * (size_t)t;
+      int32_t c = plabel[v[0]];
+      double e1[3], e2[3], n[3];
+      sub3(s->x + 3 * (size_t)v[1], s->x + 3 * (size_t)v[0], e1);
+      sub3(s->x + 3 * (size_t)v[2], s->x + 3 * (size_t)v[0], e2);
+      cross3(e1, e2, n);
+      double a = sqrt(n[0] * n[0] + n[1] * n[1] + n[2] * n[2]);
+      ntri[c]++;
+      if (a > area[c]) area[c] = a, best[c] = t;
+    }
+    st = cl_bvh_build(s->x, s->cells, s->ncells, 1, &bvh);
+  }
+  for (int32_t c = 0; c < ncomp && st >= 0; ++c) {
+    if (best[c] < 0 || !(area[c] > 0.0)) continue;
+    const int32_t *v = s->cells + 3 * (size_t)best[c];
+    double e1[3], e2[3], n[3], g[3], front[3], back[3];
+    sub3(s->x + 3 * (size_t)v[1], s->x + 3 * (size_t)v[0], e1);
+    sub3(s->x + 3 * (size_t)v[2], s->x + 3 * (size_t)v[0], e2);
+    cross3(e1, e2, n);
+    const double eps = 1e-3 * sqrt(0.5 * area[c]); /* a thousandth of the triangle's size */
+    for (int k = 0; k < 3; ++k) {
+      g[k] = (s->x[3 * v[0] + k] + s->x[3 * v[1] + k] + s->x[3 * v[2] + k]) / 3.0;
+      front[k] = g[k] + eps * n[k] / area[c];
+      back[k] = g[k] - eps * n[k] / area[c];
+    }
+    const double wf = cl_bvh_winding_number(&bvh, front, 2.0), wb = cl_bvh_winding_number(&bvh, back, 2.0);
+    if (fabs(wf) < 0.5 && fabs(wb - 1.0) < 0.5) continue;
+    st = cl_fail(CL_ERR_MESH,
+                 "surface orientation: the shell of %d triangles around (%g, %g, %g) (%d of %d shells) %s; every "
+                 "triangle must be counter-clockwise seen from outside the solid, and an inner shell bounding a "
+                 "cavity must lie inside another shell",
+                 ntri[c], g[0], g[1], g[2], c + 1, ncomp,
+                 wf < -0.5 ? "is inside out (its triangles face into the solid it encloses)"
+                           : "overlaps the solid of another shell (a solid inside a solid)");
+  }
+  cl_bvh_free(&bvh);
+  free(best);
+  free(area);
+  free(ntri);
+  free(plabel);
+  return st;
+}
+
 cl_status cl_mesh_check_closed(const cl_mesh *s) {
   CL_TRY(check_surface_kind(s, "cl_mesh_check_closed"));
   size_t ne = 3 * (size_t)s->ncells;
@@ -86,7 +156,7 @@ cl_status cl_mesh_check_closed(const cl_mesh *s) {
   }
   if (bad == ne) {
     free(he);
-    return CL_OK;
+    return check_shells(s);
   }
   int32_t a = (int32_t)(he[bad].key >> 32), b = (int32_t)(he[bad].key & 0xffffffffu);
   const double *pa = s->x + 3 * (size_t)a, *pb = s->x + 3 * (size_t)b;

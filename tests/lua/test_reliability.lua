@@ -66,7 +66,9 @@ end)
 
 T.test("probes.csv on a full disk is an error, not a run that says it completed", function()
   local dir = T.tmpdir("reliability") .. "/full"
-  os.execute("rm -rf '" .. dir .. "' && mkdir -p '" .. dir .. "' && ln -s /dev/full '" .. dir .. "/probes.csv'")
+  os.execute("rm -rf '" .. dir .. "'; mkdir -p '" .. dir .. "'; ln -sf /dev/full '" .. dir .. "/probes.csv'")
+  local ok = os.execute("test -L '" .. dir .. "/probes.csv'")
+  T.truthy(ok == 0 or ok == true, "probes.csv is a link to /dev/full")
   local w, b = bar_world()
   T.error(function() w:run { frames = 3, output = dir, probes = { v = cl.probe.volume(b) } } end,
     { "probes.csv", "No space left on device", "stopped after frame" })
@@ -176,6 +178,24 @@ T.test("meshing messages name the real defect: flat, thin, wrong unit, quadratic
   T.write_file(dir .. "/quad.node", "4 3 0 0\n0 0 0 0\n1 1 0 0\n2 0 1 0\n3 0 0 1\n")
   T.write_file(dir .. "/quad.ele", "1 10 0\n0 0 1 2 3 4 5 6 7 8 9\n")
   T.error(function() cl.mesh.read(dir .. "/quad.ele") end, { "quad.ele:2", "quadratic tets are not supported" })
+end)
+
+T.test("mesh:set_field refuses NaN; a cube beside an inward-facing cube is not a closed solid", function()
+  local box = cl.shape.box {}
+  local v = {}
+  for i = 1, 8 do v[i] = i end
+  v[5] = 0 / 0
+  T.error(function() box:set_field("f", "point", 1, v) end, { "field 'f'", "point 5", "not finite" })
+  local b = cl.shape.box { center = { 3, 0, 0 } }
+  local pts, cells = box:points(), box:cells()
+  for _, p in ipairs(b:points()) do pts[#pts + 1] = p end
+  for _, c in ipairs(b:cells()) do cells[#cells + 1] = { c[1] + 8, c[3] + 8, c[2] + 8 } end
+  local two = cl.mesh.from_arrays { kind = "triangles", points = pts, cells = cells }
+  local closed, why = two:is_closed()
+  T.eq(closed, false)
+  T.contains(why, "is inside out")
+  T.error(function() two:tetrahedralize {} end, "2 of 2 shells")
+  T.truthy(cl.shape.hollow_sphere { radius = 1, inner_radius = 0.5 }:is_closed(), "a cavity is fine")
 end)
 
 T.test("a fix and a drive on the same nodes warn that one of them is dropped", function()
