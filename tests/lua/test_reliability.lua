@@ -198,6 +198,30 @@ T.test("mesh:set_field refuses NaN; a cube beside an inward-facing cube is not a
   T.truthy(cl.shape.hollow_sphere { radius = 1, inner_radius = 0.5 }:is_closed(), "a cavity is fine")
 end)
 
+T.test("--set: decimal numbers only, \"quoted\" strings, 1e999 and a repeated key are usage errors", function()
+  local exe = os.getenv("CLEAVE_EXE")
+  if not exe then return T.skip("--set", "CLEAVE_EXE is not set") end
+  local dir = T.tmpdir("reliability")
+  local script = T.write_file(dir .. "/set.lua", "for k, v in pairs(arg.set) do print(k .. '=' .. type(v) .. ':' .. tostring(v)) end\n")
+  local function run(args)
+    local p = io.popen(string.format("'%s' run '%s' %s 2>&1; echo rc=$?", exe, script, args))
+    local out = p:read("*a")
+    p:close()
+    return out
+  end
+  local out = run([[--set hex=0x10 --set id='"007"' --set n=1e5 --set w=nan]])
+  T.contains(out, "hex=string:0x10")
+  T.contains(out, "id=string:007")
+  T.contains(out, "n=number:100000")
+  T.contains(out, "w=string:nan")
+  out = run("--set big=1e999")
+  T.contains(out, "--set big=1e999: the value is a number beyond the range of a double")
+  T.contains(out, "rc=2")
+  out = run("--set frames=10 --set frames=20")
+  T.contains(out, "--set frames is given twice ('frames=10' and 'frames=20')")
+  T.contains(out, "rc=2")
+end)
+
 T.test("a fix and a drive on the same nodes warn that one of them is dropped", function()
   local w, b = bar_world()
   w:drive(b, cl.region.slab { axis = "x", below = -0.15 }, cl.motion.translate { velocity = { 0, 1, 0 } })
