@@ -323,6 +323,61 @@ static void test_non_finite_probe_and_stress(void **state) {
   cl_world_destroy(w);
 }
 
+/* ---- determinism --------------------------------------------------------------------------- */
+
+/* One scene (gravity, a fixed end, a drive, a moving kinematic sphere, a dynamic box) run for 40
+ * steps with one thread: the positions it ends with. */
+static double *run_scene(const char *solver, int32_t *n) {
+  cl_world *w = cl_test_world_seeded(1.0 / 240.0, -9.81, 1, 42);
+  cl_mesh *box = cl_test_box(0.4, 0.1, 0.1);
+  cl_tetgen_def td;
+  cl_tetgen_def_default(&td);
+  td.max_volume = 2e-4;
+  cl_mesh *tets = NULL;
+  assert_ok(cl_mesh_tetrahedralize(box, &td, &tets));
+  cl_id b = cl_test_add_body(w, solver, tets, NULL, 0, NULL, NULL, 0);
+  cl_test_x_slab(w, b, -1.0, -0.18, 0.0);
+  cl_test_x_slab(w, b, 0.18, 1.0, 0.05);
+  cl_collider_def d;
+  cl_collider_def_default(&d, CL_COLLIDER_SPHERE);
+  d.radius = 0.05;
+  d.center[1] = 0.12;
+  d.velocity[1] = -0.5;
+  cl_id c;
+  assert_ok(cl_world_add_collider(w, &d, &c));
+  cl_collider_def_default(&d, CL_COLLIDER_BOX);
+  d.dynamic = 1;
+  d.mass = 0.5;
+  d.center[0] = 0.1;
+  d.center[1] = 0.2;
+  for (int k = 0; k < 3; ++k) d.half_extents[k] = 0.03;
+  assert_ok(cl_world_add_collider(w, &d, &c));
+  cl_status s = cl_world_step(w, 40);
+  if (s < 0) fail_msg("%s: %s", solver, cl_last_error());
+  double *x = cl_test_positions(w, b, n);
+  cl_mesh_destroy(tets);
+  cl_mesh_destroy(box);
+  cl_world_destroy(w);
+  return x;
+}
+
+/* The same scene with the same settings gives bitwise the same positions, for every registered
+ * solver (threads = 1; BLAS threads are docs/GUARANTEES.md's open item). */
+static void test_every_solver_is_deterministic(void **state) {
+  (void)state;
+  for (int32_t i = 0; i < cl_registry_count(CL_REGISTRY_SOLVER); ++i) {
+    const char *solver = cl_registry_name(CL_REGISTRY_SOLVER, i);
+    if (strncmp(solver, "test_", 5) == 0) continue; /* this file's explicit doubles, not the library's */
+    int32_t n1 = 0, n2 = 0;
+    double *a = run_scene(solver, &n1), *b = run_scene(solver, &n2);
+    assert_int_equal(n1, n2);
+    if (memcmp(a, b, sizeof(double) * 3 * (size_t)n1) != 0) fail_msg("solver '%s': two runs differ", solver);
+    print_message("solver '%s': %d nodes bitwise equal after 40 steps\n", solver, n1);
+    free(a);
+    free(b);
+  }
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_penetration_nan_is_no_contact),
@@ -333,6 +388,7 @@ int main(void) {
       cmocka_unit_test(test_stale_ids_stay_stale),
       cmocka_unit_test(test_blowup_stops_the_world),
       cmocka_unit_test(test_non_finite_probe_and_stress),
+      cmocka_unit_test(test_every_solver_is_deterministic),
   };
   return cmocka_run_group_tests(tests, setup, NULL);
 }
