@@ -323,6 +323,34 @@ static void test_non_finite_probe_and_stress(void **state) {
   cl_world_destroy(w);
 }
 
+/* Shape matching stretching a cantilever 150x at dt = 0.5 (1.7x already at 1/60) went on without a
+ * word: the step warns (CL_WARN_INACCURATE, once per body). */
+static void test_shape_matching_overstretch_warns(void **state) {
+  (void)state;
+  const double dts[2] = {1.0 / 60.0, 0.5};
+  for (int d = 0; d < 2; ++d) {
+    cl_world *w = cl_test_world(dts[d], -9.81, 1);
+    cl_mesh *box = cl_test_box(0.8, 0.1, 0.1);
+    cl_id b = add_named(w, "shape_matching", "cantilever", box, NULL, 0);
+    cl_test_x_slab(w, b, -1.0, -0.38, 0.0);
+    cl_status s = CL_OK;
+    int warned = 0;
+    for (int i = 0; i < 120 && s >= 0; ++i) {
+      s = cl_world_step(w, 1);
+      if (s == CL_WARN_INACCURATE) {
+        ++warned;
+        assert_non_null(strstr(cl_last_error(), "body 'cantilever'"));
+        assert_non_null(strstr(cl_last_error(), "its rest size"));
+        assert_non_null(strstr(cl_last_error(), "smaller dt"));
+      }
+    }
+    assert_true(s >= 0);
+    assert_int_equal(warned, 1);
+    cl_mesh_destroy(box);
+    cl_world_destroy(w);
+  }
+}
+
 /* ---- determinism --------------------------------------------------------------------------- */
 
 /* One scene (gravity, a fixed end, a drive, a moving kinematic sphere, a dynamic box) run for 40
@@ -388,6 +416,7 @@ int main(void) {
       cmocka_unit_test(test_stale_ids_stay_stale),
       cmocka_unit_test(test_blowup_stops_the_world),
       cmocka_unit_test(test_non_finite_probe_and_stress),
+      cmocka_unit_test(test_shape_matching_overstretch_warns),
       cmocka_unit_test(test_every_solver_is_deterministic),
   };
   return cmocka_run_group_tests(tests, setup, NULL);

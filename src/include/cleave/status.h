@@ -20,6 +20,8 @@ typedef enum cl_status {
   CL_WARN_ALL_FIXED = 4,       /* every node of a body is fixed or driven: it only follows its motion */
   CL_WARN_OVERLAP = 5,         /* a fixed or driven region shares nodes with another that holds them
                                 * differently: each such node follows only one of the two */
+  CL_WARN_INACCURATE = 6,      /* results are finite but far outside the method's accuracy (e.g. shape
+                                * matching clusters stretched beyond 1.5x) */
   CL_ERR_INVALID_ARGUMENT = -1, /* a parameter outside its allowed range, NULL, NaN, wrong kind */
   CL_ERR_OUT_OF_MEMORY = -2,
   CL_ERR_IO = -3,              /* a file could not be opened, read or written */
