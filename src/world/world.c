@@ -43,6 +43,8 @@ void cl_world_free(cl_world *w) {
   cl_pool_free(&w->probes);
   cl_pool_free(&w->conditions);
   cl_pool_free(&w->colliders);
+  free(w->rigid_scratch);
+  free(w->rigid_pairs);
   cl_pool_free(&w->bodies);
   free(w->shapes);
   free(w);

@@ -272,6 +272,10 @@ struct cl_world {
   double time;                 /* s */
   cl_pool bodies, conditions, colliders, probes;
   int32_t colliders_added;     /* numbers colliders for messages (cl_collider.number) */
+  void *rigid_scratch;         /* rigid contact broad phase (rigid_contact.c): boxes and pairs */
+  size_t rigid_scratch_size;
+  int64_t *rigid_pairs;
+  int64_t rigid_pairs_cap;
   cl_collider_shape *shapes;   /* current collider poses, one per live collider */
   int32_t nshapes, shapes_capacity;
   cl_world_stats stats;
