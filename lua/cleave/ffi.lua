@@ -63,6 +63,11 @@ local C = setmetatable({}, { __index = function(t, name)
 end })
 M.C = C
 
+-- Long C operations (TetGen, sampling) show a progress line on a terminal only, like world:run's.
+pcall(function()
+  if require("cleave.progress").is_terminal() then lib.cl_set_progress(1) end
+end)
+
 M.version = ffi.string(C.cl_version())
 M.git_revision = ffi.string(C.cl_git_revision())
 if config.version and config.version ~= M.version then

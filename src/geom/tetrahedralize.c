@@ -11,6 +11,7 @@
 
 #include "base/alloc.h"
 #include "base/error.h"
+#include "base/progress.h"
 #include "geom/bvh.h"
 #include "geom/components.h"
 #include "geom/tetgen_bridge.h"
@@ -627,10 +628,26 @@ cl_status cl_mesh_tetrahedralize(const cl_mesh *surface, const cl_tetgen_def *de
   CL_TRY(find_cavity_points(surface, &holes, &nholes));
   double *x = NULL;
   int32_t *tets = NULL, np = 0, nt = 0;
+  /* TetGen reports nothing while it runs (only with verbose): say what it was given before a large
+   * run, and how long it took after */
+  cl_progress progress;
+  cl_progress_begin(&progress, "tetrahedralize");
+  if (surface->ncells >= 20000) {
+    char what[512];
+    snprintf(what, sizeof what, "TetGen is meshing %d triangles (switches -%s); it reports nothing until it ends%s",
+             surface->ncells, sw, quality ? " (a quality bound on a large surface can take minutes; max_steiner "
+                                            "bounds the work)" : "");
+    cl_progress_note(&progress, what);
+  }
   cl_status st = cl_tetgen_run(surface->x, surface->npoints, surface->cells, surface->ncells, holes, nholes, sw, &x, &np,
                                &tets, &nt);
   free(holes);
   if (st < 0) return cl_fail_context(st, "tetrahedralize (switches -%s): ", sw);
+  {
+    char summary[96];
+    snprintf(summary, sizeof summary, "%d tets, %d points", nt, np);
+    cl_progress_end(&progress, summary);
+  }
   /* TetGen keeps every input point, so the count beyond them is the Steiner points it added */
   int cap_reached = auto_cap >= 0 && (double)np - surface->npoints >= auto_cap;
   cl_mesh *m = NULL;

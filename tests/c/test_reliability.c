@@ -428,6 +428,43 @@ static void test_rigid_broad_phase(void **state) {
   cl_world_destroy(w);
 }
 
+/* Tetrahedralizing a 200k-vertex sphere ran 300 s without a word (TetGen prints only when verbose):
+ * with cl_set_progress(1) (the Lua layer's choice on a terminal) a large input is announced with
+ * what TetGen was given and its time is reported at the end. */
+static void test_progress_lines(void **state) {
+  (void)state;
+  const char *log = out_path("progress.txt");
+  fflush(stderr);
+  int saved = dup(2);
+  FILE *f = fopen(log, "w+");
+  assert_non_null(f);
+  dup2(fileno(f), 2);
+  cl_set_progress(1);
+  cl_shape_def sd;
+  cl_shape_def_default(&sd, CL_SHAPE_ICOSPHERE);
+  sd.subdivisions = 5; /* 20480 triangles */
+  cl_mesh *sphere = NULL, *tets = NULL;
+  assert_ok(cl_shape_build(&sd, &sphere));
+  cl_tetgen_def td;
+  cl_tetgen_def_default(&td);
+  cl_status s = cl_mesh_tetrahedralize(sphere, &td, &tets);
+  cl_set_progress(0);
+  fflush(stderr);
+  dup2(saved, 2);
+  close(saved);
+  assert_ok(s);
+  char text[4096] = "";
+  rewind(f);
+  size_t n = fread(text, 1, sizeof text - 1, f);
+  text[n] = '\0';
+  fclose(f);
+  print_message("%s", text);
+  assert_non_null(strstr(text, "tetrahedralize: TetGen is meshing 20480 triangles"));
+  assert_non_null(strstr(text, "tetrahedralize: done in"));
+  cl_mesh_destroy(tets);
+  cl_mesh_destroy(sphere);
+}
+
 /* ---- determinism --------------------------------------------------------------------------- */
 
 /* One scene (gravity, a fixed end, a drive, a moving kinematic sphere, a dynamic box) run for 40
@@ -495,6 +532,7 @@ int main(void) {
       cmocka_unit_test(test_non_finite_probe_and_stress),
       cmocka_unit_test(test_shape_matching_overstretch_warns),
       cmocka_unit_test(test_rigid_broad_phase),
+      cmocka_unit_test(test_progress_lines),
       cmocka_unit_test(test_every_solver_is_deterministic),
   };
   return cmocka_run_group_tests(tests, setup, NULL);

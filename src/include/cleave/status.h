@@ -46,6 +46,12 @@ const char *cl_status_name(cl_status status);
 const char *cl_version(void);
 const char *cl_git_revision(void);
 
+/* Progress of long operations (TetGen meshing, Poisson and grid sampling): with 1, an operation that
+ * runs longer than 2 s shows a self-overwriting "task: 45% ... 12 s" line on stderr and its elapsed
+ * time when it ends; 0 (the default) prints nothing. The Lua layer sets it when stderr is a terminal
+ * (cl.progress.is_terminal()). Set it before starting work, from one thread. */
+void cl_set_progress(int enabled);
+
 #ifndef CL_FFI_CDEF
 #ifdef __cplusplus
 }
