@@ -601,7 +601,7 @@ static int64_t *candidate_pairs(cl_world *w, double t1, double margin, int64_t *
     ++n;
   }
   if (ndyn == 0) return NULL;
-  qsort(it, (size_t)n, sizeof *it, cmp_item);
+  if (n > 1) qsort(it, (size_t)n, sizeof *it, cmp_item);
   int64_t *pairs = w->rigid_pairs;
   int64_t cap = w->rigid_pairs_cap, np = 0;
 #define PUSH_PAIR(a, b)                                                              \
@@ -640,7 +640,7 @@ static int64_t *candidate_pairs(cl_world *w, double t1, double margin, int64_t *
       }
     }
 #undef PUSH_PAIR
-  qsort(pairs, (size_t)np, sizeof *pairs, cmp_pair);
+  if (np > 1) qsort(pairs, (size_t)np, sizeof *pairs, cmp_pair); /* pairs is NULL when there are none */
   *npairs = np;
   return pairs;
 }
