@@ -184,6 +184,22 @@ static void test_read_refuses_non_regular_files(void **state) {
   unlink(node);
 }
 
+/* The VTU writer on a full disk: the error names the file and no .tmp or partial file is left (the
+ * writer writes <path>.tmp, here a link to /dev/full, and renames it only when complete). */
+static void test_vtu_on_full_disk(void **state) {
+  (void)state;
+  cl_mesh *box = cl_test_box(1.0, 1.0, 1.0);
+  const char *path = out_path("full.vtu"), *tmp = out_path("full.vtu.tmp");
+  unlink(path);
+  unlink(tmp);
+  assert_int_equal(symlink("/dev/full", tmp), 0);
+  assert_error(cl_mesh_write(box, path), CL_ERR_IO, "No space left on device");
+  struct stat st;
+  assert_int_not_equal(lstat(path, &st), 0);
+  assert_int_not_equal(lstat(tmp, &st), 0);
+  cl_mesh_destroy(box);
+}
+
 /* cluster_radius = 1e-9 m made (int32_t)(V / r^3) overflow (undefined behaviour) into a negative
  * cluster count, a malloc of a negative size and "out of memory". */
 static void test_cluster_radius_overflow(void **state) {
@@ -526,6 +542,7 @@ int main(void) {
       cmocka_unit_test(test_collider_ranges_where_set),
       cmocka_unit_test(test_collider_pose_blowup_names_collider),
       cmocka_unit_test(test_read_refuses_non_regular_files),
+      cmocka_unit_test(test_vtu_on_full_disk),
       cmocka_unit_test(test_cluster_radius_overflow),
       cmocka_unit_test(test_stale_ids_stay_stale),
       cmocka_unit_test(test_blowup_stops_the_world),
