@@ -9,7 +9,7 @@ ifdef CI
 CMAKE_FLAGS += -DCLEAVE_WERROR=ON
 endif
 
-.PHONY: all deps test-deps build run test install bench sanitize fuzz clean
+.PHONY: all deps test-deps build run test test-long-path install bench sanitize fuzz clean
 
 all: build
 
@@ -30,6 +30,18 @@ run: build
 
 test: test-deps build
 	cd $(BUILD) && ctest --output-on-failure -j $(JOBS)
+
+# `make test` from a clone of this checkout's HEAD at a path longer than 120 characters: Lua cuts
+# file names in its messages at 60, and users keep checkouts deep (CI runs this once).
+LONG_PATH_ROOT ?= $(or $(TMPDIR),/tmp)/cleave-long-path
+LONG_PATH_DIR = $(LONG_PATH_ROOT)/a_checkout_deep_in_folders/with_long_names_like_users_have/projects/fracture_simulation_2026/checkouts/cleave
+test-long-path:
+	@test $$(printf %s '$(LONG_PATH_DIR)' | wc -c) -gt 120 || { echo "$(LONG_PATH_DIR) is not longer than 120 characters" >&2; exit 1; }
+	rm -rf '$(LONG_PATH_ROOT)'
+	git clone --quiet --no-checkout . '$(LONG_PATH_DIR)'
+	git -C '$(LONG_PATH_DIR)' checkout --quiet --detach $$(git rev-parse HEAD)
+	$(MAKE) -C '$(LONG_PATH_DIR)' test
+	rm -rf '$(LONG_PATH_ROOT)'
 
 install: build
 	cmake --install $(BUILD) $(if $(PREFIX),--prefix $(PREFIX))

@@ -30,8 +30,9 @@
 #include <lualib.h>
 
 #include "cleave/cleave.h"
+#include "embed.h"
 
-enum { EXIT_USAGE = 2, PATH_CAP = 4096 };
+enum { EXIT_USAGE = 2, PATH_CAP = CL_EMBED_PATH_CAP };
 
 static void usage(FILE *out) {
   fprintf(out,
@@ -50,97 +51,6 @@ static void usage(FILE *out) {
           "\n"
           "A script error prints `cleave: FILE:LINE: message` and a traceback, and exits 1.\n"
           "Environment: CLEAVE_LIB overrides the path of libcleave; CLEAVE_LUA_DIR the module tree.\n");
-}
-
-/* ---- paths ---------------------------------------------------------------------------------- */
-
-/* Directory of the running executable (no trailing slash). */
-static int exe_dir(char *out, size_t cap) {
-  char buf[PATH_CAP];
-  ssize_t n = readlink("/proc/self/exe", buf, sizeof buf - 1);
-  if (n <= 0) return -1;
-  buf[n] = '\0';
-  char *slash = strrchr(buf, '/');
-  if (!slash) return -1;
-  *slash = '\0';
-  size_t len = (size_t)(slash - buf);
-  if (len + 1 > cap) return -1;
-  memcpy(out, buf, len + 1);
-  return 0;
-}
-
-static int file_exists(const char *path) {
-  struct stat st;
-  return stat(path, &st) == 0 && S_ISREG(st.st_mode);
-}
-
-/* out = a "/" b; -1 if it does not fit. */
-static int join_path(char *out, size_t cap, const char *a, const char *b) {
-  size_t na = strlen(a), nb = strlen(b);
-  if (na + 1 + nb + 1 > cap) return -1;
-  memcpy(out, a, na);
-  out[na] = '/';
-  memcpy(out + na + 1, b, nb + 1);
-  return 0;
-}
-
-/* Does `dir` hold cleave/init.lua? */
-static int is_lua_tree(const char *dir) {
-  char p[PATH_CAP];
-  if (join_path(p, sizeof p, dir, "cleave/init.lua") != 0) return 0;
-  return file_exists(p);
-}
-
-/* The Lua module tree: $CLEAVE_LUA_DIR, then <exe dir>/lua (build tree), then the install tree
- * relative to the executable, then the configured install and build paths. */
-static int find_lua_dir(char *out, size_t cap) {
-  const char *env = getenv("CLEAVE_LUA_DIR");
-  if (env && *env) {
-    snprintf(out, cap, "%s", env);
-    return 0;
-  }
-  char dir[PATH_CAP];
-  if (exe_dir(dir, sizeof dir) == 0) {
-    if (join_path(out, cap, dir, "lua") == 0 && is_lua_tree(out)) return 0;
-    if (join_path(out, cap, dir, CLEAVE_INSTALL_LUA_REL) == 0 && is_lua_tree(out)) return 0;
-  }
-  if (is_lua_tree(CLEAVE_INSTALL_LUA_DIR)) return (size_t)snprintf(out, cap, "%s", CLEAVE_INSTALL_LUA_DIR) >= cap ? -1 : 0;
-  if (is_lua_tree(CLEAVE_BUILD_LUA_DIR)) return (size_t)snprintf(out, cap, "%s", CLEAVE_BUILD_LUA_DIR) >= cap ? -1 : 0;
-  return -1;
-}
-
-/* ---- Lua state ------------------------------------------------------------------------------ */
-
-/* Message handler: "message" plus the Lua traceback. Non-string errors are described. */
-static int traceback_handler(lua_State *L) {
-  const char *msg = lua_tostring(L, 1);
-  if (!msg) {
-    if (luaL_callmeta(L, 1, "__tostring") && lua_type(L, -1) == LUA_TSTRING) {
-      msg = lua_tostring(L, -1);
-    } else {
-      msg = lua_pushfstring(L, "(error object is a %s value)", luaL_typename(L, 1));
-    }
-  }
-  luaL_traceback(L, L, msg, 1);
-  return 1;
-}
-
-/* package.path = "<lua>/?.lua;<lua>/?/init.lua;" .. package.path, and the same for cpath. */
-static int set_package_paths(lua_State *L, const char *lua_dir) {
-  lua_getglobal(L, "package");
-  if (!lua_istable(L, -1)) {
-    lua_pop(L, 1);
-    return -1;
-  }
-  lua_getfield(L, -1, "path");
-  lua_pushfstring(L, "%s/?.lua;%s/?/init.lua;%s", lua_dir, lua_dir, lua_tostring(L, -1) ? lua_tostring(L, -1) : "");
-  lua_setfield(L, -3, "path");
-  lua_pop(L, 1);
-  lua_getfield(L, -1, "cpath");
-  lua_pushfstring(L, "%s/?.so;%s", lua_dir, lua_tostring(L, -1) ? lua_tostring(L, -1) : "");
-  lua_setfield(L, -3, "cpath");
-  lua_pop(L, 2);
-  return 0;
 }
 
 /* Is v a decimal number as a user writes one: [+-] digits [. digits] [e [+-] digits]? strtod also
@@ -197,43 +107,6 @@ static int valid_key(const char *k, size_t n) {
     if (!ok) return 0;
   }
   return 1;
-}
-
-static lua_State *new_state(void) {
-  lua_State *L = luaL_newstate();
-  if (!L) {
-    fprintf(stderr, "cleave: cannot create a Lua state (out of memory)\n");
-    return NULL;
-  }
-  luaL_openlibs(L);
-  char lua_dir[PATH_CAP];
-  if (find_lua_dir(lua_dir, sizeof lua_dir) != 0) {
-    fprintf(stderr,
-            "cleave: cannot find the Lua module tree (cleave/init.lua) beside the executable,\n"
-            "in %s or in %s; set CLEAVE_LUA_DIR to the folder holding cleave/init.lua\n",
-            CLEAVE_INSTALL_LUA_DIR, CLEAVE_BUILD_LUA_DIR);
-    lua_close(L);
-    return NULL;
-  }
-  set_package_paths(L, lua_dir);
-  return L;
-}
-
-/* Call the function below `nargs` arguments on the stack with the traceback handler; on error,
- * print "cleave: <message>" and the traceback. Returns 0 or 1 (the exit code). */
-static int protected_call(lua_State *L, int nargs) {
-  int base = lua_gettop(L) - nargs;
-  lua_pushcfunction(L, traceback_handler);
-  lua_insert(L, base);
-  int rc = lua_pcall(L, nargs, 0, base);
-  lua_remove(L, base);
-  if (rc != 0) {
-    const char *msg = lua_tostring(L, -1);
-    fprintf(stderr, "cleave: %s\n", msg ? msg : "(error without a message)");
-    lua_pop(L, 1);
-    return 1;
-  }
-  return 0;
 }
 
 /* ---- commands ------------------------------------------------------------------------------- */
@@ -296,7 +169,7 @@ static int cmd_run(int argc, char **argv) {
   }
   fclose(probe);
 
-  lua_State *L = new_state();
+  lua_State *L = cl_embed_new_state("cleave");
   if (!L) return 1;
 
   /* arg: [-1] executable, [0] script, [1..] script arguments, .set the --set values. */
@@ -355,14 +228,16 @@ static int cmd_run(int argc, char **argv) {
     }
   }
 
-  /* Load with the script path as chunk name so messages read "path:line:". */
+  /* Load with the script path as chunk name so messages read "path:line:" (whole: embed.h). */
+  cl_embed_remember(L, script);
   if (luaL_loadfile(L, script) != 0) {
+    cl_embed_expand(L);
     fprintf(stderr, "cleave: %s\n", lua_tostring(L, -1));
     lua_close(L);
     return 1;
   }
   for (int i = first_script_arg; i < argc; ++i) lua_pushstring(L, argv[i]);
-  int rc = protected_call(L, nargs);
+  int rc = cl_embed_pcall(L, nargs, 0, "cleave");
   fflush(stdout);
   lua_close(L); /* runs the __gc of every handle still alive */
   return rc;
@@ -373,7 +248,7 @@ static int cmd_solvers(int argc, char **argv) {
     fprintf(stderr, "cleave: solvers takes at most one name\n");
     return EXIT_USAGE;
   }
-  lua_State *L = new_state();
+  lua_State *L = cl_embed_new_state("cleave");
   if (!L) return 1;
   static const char chunk[] =
       "local name = ...\n"
@@ -389,7 +264,7 @@ static int cmd_solvers(int argc, char **argv) {
     lua_pushstring(L, argv[0]);
     nargs = 1;
   }
-  int rc = protected_call(L, nargs);
+  int rc = cl_embed_pcall(L, nargs, 0, "cleave");
   lua_close(L);
   return rc;
 }
@@ -403,9 +278,9 @@ enum { MAX_BENCH_DIRS = 4 };
 static int bench_dirs(char dirs[MAX_BENCH_DIRS][PATH_CAP]) {
   int n = 0;
   char dir[PATH_CAP];
-  if (exe_dir(dir, sizeof dir) == 0) {
+  if (cl_embed_exe_dir(dir, sizeof dir) == 0) {
     memcpy(dirs[n++], dir, sizeof dir);
-    if (join_path(dirs[n], PATH_CAP, dir, CLEAVE_INSTALL_LIBEXEC_REL) == 0) ++n;
+    if (cl_embed_join(dirs[n], PATH_CAP, dir, CLEAVE_INSTALL_LIBEXEC_REL) == 0) ++n;
   }
   if ((size_t)snprintf(dirs[n], PATH_CAP, "%s", CLEAVE_INSTALL_LIBEXEC_DIR) < PATH_CAP) ++n;
   return n;
@@ -436,8 +311,8 @@ static int list_suites(FILE *out) {
       const char *suite = e->d_name + sizeof prefix - 1;
       if (!valid_suite(suite)) continue;
       char path[PATH_CAP];
-      if (join_path(path, sizeof path, dirs[d], e->d_name) != 0) continue;
-      if (access(path, X_OK) != 0 || !file_exists(path)) continue;
+      if (cl_embed_join(path, sizeof path, dirs[d], e->d_name) != 0) continue;
+      if (access(path, X_OK) != 0 || !cl_embed_is_file(path)) continue;
       int dup = 0;
       for (int i = 0; i < count; ++i) dup |= strcmp(seen[i], suite) == 0;
       if (dup || count == 64) continue;
@@ -464,8 +339,8 @@ static int cmd_bench(int argc, char **argv) {
   for (int d = 0; d < ndirs; ++d) {
     char path[PATH_CAP], name[256];
     if ((size_t)snprintf(name, sizeof name, "cleave-bench-%s", argv[0]) >= sizeof name) continue;
-    if (join_path(path, sizeof path, dirs[d], name) != 0) continue;
-    if (!file_exists(path) || access(path, X_OK) != 0) continue;
+    if (cl_embed_join(path, sizeof path, dirs[d], name) != 0) continue;
+    if (!cl_embed_is_file(path) || access(path, X_OK) != 0) continue;
     char **args = calloc((size_t)argc + 1, sizeof *args);
     if (!args) {
       fprintf(stderr, "cleave: out of memory\n");

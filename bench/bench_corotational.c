@@ -159,8 +159,8 @@ static run_result time_steps(cl_world *w, cl_id body, int warmup, int steps) {
   r.iterations /= steps;
   const cl_corot *s = b->solver;
   for (int32_t k = 0; k < s->nislands; ++k)
-    if (s->islands[k].chol && (!r.has_chol || s->islands[k].nnodes > r.chol.n / 3)) {
-      cl_cholmod_get_stats(s->islands[k].chol, &r.chol);
+    if (cl_linear_solver_cholmod(s->islands[k].ls) && (!r.has_chol || s->islands[k].nnodes > r.chol.n / 3)) {
+      cl_cholmod_get_stats(cl_linear_solver_cholmod(s->islands[k].ls), &r.chol);
       r.has_chol = 1;
     }
   for (int i = 0; i < steps; ++i) r.mean_ms += t[i] / steps;

@@ -1,141 +1,76 @@
--- The default experiment, run by `make run` (build/cleave run experiments/default.lua).
+-- The default experiment, run by `make run` (build/cleave run experiments/default.lua): a notched
+-- bar pulled apart until it breaks, the corotational solver's brittle fracture from start to end in
+-- about half a minute on a 2-core machine (29 s with 2 threads at a load of 4.5).
 --
--- Until a solver lands this is the meshing pipeline every simulation starts from, on the two
--- bodies the later experiments break:
---   * the Stanford Armadillo (data/meshes/armadillo_6k.off, a closed 6,000-vertex surface),
---     scaled so its largest extent is 1 m, tetrahedralized by TetGen with radius-edge quality 2.0
---     (TetGen -pq2.0; about 148k tets, the size of the Galerkin-multigrid paper's armadillo);
---   * the ISO 148-1 Charpy V-notch specimen (55 x 10 x 10 mm, 2 mm deep 45-degree notch with a
---     0.25 mm root radius), tetrahedralized with quality 2.0 and max_volume 5e-10 m^3 (0.5 mm^3),
---     which gives about 30k tets: enough to resolve the notch root while staying quick.
+-- The scene is experiments/scenes/corotational/notched_bar.lua (notched_bar_brittle) on a finer
+-- mesh (21k tets) and pulled slower: an elastic 0.6 x 0.1 x 0.1 m bar (E = 100 kPa, a soft solid)
+-- with a 3 cm V-notch, its ends pulled apart at 10 mm/s each. The separation tensor (O'Brien &
+-- Hodgins 1999; thesis eq 5.7) of the nodes at the notch root grows with the load until it passes
+-- the toughness; the nodes split and a crack runs across the section. The pulling force rises
+-- linearly while the bar stretches (to about 30 N at an opening of 19 mm) and drops as the crack
+-- opens: the load-opening curve of a fracture test.
 -- It writes to out/default/ (change with --set out=...):
---   armadillo.vtu, charpy.vtu                 the tet meshes (open in ParaView)
---   armadillo_surface.vtu, charpy_surface.vtu  their boundary triangles
---   armadillo.png, charpy.png                 shaded snapshots of the boundaries (gnuplot)
---   meshes.csv                                counts, volumes and timings, one row per body
---   run.json                                  parameters, version, git revision, date, host
--- and prints a short summary. A later issue turns this into a real simulation.
---
--- Parameters (cleave run experiments/default.lua --set key=value): see `params` below.
+--   notched.pvd, notched_*.vtu   the body every `every` frames (open the .pvd in ParaView)
+--   probes.csv                   force, pieces, volume, energies and phase times per frame
+--   force.png                    the pulling force against the opening of the ends (gnuplot)
+--   default.png                  a shaded snapshot of the broken bar
+--   run.json                     parameters, version, git revision, date, host
+-- Every parameter of the scene can be set: --set young=2e5, --set toughness=3, --set
+-- max_volume=5e-6 (coarser, faster), --set frames=60; --set help=true lists them.
+-- --set quick=true is the smoke test `make test` runs (coarse mesh, faster pull, 12 frames).
 local cl = require "cleave"
 
 -- Inputs are found relative to this script, so it runs from any working directory.
 local here = debug.getinfo(1, "S").source:match("^@(.*)/[^/]*$") or "."
-local root = here .. "/.."
+local scenes = dofile(here .. "/scenes/init.lua")
 
-local params = cl.options {
-  { name = "out", type = "string", default = "out/default", help = "output folder" },
-  { name = "armadillo", type = "string", default = root .. "/data/meshes/armadillo_6k.off",
-    help = "closed surface to mesh (.off .obj .stl)" },
-  { name = "size", type = "number", default = 1.0, unit = "m", range = { 0, math.huge, "()" },
-    help = "the armadillo's largest extent after scaling" },
-  { name = "quality", type = "number", default = 2.0, unit = "1", range = { 1, 10 },
-    help = "TetGen radius-edge ratio bound (-q) for both meshes" },
-  { name = "charpy_max_volume", type = "number", default = 5e-10, unit = "m^3",
-    range = { 0, math.huge, "[)" }, help = "largest Charpy tet volume (TetGen -a); 0 = unbounded" },
-  { name = "snapshots", type = "boolean", default = true, help = "draw PNG snapshots with gnuplot" },
+local scene = scenes.get("corotational/notched_bar_brittle"):variant {
+  name = "default",
+  what = "a notched elastic bar pulled apart at 20 mm/s until a crack runs from the notch across it",
+  defaults = { max_volume = 1.2e-6, pull = 0.01, frames = 150 },
+  quick = { max_volume = 4e-5, pull = 0.05, frames = 12 }, -- it breaks by frame 10
 }
+local p, o = scenes.options(scene, "out/default", 5)
+if not p then return end -- --set help=true
 
-local now = cl.progress.now -- monotonic wall clock, s
-local out = params.out
-cl.output.mkdir(out)
-local t_start = now()
+local t0 = cl.progress.now()
+local built = scene:build(p)
+local body, world = built.body, built.world
+local info0 = body:info()
+print(string.format("cleave %s (git %s): default experiment, %s", cl.version, cl.git_revision, scene.what))
+print(string.format("  %d nodes, %d tets (TetGen, max volume %.3g m^3), %d frames of 1/60 s, toughness %g N",
+                    info0.nodes, info0.units, p.max_volume, p.frames, p.toughness))
+local probes = built.probes
+probes.force = cl.probe.reaction(built.grips.right) -- the force the drive exerts on the pulled end
+local run = world:run { frames = p.frames, every = o.every, output = o.out, probes = probes }
 
--- Time one phase; returns what fn returns and records the seconds under `name`.
-local timings = {}
-local function timed(name, fn)
-  local t0 = now()
-  local a, b = fn()
-  timings[name] = now() - t0
-  return a, b
+-- The pulling force (N, along +x) against the opening of the ends (mm: both move at `pull`).
+local opening, force, peak, at = {}, {}, 0, 0
+for i, t in ipairs(run.probes.time) do
+  opening[i] = 2 * p.pull * t * 1e3
+  force[i] = run.probes.force[i][1]
+  if force[i] > peak then peak, at = force[i], opening[i] end
 end
-
--- Mesh a closed surface, write the tets and their boundary, and report.
-local function mesh_body(name, surface, tetgen)
-  local s_info = surface:info()
-  local tets = timed(name .. "_tetgen", function() return surface:tetrahedralize(tetgen) end)
-  local boundary = tets:boundary()
-  timed(name .. "_write", function()
-    tets:write(out .. "/" .. name .. ".vtu")
-    boundary:write(out .. "/" .. name .. "_surface.vtu")
-  end)
-  local t_info, b_info = tets:info(), boundary:info()
-  return {
-    name = name, tets = tets, boundary = boundary,
-    points = t_info.points, cells = t_info.cells, boundary_triangles = b_info.cells,
-    volume = t_info.measure, surface_volume = s_info.measure,
-    extent = { t_info.hi[1] - t_info.lo[1], t_info.hi[2] - t_info.lo[2], t_info.hi[3] - t_info.lo[3] },
-    tetgen_s = timings[name .. "_tetgen"], write_s = timings[name .. "_write"],
-  }
-end
-
--- the armadillo, 1 m tall
-local armadillo_surface = timed("armadillo_read", function()
-  return cl.mesh.read(params.armadillo):fit(params.size)
-end)
-local armadillo = mesh_body("armadillo", armadillo_surface, { quality = params.quality })
-
--- the Charpy specimen
-local charpy = mesh_body("charpy", cl.shape.charpy {},
-                         { quality = params.quality, max_volume = params.charpy_max_volume })
-
--- Shaded snapshots of the boundaries. The scenes are y-up; the armadillo faces -z, so it is
--- turned to face the viewer, seen a little from above; the bar is seen from above the notched
--- face so the V-notch reads.
-local pictures = {}
-if params.snapshots then
+local info = body:info()
+print(string.format("  peak pulling force %.3g N at an opening of %.1f mm; at the end (%.1f mm) %.3g N", peak, at,
+                    opening[#opening], force[#force]))
+print(string.format("  after %.2f s: %d pieces, %d nodes added by fracture, volume %.4g m^3 (rest %.4g m^3)",
+                    run.stats.time, info.pieces, info.nodes - info0.nodes, run.probes.volume[#run.probes.volume],
+                    run.probes.volume[1]))
+local wrote = { run.csv or "(no probes.csv)" }
+if o.snapshot then
   if cl.plot.available() then
-    local shots = {
-      { body = armadillo, view = { 80, 205 }, color = "#d9c7a8", size = { 900, 900 },
-        title = string.format("armadillo: %d tets", armadillo.cells) },
-      { body = charpy, view = { 62, 22 }, color = "#b7c4d1", size = { 1100, 600 },
-        title = string.format("Charpy V-notch specimen: %d tets", charpy.cells) },
-    }
-    for _, s in ipairs(shots) do
-      local path = out .. "/" .. s.body.name .. ".png"
-      timed(s.body.name .. "_snapshot", function()
-        cl.plot.snapshot { surface = s.body.boundary, output = path, view = s.view, color = s.color,
-                           size = s.size, title = s.title }
-      end)
-      pictures[#pictures + 1] = path
-    end
+    local fig = cl.plot.lines { series = { { x = opening, y = force, title = "pulling force" } },
+                                xlabel = "opening of the ends (mm)", ylabel = "force (N)",
+                                title = "notched bar pulled apart: load and fracture", output = o.out .. "/force.png" }
+    local png = o.out .. "/default.png"
+    cl.plot.snapshot { surface = body, output = png, view = { 62, 22 },
+                       title = string.format("t = %.2f s: %d pieces", run.stats.time, info.pieces) }
+    wrote[#wrote + 1], wrote[#wrote + 2] = fig, png
   else
-    io.stderr:write("default: gnuplot not found (install gnuplot-nox): no PNG snapshots\n")
+    io.stderr:write("default: gnuplot not found (install gnuplot-nox): no force plot, no snapshot\n")
   end
 end
-
--- one row per body, and the run record
-local csv = cl.output.csv(out .. "/meshes.csv",
-  { "body", "points", "tets", "boundary_triangles", "volume_m3", "surface_volume_m3",
-    "tetgen_s", "write_s" })
-for _, b in ipairs { armadillo, charpy } do
-  csv:row { b.name, b.points, b.cells, b.boundary_triangles, b.volume, b.surface_volume,
-            b.tetgen_s, b.write_s }
-end
-csv:close()
-
-local total = now() - t_start
-local results = {}
-for _, b in ipairs { armadillo, charpy } do
-  results[b.name] = { points = b.points, tets = b.cells, boundary_triangles = b.boundary_triangles,
-                      volume_m3 = b.volume, surface_volume_m3 = b.surface_volume,
-                      extent_m = b.extent }
-end
-results.timings_s = timings
-results.total_s = total
-cl.runinfo.write(out, params, { extra = { results = results } })
-
--- summary
-print(string.format("cleave %s (git %s): default experiment, meshing with TetGen", cl.version,
-                    cl.git_revision))
-for _, b in ipairs { armadillo, charpy } do
-  -- TetGen keeps the input boundary (-p), so the tets fill exactly the surface's volume.
-  local rel = math.abs(b.volume - b.surface_volume) / b.surface_volume
-  print(string.format("  %-9s %7d points %8d tets %7d boundary triangles  volume %.6g m^3"
-                      .. " (surface %.6g, rel. diff %.1e)  %.3g x %.3g x %.3g m  TetGen %.2f s",
-                      b.name, b.points, b.cells, b.boundary_triangles, b.volume, b.surface_volume,
-                      rel, b.extent[1], b.extent[2], b.extent[3], b.tetgen_s))
-end
-print(string.format("  wrote %s/{armadillo,charpy}{,_surface}.vtu, meshes.csv, run.json%s",
-                    out, #pictures > 0 and ", armadillo.png, charpy.png" or ""))
-print(string.format("  total %.2f s", total))
+print(string.format("  wrote %s/notched.pvd (every %d frames), %s, run.json", o.out, o.every, table.concat(wrote, ", ")))
+print(string.format("  total %.1f s (last step %.1f ms, %d CG iterations)", cl.progress.now() - t0, run.stats.step_ms,
+                    run.stats.iterations))

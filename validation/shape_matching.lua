@@ -14,7 +14,8 @@
 local here = debug.getinfo(1, "S").source:match("^@(.*)/[^/]*$") or "."
 local cl = require "cleave"
 local check = dofile(here .. "/lib/check.lua")
-local S = dofile(here .. "/../experiments/shape_matching/scenes.lua")
+local scenes = dofile(here .. "/../experiments/scenes/init.lua")
+local function paper_scene(name, overrides) return scenes.get("shape_matching/" .. name):build(overrides) end
 
 local opt = cl.options {
   { name = "quick", type = "boolean", default = false, help = "small bodies and short runs" },
@@ -148,7 +149,7 @@ if wanted("twist") then
     string.format("measured %.3f of %.3f rad   reference > %.3f rad", pa, ph, ph / 3))
   R:le("twisted bar: elastic returns (mean twist over 1-2 s after release / twist held)", math.abs(ea / eh), 0.1)
   if not quick then
-    local sc = S.build("twisted_bar", {})
+    local sc = paper_scene("twisted_bar")
     sc.world:step(600)
     local held = end_twist(sc.body, 1.0)
     sc.world:step(120)
@@ -169,7 +170,7 @@ if wanted("plate") then
   local frames = quick and 150 or 240
   local pieces, bend = {}, {}
   for _, name in ipairs({ "plate_brittle_weak", "plate_brittle_strong", "plate_ductile" }) do
-    local sc = S.build(name, { particles = quick and 2500 or nil })
+    local sc = paper_scene(name, { particles = quick and 2500 or nil })
     sc.world:step(frames)
     pieces[name] = sc.body:info().pieces
     -- the bend: mean z displacement of the plate's particles in the ring 0.15-0.3 m around the hole
@@ -203,7 +204,7 @@ end
 if wanted("threads") then
   local out = {}
   for _, th in ipairs({ 1, 2 }) do
-    local sc = S.build("twisted_bar_fracture", { threads = th, particles = quick and 4200 or nil })
+    local sc = paper_scene("twisted_bar_fracture", { threads = th, particles = quick and 4200 or nil })
     sc.world:step(quick and 30 or 120)
     local x, n3 = sc.body:positions("cdata")
     local parts = {}

@@ -1,6 +1,6 @@
--- Corotational scene 'hollow_ball_brittle' (set-up and parameters in scenes.lua beside this file). Writes VTU frames,
--- probes.csv and a PNG snapshot to out/corotational/hollow_ball_brittle/.
---   cleave run experiments/corotational/hollow_ball_brittle.lua [--set frames=N] [--set threads=N] [--set out=DIR]
+-- Corotational scene 'hollow_ball_brittle' (set-up and parameters: experiments/scenes/corotational/hollow_ball.lua).
+-- Writes VTU frames, probes.csv, run.json and hollow_ball_brittle.png to out/corotational/hollow_ball_brittle/.
+--   cleave run experiments/corotational/hollow_ball_brittle.lua [--set frames=N] [--set <parameter>=<value> ...]
+--   --set quick=true: the smoke test (a few frames); --set help=true: the parameters, units, ranges
 local here = debug.getinfo(1, "S").source:match("^@(.*)/[^/]*$") or "."
-local S = dofile(here .. "/scenes.lua")
-S.main("hollow_ball_brittle")
+dofile(here .. "/../scenes/init.lua").main("corotational/hollow_ball_brittle")

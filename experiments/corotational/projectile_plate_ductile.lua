@@ -1,6 +1,7 @@
--- Corotational scene 'projectile_plate_ductile' (set-up and parameters in scenes.lua beside this file). Writes VTU frames,
--- probes.csv and a PNG snapshot to out/corotational/projectile_plate_ductile/.
---   cleave run experiments/corotational/projectile_plate_ductile.lua [--set frames=N] [--set threads=N] [--set out=DIR]
+-- Corotational scene 'projectile_plate_ductile'
+-- (set-up and parameters: experiments/scenes/corotational/projectile_plate.lua). Writes VTU frames,
+-- probes.csv, run.json and projectile_plate_ductile.png to out/corotational/projectile_plate_ductile/.
+--   cleave run experiments/corotational/projectile_plate_ductile.lua [--set frames=N] [--set <parameter>=<value> ...]
+--   --set quick=true: the smoke test (a few frames); --set help=true: the parameters, units, ranges
 local here = debug.getinfo(1, "S").source:match("^@(.*)/[^/]*$") or "."
-local S = dofile(here .. "/scenes.lua")
-S.main("projectile_plate_ductile")
+dofile(here .. "/../scenes/init.lua").main("corotational/projectile_plate_ductile")

@@ -1,6 +1,6 @@
--- Corotational scene 'twisted_bar_fracture' (set-up and parameters in scenes.lua beside this file). Writes VTU frames,
--- probes.csv and a PNG snapshot to out/corotational/twisted_bar_fracture/.
---   cleave run experiments/corotational/twisted_bar_fracture.lua [--set frames=N] [--set threads=N] [--set out=DIR]
+-- Corotational scene 'twisted_bar_fracture' (set-up and parameters: experiments/scenes/corotational/twisted_bar.lua).
+-- Writes VTU frames, probes.csv, run.json and twisted_bar_fracture.png to out/corotational/twisted_bar_fracture/.
+--   cleave run experiments/corotational/twisted_bar_fracture.lua [--set frames=N] [--set <parameter>=<value> ...]
+--   --set quick=true: the smoke test (a few frames); --set help=true: the parameters, units, ranges
 local here = debug.getinfo(1, "S").source:match("^@(.*)/[^/]*$") or "."
-local S = dofile(here .. "/scenes.lua")
-S.main("twisted_bar_fracture")
+dofile(here .. "/../scenes/init.lua").main("corotational/twisted_bar_fracture")

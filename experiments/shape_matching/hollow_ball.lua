@@ -1,7 +1,6 @@
--- Shape-matching scene 'hollow_ball' of Jones, Martin, Levine, Shinar and Bargteil, "Ductile Fracture for
--- Clustered Shape Matching" (I3D 2016); the set-up and its parameters are in scenes.lua beside
--- this file. Writes VTU frames, probes.csv and a PNG snapshot to out/shape_matching/hollow_ball/.
---   cleave run experiments/shape_matching/hollow_ball.lua [--set frames=N] [--set threads=N] [--set out=DIR]
+-- Shape-matching scene 'hollow_ball' (set-up and parameters: experiments/scenes/shape_matching/hollow_ball.lua).
+-- Writes VTU frames, probes.csv, run.json and hollow_ball.png to out/shape_matching/hollow_ball/.
+--   cleave run experiments/shape_matching/hollow_ball.lua [--set frames=N] [--set <parameter>=<value> ...]
+--   --set quick=true: the smoke test (a few frames); --set help=true: the parameters, units, ranges
 local here = debug.getinfo(1, "S").source:match("^@(.*)/[^/]*$") or "."
-local S = dofile(here .. "/scenes.lua")
-S.main("hollow_ball")
+dofile(here .. "/../scenes/init.lua").main("shape_matching/hollow_ball")

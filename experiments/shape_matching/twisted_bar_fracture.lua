@@ -1,7 +1,6 @@
--- Shape-matching scene 'twisted_bar_fracture' of Jones, Martin, Levine, Shinar and Bargteil, "Ductile Fracture for
--- Clustered Shape Matching" (I3D 2016); the set-up and its parameters are in scenes.lua beside
--- this file. Writes VTU frames, probes.csv and a PNG snapshot to out/shape_matching/twisted_bar_fracture/.
---   cleave run experiments/shape_matching/twisted_bar_fracture.lua [--set frames=N] [--set threads=N] [--set out=DIR]
+-- Shape-matching scene 'twisted_bar_fracture' (set-up and parameters: experiments/scenes/shape_matching/twisted_bar.lua).
+-- Writes VTU frames, probes.csv, run.json and twisted_bar_fracture.png to out/shape_matching/twisted_bar_fracture/.
+--   cleave run experiments/shape_matching/twisted_bar_fracture.lua [--set frames=N] [--set <parameter>=<value> ...]
+--   --set quick=true: the smoke test (a few frames); --set help=true: the parameters, units, ranges
 local here = debug.getinfo(1, "S").source:match("^@(.*)/[^/]*$") or "."
-local S = dofile(here .. "/scenes.lua")
-S.main("twisted_bar_fracture")
+dofile(here .. "/../scenes/init.lua").main("shape_matching/twisted_bar_fracture")

@@ -25,6 +25,14 @@ local collider_common = {
   { name = "angular_velocity", type = "vec3", unit = "rad/s", default = { 0, 0, 0 }, help = "kinematic angular velocity about center" },
   { name = "friction", type = "number", unit = "1", default = 0, range = { 0, math.huge, "[)" }, help = "Coulomb coefficient" },
   { name = "restitution", type = "number", unit = "1", default = 0, range = { 0, 1 }, help = "coefficient of restitution" },
+  { name = "start", type = "number", unit = "s", default = 0, range = { 0, math.huge, "[)" },
+    help = "kinematic: it rests until this time after it is added" },
+  { name = "ramp", type = "number", unit = "s", default = 0, range = { 0, math.huge, "[)" },
+    help = "kinematic: its speed grows linearly to velocity over this time" },
+  { name = "duration", type = "number", unit = "s", default = math.huge, range = { 0, math.huge, "(]" },
+    help = "kinematic: it moves this long (from start), then stops and holds" },
+  { name = "path", type = "any",
+    help = "kinematic: {{t, x, y, z}, ...}, the centre's piecewise-linear path (times from when it is added, increasing)" },
 }
 -- Two-way rigid bodies (docs/RIGID_BODIES.md): spheres and boxes only.
 local hinge_spec = {
@@ -82,6 +90,27 @@ function World:collider(opts)
   vec3_into(def.angular_velocity, o.angular_velocity)
   def.friction = o.friction
   def.restitution = o.restitution
+  def.start, def.ramp, def.duration = o.start, o.ramp, o.duration
+  local path_buf
+  if o.path ~= nil then
+    if o.dynamic then raise(where .. ": a dynamic collider cannot follow a path (the world moves it)") end
+    if type(o.path) ~= "table" or #o.path == 0 then
+      raise(where .. ": path must be a list of {t, x, y, z} rows, got " .. schema.show(o.path))
+    end
+    path_buf = ffi.new("double[?]", 4 * #o.path)
+    for r, row in ipairs(o.path) do
+      if type(row) ~= "table" or #row ~= 4 then
+        raise(string.format("%s: path row %d must be {t, x, y, z}, got %s", where, r, schema.show(row)))
+      end
+      for k = 1, 4 do
+        if type(row[k]) ~= "number" then
+          raise(string.format("%s: path row %d, entry %d must be a number, got %s", where, r, k, schema.show(row[k])))
+        end
+        path_buf[4 * (r - 1) + k - 1] = row[k]
+      end
+    end
+    def.path, def.path_count = path_buf, #o.path
+  end
   if kind == "plane" then
     vec3_into(def.normal, o.normal)
   elseif kind == "sphere" then

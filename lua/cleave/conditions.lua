@@ -18,6 +18,7 @@ local World, Condition = handles.World, handles.Condition
 local world_ptr, owned_ptr, same_world = handles.world_ptr, handles.owned_ptr, handles.same_world
 local region_def, region_arg = regions.def, regions.arg
 local motion_def, is_motion = motions.def, motions.is_motion
+local supports = require "cleave.support"
 
 local function constrain(w, body, region, motion, where)
   local p = world_ptr(w, where)
@@ -59,6 +60,50 @@ function World:force(body, region, f)
   check(C.cl_world_apply_force(p, body.id, rdef, cf, id), self)
   return setmetatable({ world = self, id = id[0], body = body, region = region, kind = "force", force = v,
                         _anchor = anchor or false }, Condition)
+end
+
+-- Hold the region's nodes in some directions (cl.support.plane / line / axis): rollers, sliding and
+-- symmetry planes, a node held in one axis.
+function World:support(body, region, support)
+  local where = "world:support"
+  local p = world_ptr(self, where)
+  if not supports.is_support(support) then
+    raise(where .. ": expected a support (cl.support.plane{normal = ...}, line{direction = ...}, axis \"y\"), got " ..
+      kind_of(support) .. " " .. show(support))
+  end
+  same_world(self, body, where)
+  region_arg(region, where)
+  local rdef, anchor = region_def(region)
+  local id = ffi.new("cl_id[1]")
+  check(C.cl_world_support(p, body.id, rdef, supports.support_def(support), id), self)
+  return setmetatable({ world = self, id = id[0], body = body, region = region, support = support, kind = "support",
+                        _anchor = anchor or false }, Condition)
+end
+
+-- Load the boundary triangles the region selects (all three corners in it) with a traction or a
+-- pressure (cl.load.traction / pressure), area weighted.
+function World:load(body, region, load)
+  local where = "world:load"
+  local p = world_ptr(self, where)
+  if not supports.is_load(load) then
+    raise(where .. ": expected a surface load (cl.load.traction{traction = {...}}, cl.load.pressure{pressure = ...}), got " ..
+      kind_of(load) .. " " .. show(load))
+  end
+  same_world(self, body, where)
+  region_arg(region, where)
+  local rdef, anchor = region_def(region)
+  local id = ffi.new("cl_id[1]")
+  check(C.cl_world_apply_surface_load(p, body.id, rdef, supports.load_def(load), id), self)
+  return setmetatable({ world = self, id = id[0], body = body, region = region, load = load, kind = "load",
+                        _anchor = anchor or false }, Condition)
+end
+
+-- The total force (N, {fx, fy, fz}) a force or surface-load condition applies now.
+function Condition:total_force()
+  local p = owned_ptr(self, Condition, "condition:total_force")
+  local f = ffi.new("double[3]")
+  check(C.cl_condition_total_force(p, self.id, f), self.world)
+  return { f[0], f[1], f[2] }
 end
 
 -- Number of nodes the condition selected.

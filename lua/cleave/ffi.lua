@@ -27,6 +27,16 @@ M.config = config
 
 local function load_library()
   local env = os.getenv("CLEAVE_LIB")
+  if env == "process" then
+    -- A program that links cleave itself and exports its symbols (the benchmarks that build their
+    -- scenes in Lua, bench/bench_scenes.h): call those, so the process holds one copy of the
+    -- library and the worlds built here are the ones the program steps.
+    if not pcall(function() return ffi.C.cl_version end) then
+      raise("cleave: CLEAVE_LIB=process, but this program does not export cleave's functions (link it " ..
+        "with the whole library and ENABLE_EXPORTS, or unset CLEAVE_LIB)")
+    end
+    return ffi.C, "this process (CLEAVE_LIB=process)"
+  end
   local candidates = {}
   if env and env ~= "" then
     candidates[1] = env

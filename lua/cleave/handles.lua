@@ -71,6 +71,7 @@ M.World, M.Body, M.Condition, M.Collider, M.Probe, M.ProbeSpec = World, Body, Co
 function M.is_world(v) return getmetatable(v) == World end
 function M.is_body(v) return getmetatable(v) == Body end
 function M.is_condition(v) return getmetatable(v) == Condition end
+function M.is_collider(v) return getmetatable(v) == Collider end
 function M.is_probe(v) return getmetatable(v) == Probe end
 function M.is_probe_spec(v) return getmetatable(v) == ProbeSpec end
 local is_world, is_body, is_condition = M.is_world, M.is_body, M.is_condition

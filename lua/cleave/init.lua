@@ -13,14 +13,16 @@
 --   cleave.shape       cl.shape.* procedural meshes
 --   cleave.registry    cl.solvers, cl.criteria, cl.params, cl.help
 --   cleave.region      cl.region.*          cleave.motion      cl.motion.*
+--   cleave.support     cl.support.* (supports), cl.load.* (surface loads)
 --   cleave.handles     the world, body, condition, collider and probe handle types and their checks
 --   cleave.world       cl.world, world:step, world:stats, ...
 --   cleave.body        world:body and the body:* methods
---   cleave.conditions  world:fix, world:drive, world:force
+--   cleave.conditions  world:fix, world:drive, world:force, world:support, world:load
 --   cleave.colliders   world:collider and the collider:* methods
 --   cleave.probes      cl.probe.*, world:probe and the probe:* methods
 --   cleave.run         world:run
 --   cleave.options     cl.args, cl.options
+--   cleave.scene       cl.scene: a scene as a schema of parameters and a build function
 -- and, loaded on first use, cl.output, cl.plot, cl.progress, cl.runinfo.
 --
 -- Rules every module keeps (docs/LUA_API.md documents every function):
@@ -45,6 +47,7 @@ local handles = require "cleave.handles"
 local probes = require "cleave.probes"
 local world = require "cleave.world"
 local options = require "cleave.options"
+local scene = require "cleave.scene"
 -- These add methods to the handle types of cleave.handles.
 require "cleave.body"
 require "cleave.conditions"
@@ -85,10 +88,14 @@ cl.params = registry.params
 cl.help = registry.help
 cl.region = region.api
 cl.motion = motion.api
+cl.support = require("cleave.support").support
+cl.load = require("cleave.support").load
 cl.probe = probes.api
 cl.phases = probes.phases
 cl.is_world = handles.is_world
 cl.world = world.new
+cl.scene = scene.new
+cl.is_scene = scene.is_scene
 
 -- ---- command-line parameters -------------------------------------------------------------------------------
 -- `cleave run script.lua --set frames=100 --set young=2e6` gives cl.args = {frames = 100, young = 2e6}.

@@ -8,6 +8,7 @@
 -- Plain Lua, no FFI: the series writes each frame through a mesh or body handle's :write(path)
 -- method (or any function(path)), so this module works with or without the C core loaded.
 local output = {}
+local where = require("cleave.schema").where -- "file:line: " with the file named whole
 
 -- ---------------------------------------------------------------------------------------------
 -- errors at the user's line
@@ -34,7 +35,7 @@ local function api(fn)
     local e = r[2]
     if getmetatable(e) == Failure then
       if api_depth > 0 then error(e, 0) end
-      error(e.msg, 2)
+      error(where(2) .. e.msg, 0)
     end
     error(e, 0)
   end

@@ -43,6 +43,16 @@ for name, code in pairs(simple_probes) do
     return setmetatable({ kind = name, code = code, body = body, help = simple_help[name] }, ProbeSpec)
   end
 end
+-- Force (N, 3) the collider exerted on the body over the last step and its point of application
+-- (m, 3): {fx, fy, fz, px, py, pz}; the point is the collider's centre when they did not touch.
+function probe.contact(body, collider)
+  body_arg(body, "cl.probe.contact")
+  if not handles.is_collider(collider) then
+    raise("cl.probe.contact: expected a collider (from world:collider) as the second argument, got " ..
+      kind_of(collider) .. " " .. show(collider))
+  end
+  return setmetatable({ kind = "contact", code = 7, body = body, collider = collider }, ProbeSpec)
+end
 -- Wall time of the last step per phase (ms): forces, solve, measure, criteria, topology, probes.
 function probe.phase_time()
   return setmetatable({ kind = "phase_time", code = 6 }, ProbeSpec)
@@ -61,6 +71,10 @@ function World:probe(spec)
   C.cl_probe_def_default(def, spec.code)
   if spec.body then def.body = spec.body.id end
   if spec.condition then def.condition = spec.condition.id end
+  if spec.collider then
+    if spec.collider.world ~= self then raise(where .. ": the collider belongs to another world") end
+    def.collider = spec.collider.id
+  end
   if spec.a then vec3_into(def.a, spec.a) end
   if spec.b then vec3_into(def.b, spec.b) end
   local id = ffi.new("cl_id[1]")

@@ -13,6 +13,7 @@
 local progress = {}
 
 local have_ffi, ffi = pcall(require, "ffi")
+local where = require("cleave.schema").where -- "file:line: " with the file named whole
 
 -- Wall-clock seconds from a monotonic clock (os.clock counts CPU time, which is not what a
 -- user waiting for a run cares about).
@@ -82,10 +83,10 @@ Progress.__index = Progress
 --- clock (a function returning seconds; for tests).
 function progress.new(opts)
   opts = opts or {}
-  if type(opts) ~= "table" then error("progress.new: expected a table of options", 2) end
+  if type(opts) ~= "table" then error(where(2) .. "progress.new: expected a table of options", 0) end
   local total = opts.total
   if total ~= nil and (type(total) ~= "number" or total < 0 or total ~= math.floor(total)) then
-    error("progress.new: total must be an integer >= 0 (frames), got " .. tostring(total), 2)
+    error(where(2) .. "progress.new: total must be an integer >= 0 (frames), got " .. tostring(total), 0)
   end
   local enabled = opts.enabled
   if enabled == nil then enabled = progress.is_terminal() end
@@ -143,7 +144,7 @@ end
 --- Report that `frame` frames are done at simulated time `sim_time` (s, optional).
 function Progress:update(frame, sim_time)
   if type(frame) ~= "number" then
-    error("progress:update: frame must be a number, got " .. type(frame), 2)
+    error(where(2) .. "progress:update: frame must be a number, got " .. type(frame), 0)
   end
   local t = self.clock()
   if self.first_frame == nil then

@@ -31,6 +31,23 @@ local function internal_source(src)
   return src:sub(1, #module_prefix) == module_prefix
 end
 
+-- "file:line: " of a frame as error(msg, level) would write it, but with the file named whole:
+-- LuaJIT cuts a file name of 60 characters or more to "..." and its last 56 (short_src), and users
+-- keep checkouts at long paths. "" for a frame without a line (a C function), as error() does.
+local function position(info)
+  if not info.currentline or info.currentline <= 0 then return "" end
+  local src = info.source or ""
+  local name = src:sub(1, 1) == "@" and src:sub(2) or info.short_src
+  return name .. ":" .. info.currentline .. ": "
+end
+
+-- The position prefix of the frame `level` levels above the caller (1 = the caller itself), as
+-- error(msg, level) writes it, with the file named whole.
+function schema.where(level)
+  local info = debug.getinfo((level or 1) + 1, "Sl")
+  return info and position(info) or ""
+end
+
 -- The stack level (relative to the caller of this function) of the first frame in user code.
 function schema.user_level()
   local level = 2 -- 1 = user_level itself, 2 = its caller
@@ -46,9 +63,9 @@ end
 function schema.raise(msg)
   local level = 2
   while true do
-    local info = debug.getinfo(level, "S")
+    local info = debug.getinfo(level, "Sl")
     if not info then error(msg, 0) end
-    if not internal_source(info.source) then error(msg, level) end
+    if not internal_source(info.source) then error(position(info) .. msg, 0) end
     level = level + 1
   end
 end
@@ -60,22 +77,29 @@ function schema.user_where()
     local info = debug.getinfo(level, "Sl")
     if not info then return "?" end
     if not internal_source(info.source) and info.currentline and info.currentline > 0 then
-      return info.short_src .. ":" .. info.currentline
+      return position(info):sub(1, -3)
     end
     level = level + 1
   end
 end
 
-local raise = schema.raise
-
 -- An error message raised inside a sibling module with error(msg, 2) carries that module's
--- position; strip it so the message can be raised again at the user's line.
+-- position, possibly cut by LuaJIT to ".../cleave/mesh.lua" when the module tree lives at a long
+-- path; strip it so the message can be raised again at the user's line.
 function schema.strip_internal_position(msg)
   if type(msg) ~= "string" then return msg end
   local file, rest = msg:match("^(.-):%d+: (.*)$")
-  if file and internal_source("@" .. file) then return rest end
+  if not file then return msg end
+  if internal_source("@" .. file) then return rest end
+  if file:sub(1, 3) == "..." then
+    local base = file:match("[^/\\]+$") or ""
+    local whole = module_prefix:sub(2) .. base
+    if whole:sub(-(#file - 3)) == file:sub(4) then return rest end
+  end
   return msg
 end
+
+local raise = schema.raise
 
 -- ---- formatting ---------------------------------------------------------------------------------
 local function fmt_number(x)

@@ -86,6 +86,31 @@ function World:step(n)
   return check(C.cl_world_step(p, n), self)
 end
 
+local static_spec = {
+  { name = "load_steps", type = "integer", default = 1, range = { 1, 100000 },
+    help = "loads and prescribed displacements grow to full in this many increments (large deformation)" },
+  { name = "max_iterations", type = "integer", default = 50, range = { 1, 100000 },
+    help = "Newton iterations per increment" },
+  { name = "tolerance", type = "number", default = 1e-6, range = { 0, 1, "()" },
+    help = "unbalanced force on the free dofs relative to the load at which it stops" },
+}
+specs["world.solve_static"] = static_spec
+
+-- Static equilibrium under the current loads, supports and colliders (Newton iterations): every body
+-- ends at rest where its forces balance; time does not advance. Returns {increments, iterations,
+-- residual}; not reaching the tolerance is a warning (world:warnings()), a free rigid mode an error.
+function World:solve_static(opts)
+  local where = "world:solve_static"
+  local p = world_ptr(self, where)
+  local o = schema.check(static_spec, opts or {}, where)
+  local def = ffi.new("cl_static_def")
+  C.cl_static_def_default(def)
+  def.load_steps, def.max_iterations, def.tolerance = o.load_steps, o.max_iterations, o.tolerance
+  local rep = ffi.new("cl_static_report")
+  check(C.cl_world_solve_static(p, def, rep), self)
+  return { increments = rep.increments, iterations = rep.iterations, residual = rep.residual }
+end
+
 -- { steps, time (s), step_ms, phase_ms = {forces=, solve=, ...}, iterations, residual, fracture_events }
 function World:stats()
   local p = world_ptr(self, "world:stats")

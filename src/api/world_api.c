@@ -3,6 +3,7 @@
  * allowed. */
 #include <math.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "base/error.h"
@@ -370,7 +371,8 @@ cl_status cl_world_constrain(cl_world *world, cl_id body, const cl_region_def *r
   CL_TRY(cl_world_body(world, body, &b));
   CL_TRY(cl_region_check(region));
   CL_TRY(cl_motion_check(motion));
-  return cl_world_insert_condition(world, b, CL_CONDITION_CONSTRAIN, region, motion, NULL, condition);
+  const cl_condition_spec spec = {.kind = CL_CONDITION_CONSTRAIN, .motion = motion};
+  return cl_world_insert_condition(world, b, region, &spec, condition);
 }
 
 cl_status cl_world_apply_force(cl_world *world, cl_id body, const cl_region_def *region, const double *force,
@@ -384,7 +386,73 @@ cl_status cl_world_apply_force(cl_world *world, cl_id body, const cl_region_def 
   CL_TRY(cl_world_body(world, body, &b));
   CL_TRY(cl_region_check(region));
   CL_TRY(cl_check_vec3_limit("force", force, CL_LIMIT_FORCE, "N"));
-  return cl_world_insert_condition(world, b, CL_CONDITION_FORCE, region, NULL, force, condition);
+  const cl_condition_spec spec = {.kind = CL_CONDITION_FORCE, .force = force};
+  return cl_world_insert_condition(world, b, region, &spec, condition);
+}
+
+void cl_support_def_default(cl_support_def *def, cl_support_kind kind) {
+  if (!def) return;
+  memset(def, 0, sizeof *def);
+  def->kind = kind;
+  def->normal[1] = 1.0;
+  def->duration = INFINITY;
+  def->release = INFINITY;
+}
+
+cl_status cl_world_support(cl_world *world, cl_id body, const cl_region_def *region, const cl_support_def *support,
+                           cl_id *condition) {
+  CHECK_NULL(condition, "cl_world_support");
+  *condition = 0;
+  CHECK_NULL(world, "cl_world_support");
+  CHECK_NULL(region, "cl_world_support");
+  CHECK_NULL(support, "cl_world_support");
+  cl_body *b;
+  CL_TRY(cl_world_body(world, body, &b));
+  CL_TRY(cl_region_check(region));
+  CL_TRY(cl_support_check(support));
+  const cl_condition_spec spec = {.kind = CL_CONDITION_SUPPORT, .support = support};
+  return cl_world_insert_condition(world, b, region, &spec, condition);
+}
+
+void cl_surface_load_def_default(cl_surface_load_def *def, cl_surface_load_kind kind) {
+  if (!def) return;
+  memset(def, 0, sizeof *def);
+  def->kind = kind;
+}
+
+cl_status cl_world_apply_surface_load(cl_world *world, cl_id body, const cl_region_def *region,
+                                      const cl_surface_load_def *load, cl_id *condition) {
+  CHECK_NULL(condition, "cl_world_apply_surface_load");
+  *condition = 0;
+  CHECK_NULL(world, "cl_world_apply_surface_load");
+  CHECK_NULL(region, "cl_world_apply_surface_load");
+  CHECK_NULL(load, "cl_world_apply_surface_load");
+  cl_body *b;
+  CL_TRY(cl_world_body(world, body, &b));
+  CL_TRY(cl_region_check(region));
+  CL_TRY(cl_surface_load_check(load));
+  const cl_condition_spec spec = {.kind = CL_CONDITION_SURFACE_LOAD, .load = load};
+  return cl_world_insert_condition(world, b, region, &spec, condition);
+}
+
+cl_status cl_condition_total_force(cl_world *world, cl_id condition, double *force) {
+  CHECK_NULL(world, "cl_condition_total_force");
+  CHECK_NULL(force, "cl_condition_total_force");
+  cl_condition *c;
+  CL_TRY(cl_world_condition(world, condition, &c));
+  force[0] = force[1] = force[2] = 0.0;
+  if (c->kind != CL_CONDITION_FORCE && c->kind != CL_CONDITION_SURFACE_LOAD)
+    return cl_fail(CL_ERR_INVALID_ARGUMENT, "the condition holds nodes, it applies no load (read its reaction with a "
+                   "reaction probe)");
+  cl_body *b;
+  CL_TRY(cl_world_body(world, c->body, &b));
+  double *f = calloc((size_t)b->state.n * 3, sizeof *f);
+  if (!f) return cl_fail(CL_ERR_OUT_OF_MEMORY, "out of memory summing a load");
+  cl_condition_add_forces(c, &b->state, world->time, 1.0, f);
+  for (int32_t i = 0; i < b->state.n; ++i)
+    for (int k = 0; k < 3; ++k) force[k] += f[3 * i + k];
+  free(f);
+  return CL_OK;
 }
 
 cl_status cl_world_remove_condition(cl_world *world, cl_id condition) {
@@ -416,6 +484,7 @@ void cl_collider_def_default(cl_collider_def *def, cl_collider_kind kind) {
   def->rotation[0] = def->rotation[4] = def->rotation[8] = 1.0;
   def->friction = 0.5;
   def->restitution = 0.0;
+  def->duration = INFINITY;
 }
 
 cl_status cl_world_add_collider(cl_world *world, const cl_collider_def *def, cl_id *collider) {
@@ -509,4 +578,20 @@ cl_status cl_world_get_stats(const cl_world *world, cl_world_stats *stats) {
   stats->steps = world->steps;
   stats->time = world->time;
   return CL_OK;
+}
+
+cl_status cl_world_solve_static(cl_world *world, const cl_static_def *def, cl_static_report *report) {
+  CHECK_NULL(world, "cl_world_solve_static");
+  CHECK_NULL(def, "cl_world_solve_static");
+  if (world->stopped)
+    return cl_fail(CL_ERR_STATE, "the world stopped on an error and cannot be solved; the error was: %s",
+                   world->stop_message);
+  if (def->load_steps < 1 || def->load_steps > 100000)
+    return cl_fail(CL_ERR_INVALID_ARGUMENT, "static solve: load_steps = %d must be in [1, 100000]", (int)def->load_steps);
+  if (def->max_iterations < 1 || def->max_iterations > 100000)
+    return cl_fail(CL_ERR_INVALID_ARGUMENT, "static solve: max_iterations = %d must be in [1, 100000]",
+                   (int)def->max_iterations);
+  if (!(def->tolerance > 0.0 && def->tolerance < 1.0))
+    return cl_fail(CL_ERR_INVALID_ARGUMENT, "static solve: tolerance = %g must be in (0, 1)", def->tolerance);
+  return cl_world_static(world, def, report);
 }

@@ -8,7 +8,7 @@
 /* Penetration test: if x is inside the shape, return 1 with the projection point p on its surface
  * and the outward unit normal n there. Every test is written so that a NaN (a point or a pose that
  * overflowed) means "no contact": a NaN compares false, so each test asks for the contact case. */
-static int penetration(const cl_collider_shape *s, const double *x, double *p, double *n) {
+int cl_collider_penetration(const cl_collider_shape *s, const double *x, double *p, double *n) {
   double d[3] = {x[0] - s->center[0], x[1] - s->center[1], x[2] - s->center[2]};
   switch (s->kind) {
     case CL_COLLIDER_PLANE: {
@@ -63,6 +63,33 @@ static int penetration(const cl_collider_shape *s, const double *x, double *p, d
   return 0;
 }
 
+void cl_collider_surface_velocity(const cl_collider_shape *s, const double *p, double *v) {
+  const double r[3] = {p[0] - s->center[0], p[1] - s->center[1], p[2] - s->center[2]};
+  v[0] = s->velocity[0] + s->omega[1] * r[2] - s->omega[2] * r[1];
+  v[1] = s->velocity[1] + s->omega[2] * r[0] - s->omega[0] * r[2];
+  v[2] = s->velocity[2] + s->omega[0] * r[1] - s->omega[1] * r[0];
+}
+
+/* Add impulse I at point p to the shape's contact record (atomic adds when `atomic`). */
+static void record(const cl_collider_shape *s, const double *p, const double *I, int atomic) {
+  const double w = sqrt(I[0] * I[0] + I[1] * I[1] + I[2] * I[2]);
+  const double add[7] = {I[0], I[1], I[2], w * p[0], w * p[1], w * p[2], w};
+  for (int k = 0; k < 7; ++k) {
+    if (atomic) {
+#ifdef _OPENMP
+#pragma omp atomic
+#endif
+      s->contact[k] += add[k];
+    } else {
+      s->contact[k] += add[k];
+    }
+  }
+}
+
+void cl_collider_record(const cl_collider_shape *s, const double *p, const double *I) {
+  if (s->contact) record(s, p, I, 0);
+}
+
 int cl_collider_project(const cl_collider_view *view, double *x, double *v) {
   return cl_collider_project_mass(view, x, v, 0.0);
 }
@@ -87,14 +114,11 @@ int cl_collider_project_mass(const cl_collider_view *view, double *x, double *v,
   for (int32_t c = 0; c < view->count; ++c) {
     const cl_collider_shape *s = &view->shapes[c];
     double p[3], n[3];
-    if (!penetration(s, x, p, n)) continue;
+    if (!cl_collider_penetration(s, x, p, n)) continue;
     ++touched;
     for (int k = 0; k < 3; ++k) x[k] = p[k];
-    /* velocity of the collider's surface at p: v_c + omega x (p - c) */
-    double r[3] = {p[0] - s->center[0], p[1] - s->center[1], p[2] - s->center[2]};
-    double vs[3] = {s->velocity[0] + s->omega[1] * r[2] - s->omega[2] * r[1],
-                    s->velocity[1] + s->omega[2] * r[0] - s->omega[0] * r[2],
-                    s->velocity[2] + s->omega[0] * r[1] - s->omega[1] * r[0]};
+    double vs[3];
+    cl_collider_surface_velocity(s, p, vs);
     double vr[3] = {v[0] - vs[0], v[1] - vs[1], v[2] - vs[2]};
     double vn = vr[0] * n[0] + vr[1] * n[1] + vr[2] * n[2];
     if (vn >= 0.0) continue; /* already separating: position fix only */
@@ -106,9 +130,10 @@ int cl_collider_project_mass(const cl_collider_view *view, double *x, double *v,
     double keep = vtn > 0.0 ? fmax(0.0, 1.0 - s->friction * dvn / vtn) : 0.0;
     double v0[3] = {v[0], v[1], v[2]};
     for (int k = 0; k < 3; ++k) v[k] = vs[k] + keep * vt[k] - s->restitution * vn * n[k];
-    if (s->impulse && mass > 0.0) {
+    if ((s->impulse || s->contact) && mass > 0.0) {
       double dp[3] = {mass * (v[0] - v0[0]), mass * (v[1] - v0[1]), mass * (v[2] - v0[2])};
-      give_back(s, p, dp);
+      if (s->impulse) give_back(s, p, dp);
+      if (s->contact) record(s, p, dp, 1);
     }
   }
   return touched;

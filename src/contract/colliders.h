@@ -31,12 +31,27 @@ typedef struct cl_collider_shape {
    * holds contact nodes as constraints of an implicit solve may instead add the held rows' actual
    * reactions itself (the corotational solver does, corotational/step.c). */
   double *impulse;
+  /* Where the contact a body makes with this collider is recorded for probes (the world points it at
+   * an accumulator before each body's step, NULL when nothing is recorded): cl_collider_record adds
+   * to it. 7 doubles: the impulse the collider gave the body (N s, 3), and sum w p (3) and sum w (1)
+   * with w the size of each node's impulse and p its contact point, for the point of application. */
+  double *contact;
 } cl_collider_shape;
 
 typedef struct cl_collider_view {
   int32_t count;
   const cl_collider_shape *shapes;
 } cl_collider_view;
+
+/* If x lies inside the shape: 1, with p the nearest point of its surface (where x is pushed to) and n
+ * the outward unit normal there; else 0 (also for non-finite x or a non-finite shape). */
+int cl_collider_penetration(const cl_collider_shape *shape, const double *x, double *p, double *n);
+/* The velocity of the shape's surface at point p: v_c + omega x (p - c). */
+void cl_collider_surface_velocity(const cl_collider_shape *shape, const double *p, double *v);
+/* Record that the collider gave a node the impulse I (N s) at point p (for contact-force probes;
+ * nothing if shape->contact is NULL). Not thread-safe: solvers that project in parallel record
+ * through cl_collider_project_mass, which makes the adds atomic. */
+void cl_collider_record(const cl_collider_shape *shape, const double *p, const double *I);
 
 /* Push one point out of every collider it penetrates (projection to the nearest surface point) and
  * change its velocity relative to the collider's surface velocity: the normal part is reflected with

@@ -23,12 +23,14 @@
  * Needs tets and a material with plasticity (plastic_yield >= 0) and a cap (plastic_max > 0).
  * Options as separation_tensor: largest_only, min_island_elements. Priority = p_excess / toughness. */
 #include <math.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "base/alloc.h"
 #include "base/error.h"
 #include "base/mat3.h"
+#include "fem/tet.h"
 #include "fracture/criterion.h"
 #include "fracture/islands.h"
 
@@ -96,17 +98,13 @@ static cl_status pex_bind(void *p, const cl_criterion_bind_input *in) {
 /* Grow the per-node arrays; accumulated excess of existing nodes is kept, new nodes start at 0. */
 static cl_status grow(pex *s, int32_t n) {
   if (n <= s->cap) return CL_OK;
-  int32_t cap = n + n / 4 + 16;
-  double *a = realloc(s->mag, sizeof(double) * (size_t)cap);
-  if (a) s->mag = a;
-  double *b = realloc(s->vec, sizeof(double) * 3 * (size_t)cap);
-  if (b) s->vec = b;
-  int32_t *e = realloc(s->elem, sizeof(int32_t) * (size_t)cap);
-  if (e) s->elem = e;
-  if (!a || !b || !e) return cl_fail(CL_ERR_OUT_OF_MEMORY, "plastic_excess: out of memory for %d nodes", cap);
-  memset(s->mag + s->cap, 0, sizeof(double) * (size_t)(cap - s->cap));
-  memset(s->vec + 3 * (size_t)s->cap, 0, sizeof(double) * 3 * (size_t)(cap - s->cap));
-  s->cap = cap;
+  const size_t cap = cl_grow_capacity((size_t)s->cap, (size_t)n, INT32_MAX);
+  CL_TRY(CL_RESIZE(s->mag, cap, "plastic_excess's accumulated |f_excess| per node"));
+  CL_TRY(CL_RESIZE(s->vec, 3 * cap, "plastic_excess's accumulated f_excess per node"));
+  CL_TRY(CL_RESIZE(s->elem, cap, "plastic_excess's element per node"));
+  memset(s->mag + s->cap, 0, sizeof(double) * (cap - (size_t)s->cap));
+  memset(s->vec + 3 * (size_t)s->cap, 0, sizeof(double) * 3 * (cap - (size_t)s->cap));
+  s->cap = (int32_t)cap;
   return CL_OK;
 }
 
@@ -121,11 +119,7 @@ static int excess_strain(const pex *s, const cl_unit_fields *u, int32_t e, doubl
   cl_mat3 F;
   memcpy(F.m, u->F + 9 * (size_t)e, sizeof F.m);
   if (cl_polar3(&F, R, NULL) < 0) return 0;
-  cl_mat3 RtF = cl_mat3_mul_tn(R, &F);
-  cl_mat3 eps = cl_mat3_sym(&RtF);
-  eps.m[0] -= 1.0;
-  eps.m[4] -= 1.0;
-  eps.m[8] -= 1.0;
+  cl_mat3 eps = cl_fem_corot_strain(R, &F);
   cl_mat3 d = cl_mat3_sub(&eps, &ep);
   const double tr3 = cl_mat3_trace(&d) / 3.0;
   d.m[0] -= tr3;
@@ -162,26 +156,20 @@ static cl_status pex_evaluate(void *p, const cl_unit_fields *u, const cl_body_st
     cl_mat3 ex, R;
     if (!excess_strain(s, u, e, dt, &ex, &R)) continue;
     /* rest gradients g_a: rows of Dm^-1 (a = 1..3), g_0 = -(g_1 + g_2 + g_3) */
-    cl_mat3 Dm, G;
-    for (int k = 0; k < 3; ++k)
-      for (int a = 0; a < 3; ++a) Dm.m[3 * k + a] = st->X[3 * t[a + 1] + k] - st->X[3 * t[0] + k];
-    if (cl_mat3_inverse(&Dm, &G) < 0) continue;
-    cl_mat3 sig = cl_mat3_scale(&ex, 2.0 * s->mu);
-    const double l = s->lambda * cl_mat3_trace(&ex);
-    sig.m[0] += l;
-    sig.m[4] += l;
-    sig.m[8] += l;
-    cl_mat3 P = cl_mat3_mul(&R, &sig);
-    const double V = u->volume[e];
-    cl_vec3 f0 = cl_vec3_zero();
-    for (int a = 1; a < 4; ++a) {
-      cl_vec3 fa = cl_vec3_scale(cl_mat3_mul_vec(&P, cl_mat3_row(&G, a - 1)), -V);
-      f0 = cl_vec3_sub(f0, fa);
-      s->mag[t[a]] += cl_vec3_norm(fa);
-      for (int k = 0; k < 3; ++k) s->vec[3 * (size_t)t[a] + k] += cl_vec3_get(fa, k);
+    cl_mat3 G;
+    double V0;
+    if (!cl_fem_gradients(st->X, t, &G, &V0)) continue;
+    /* f_a = -V R sigma(excess) g_a, the element's corotational forces for the excess strain */
+    const cl_mat3 sig = cl_fem_linear_stress(s->lambda, s->mu, &ex);
+    const cl_mat3 P = cl_mat3_mul(&R, &sig);
+    double f[12];
+    cl_fem_stress_forces(&P, G.m, u->volume[e], f);
+    for (int a = 1; a < 5; ++a) { /* corners 1, 2, 3, then 0 */
+      const int c = a & 3;
+      const cl_vec3 fa = cl_vec3_load(f, c);
+      s->mag[t[c]] += cl_vec3_norm(fa);
+      for (int k = 0; k < 3; ++k) s->vec[3 * (size_t)t[c] + k] += f[3 * c + k];
     }
-    s->mag[t[0]] += cl_vec3_norm(f0);
-    for (int k = 0; k < 3; ++k) s->vec[3 * (size_t)t[0] + k] += cl_vec3_get(f0, k);
   }
   cl_fracture_event best = cl_event_split_node(-1, -1, NULL, 0.0, 0.0);
   for (int32_t i = 0; i < n; ++i) {

@@ -25,12 +25,14 @@
  * solvers measure). The per-node scratch grows with the node count (fracture appends nodes); the
  * island labels are recomputed only when the topology version changes. */
 #include <math.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "base/alloc.h"
 #include "base/error.h"
 #include "base/mat3.h"
+#include "fem/tet.h"
 #include "fracture/criterion.h"
 #include "fracture/islands.h"
 
@@ -90,25 +92,16 @@ static cl_status sep_bind(void *p, const cl_criterion_bind_input *in) {
 
 static cl_status grow(sep *s, int32_t n, int32_t ne) {
   if (n > s->cap) {
-    int32_t cap = n + n / 4 + 16;
-    double *a = realloc(s->fp, sizeof(double) * 3 * (size_t)cap);
-    if (a) s->fp = a;
-    double *b = realloc(s->fm, sizeof(double) * 3 * (size_t)cap);
-    if (b) s->fm = b;
-    double *c = realloc(s->mp, sizeof(double) * 6 * (size_t)cap);
-    if (c) s->mp = c;
-    double *d = realloc(s->mm, sizeof(double) * 6 * (size_t)cap);
-    if (d) s->mm = d;
-    int32_t *e = realloc(s->elem, sizeof(int32_t) * (size_t)cap);
-    if (e) s->elem = e;
-    if (!a || !b || !c || !d || !e)
-      return cl_fail(CL_ERR_OUT_OF_MEMORY, "separation_tensor: out of memory for %d nodes", cap);
-    s->cap = cap;
+    const size_t cap = cl_grow_capacity((size_t)s->cap, (size_t)n, INT32_MAX);
+    CL_TRY(CL_RESIZE(s->fp, 3 * cap, "separation_tensor's tensile force sums per node"));
+    CL_TRY(CL_RESIZE(s->fm, 3 * cap, "separation_tensor's compressive force sums per node"));
+    CL_TRY(CL_RESIZE(s->mp, 6 * cap, "separation_tensor's tensile m(f) sums per node"));
+    CL_TRY(CL_RESIZE(s->mm, 6 * cap, "separation_tensor's compressive m(f) sums per node"));
+    CL_TRY(CL_RESIZE(s->elem, cap, "separation_tensor's element per node"));
+    s->cap = (int32_t)cap;
   }
   if (ne > s->ecap) {
-    double *f = realloc(s->ef, sizeof(double) * 24 * (size_t)ne);
-    if (!f) return cl_fail(CL_ERR_OUT_OF_MEMORY, "separation_tensor: out of memory for %d elements", ne);
-    s->ef = f;
+    CL_TRY(CL_RESIZE(s->ef, 24 * (size_t)ne, "separation_tensor's corner forces per element"));
     s->ecap = ne;
   }
   return CL_OK;
@@ -130,13 +123,11 @@ static inline void add_m(double *m6, const double *a, double w) {
 /* Tensile and compressive corner forces of element e (eqs 5.4-5.6) into out[24]; 0 if degenerate. */
 static void element_forces(const cl_unit_fields *u, const cl_body_state *st, int32_t e, double *out) {
   memset(out, 0, sizeof(double) * 24);
-  const int32_t *t = st->cells + 4 * e;
-  cl_mat3 Ds;
-  for (int k = 0; k < 3; ++k)
-    for (int a = 0; a < 3; ++a) Ds.m[3 * k + a] = st->x[3 * t[a + 1] + k] - st->x[3 * t[0] + k];
-  const double v = fabs(cl_mat3_det(&Ds)) / 6.0;
   cl_mat3 G; /* rows: current gradients of barycentric coordinates 1..3 */
-  if (!(v > 0.0) || cl_mat3_inverse(&Ds, &G) < 0) return;
+  double v;
+  if (!cl_fem_gradients(st->x, st->cells + 4 * e, &G, &v)) return;
+  v = fabs(v);
+  if (!(v > 0.0)) return;
   cl_mat3 sig;
   memcpy(sig.m, u->stress + 9 * (size_t)e, sizeof sig.m);
   cl_vec3 ev;
@@ -148,16 +139,8 @@ static void element_forces(const cl_unit_fields *u, const cl_body_state *st, int
     if (lam[i] > 0.0) cl_mat3_add_outer(&sp, lam[i], cl_mat3_col(&Q, i), cl_mat3_col(&Q, i));
   cl_mat3 sym = cl_mat3_sym(&sig);
   cl_mat3 sm = cl_mat3_sub(&sym, &sp);
-  for (int a = 1; a < 4; ++a) {
-    cl_vec3 g = cl_mat3_row(&G, a - 1);
-    cl_vec3 fp = cl_vec3_scale(cl_mat3_mul_vec(&sp, g), -v), fm = cl_vec3_scale(cl_mat3_mul_vec(&sm, g), -v);
-    cl_vec3_store(out, a, fp);
-    cl_vec3_store(out + 12, a, fm);
-    for (int k = 0; k < 3; ++k) {
-      out[k] -= out[3 * a + k];
-      out[12 + k] -= out[12 + 3 * a + k];
-    }
-  }
+  cl_fem_stress_forces(&sp, G.m, v, out);
+  cl_fem_stress_forces(&sm, G.m, v, out + 12);
 }
 
 static cl_status sep_evaluate(void *p, const cl_unit_fields *u, const cl_body_state *st, double dt,

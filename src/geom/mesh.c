@@ -7,6 +7,7 @@
 
 #include "base/alloc.h"
 #include "base/error.h"
+#include "geom/tet.h"
 
 cl_status cl_mesh_alloc(cl_mesh_kind kind, int32_t npoints, int32_t ncells, cl_mesh **out) {
   if (!out) return cl_fail(CL_ERR_INVALID_ARGUMENT, "cl_mesh_alloc: out is NULL");
@@ -41,18 +42,6 @@ void cl_mesh_destroy(cl_mesh *m) {
   free(m);
 }
 
-/* Signed volume of a tet, det[b-a, c-a, d-a] / 6. */
-static double tet_volume(const double *a, const double *b, const double *c, const double *d) {
-  double u[3], v[3], w[3];
-  for (int k = 0; k < 3; ++k) {
-    u[k] = b[k] - a[k];
-    v[k] = c[k] - a[k];
-    w[k] = d[k] - a[k];
-  }
-  return (u[0] * (v[1] * w[2] - v[2] * w[1]) - u[1] * (v[0] * w[2] - v[2] * w[0]) +
-          u[2] * (v[0] * w[1] - v[1] * w[0])) / 6.0;
-}
-
 cl_status cl_mesh_validate(const cl_mesh *m, const char *source) {
   if (!source) source = "mesh";
   for (int32_t i = 0; i < 3 * m->npoints; ++i)
@@ -80,7 +69,7 @@ cl_status cl_mesh_validate(const cl_mesh *m, const char *source) {
         if (v[a] == v[b]) return cl_fail(CL_ERR_MESH, "%s: cell %d repeats point %d", source, c, v[a]);
     }
     if (m->kind == CL_MESH_TETS) {
-      double vol = tet_volume(m->x + 3 * v[0], m->x + 3 * v[1], m->x + 3 * v[2], m->x + 3 * v[3]);
+      double vol = cl_tet_volume(m->x + 3 * v[0], m->x + 3 * v[1], m->x + 3 * v[2], m->x + 3 * v[3]);
       /* relative to the cube of the mesh size: 1e-14 catches exact and numerically flat tets */
       /* written as !(>) so a NaN volume (coordinates whose differences overflow) fails too */
       if (!(fabs(vol) > 1e-14 * scale * scale * scale))
@@ -153,9 +142,9 @@ cl_status cl_mesh_get_info(const cl_mesh *m, cl_mesh_info *info) {
     const int32_t *v = m->cells + (size_t)cl_mesh_cell_size(m->kind) * c;
     static const double origin[3] = {0, 0, 0};
     if (m->kind == CL_MESH_TETS)
-      vol += tet_volume(m->x + 3 * v[0], m->x + 3 * v[1], m->x + 3 * v[2], m->x + 3 * v[3]);
+      vol += cl_tet_volume(m->x + 3 * v[0], m->x + 3 * v[1], m->x + 3 * v[2], m->x + 3 * v[3]);
     else if (m->kind == CL_MESH_TRIANGLES) /* divergence theorem: sum of signed cone volumes */
-      vol += tet_volume(origin, m->x + 3 * v[0], m->x + 3 * v[1], m->x + 3 * v[2]);
+      vol += cl_tet_volume(origin, m->x + 3 * v[0], m->x + 3 * v[1], m->x + 3 * v[2]);
   }
   info->measure = vol;
   return CL_OK;

@@ -16,6 +16,7 @@
 #include <sys/stat.h>
 
 #include "base/alloc.h"
+#include "geom/tet.h"
 
 /* ---- formats ------------------------------------------------------------------------------------- */
 
@@ -492,18 +493,6 @@ static void where(char *buf, size_t cap, const char *name, long long line) {
     snprintf(buf, cap, "%s", name);
 }
 
-/* Signed volume det[b-a, c-a, d-a] / 6 (positive for the orientation cl_mesh_kind documents). */
-static double tet_volume(const double *a, const double *b, const double *c, const double *d) {
-  double u[3], v[3], w[3];
-  for (int k = 0; k < 3; ++k) {
-    u[k] = b[k] - a[k];
-    v[k] = c[k] - a[k];
-    w[k] = d[k] - a[k];
-  }
-  return (u[0] * (v[1] * w[2] - v[2] * w[1]) - u[1] * (v[0] * w[2] - v[2] * w[0]) +
-          u[2] * (v[0] * w[1] - v[1] * w[0])) / 6.0;
-}
-
 /* The same checks as cl_mesh_validate, but reported with the file line of the offending cell. */
 static cl_status check_cells(const cl_mesh_builder *b, cl_mesh_kind kind, const char *name) {
   int cs = cl_mesh_cell_size(kind);
@@ -541,7 +530,7 @@ static cl_status check_cells(const cl_mesh_builder *b, cl_mesh_kind kind, const 
     }
     if (kind == CL_MESH_TETS) {
       const double *x = b->x;
-      double vol = tet_volume(x + 3 * v[0], x + 3 * v[1], x + 3 * v[2], x + 3 * v[3]);
+      double vol = cl_tet_volume(x + 3 * v[0], x + 3 * v[1], x + 3 * v[2], x + 3 * v[3]);
       if (!(fabs(vol) > tol)) { /* also catches a NaN volume from overflowing coordinates */
         where(at, sizeof at, name, lines[c]);
         return cl_fail(CL_ERR_MESH, "%s: tet %zu has zero volume (%g m^3): its corners are coplanar", at, c, vol);

@@ -14,6 +14,7 @@
 #include "base/progress.h"
 #include "geom/bvh.h"
 #include "geom/components.h"
+#include "geom/tet.h"
 #include "geom/tetgen_bridge.h"
 
 void cl_tetgen_def_default(cl_tetgen_def *def) {
@@ -355,13 +356,15 @@ cl_status cl_surface_check_self_intersections(const cl_mesh *s) {
 
 /* ---- cavities -------------------------------------------------------------------------------- */
 
+/* Volume enclosed by the triangles (of one label), by the divergence theorem: the sum of the signed
+ * volumes of the cones from the origin over the triangles. */
 static double signed_volume_of(const cl_mesh *s, const int32_t *tri_label, int32_t label) {
+  static const double origin[3] = {0.0, 0.0, 0.0};
   double vol = 0.0;
   for (int32_t t = 0; t < s->ncells; ++t) {
     if (tri_label && tri_label[t] != label) continue;
     const int32_t *v = s->cells + 3 * (size_t)t;
-    const double *a = s->x + 3 * (size_t)v[0], *b = s->x + 3 * (size_t)v[1], *c = s->x + 3 * (size_t)v[2];
-    vol += (a[0] * (b[1] * c[2] - b[2] * c[1]) - a[1] * (b[0] * c[2] - b[2] * c[0]) + a[2] * (b[0] * c[1] - b[1] * c[0])) / 6.0;
+    vol += cl_tet_volume(origin, s->x + 3 * (size_t)v[0], s->x + 3 * (size_t)v[1], s->x + 3 * (size_t)v[2]);
   }
   return vol;
 }

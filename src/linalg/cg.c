@@ -12,6 +12,18 @@
 #include "base/error.h"
 #include "linalg/vec.h"
 
+const char *cl_solve_reason_name(cl_solve_reason reason) {
+  switch (reason) {
+    case CL_SOLVE_CONVERGED: return "converged";
+    case CL_SOLVE_MAX_ITERATIONS: return "max_iterations";
+    case CL_SOLVE_NOT_POSDEF: return "not_positive_definite";
+    case CL_SOLVE_BREAKDOWN: return "breakdown";
+    case CL_SOLVE_NON_FINITE: return "non_finite";
+    case CL_SOLVE_INVALID: return "invalid";
+  }
+  return "unknown";
+}
+
 void cl_cg_def_default(cl_cg_def *def) {
   if (!def) return;
   memset(def, 0, sizeof *def);
@@ -177,6 +189,20 @@ static cl_status precondition(const cl_bsr *A, const cl_cg_def *def, cl_cg_works
   return CL_OK;
 }
 
+/* Record why the solve stopped and pass the status on (the message is already set by cl_fail). */
+static cl_status halt(cl_cg_result *res, cl_solve_reason why, cl_status status) {
+  if (res) res->reason = why;
+  return status;
+}
+
+/* Why a diagonal preconditioner could not be made: NaN/Inf in a diagonal block, or (all finite) a
+ * singular or non-positive one. Only read after a failure. */
+static cl_solve_reason diagonal_failure(const cl_bsr *A) {
+  for (int32_t i = 0; i < A->n; ++i)
+    if (A->diag[i] >= 0 && !cl_vec_all_finite(9, A->val + 9 * A->diag[i])) return CL_SOLVE_NON_FINITE;
+  return CL_SOLVE_NOT_POSDEF;
+}
+
 /* ||b_f - A_fc x_c||^2. Only the blocks whose column node has a fixed dof contribute, so the values
  * of the others are not read (a walk over the column indices instead of a product with A). */
 static double reduced_rhs_norm2(const cl_bsr *A, const double *b, const double *x, const uint8_t *fixed) {
@@ -209,29 +235,36 @@ static double reduced_rhs_norm2(const cl_bsr *A, const double *b, const double *
 cl_status cl_cg_solve(const cl_bsr *A, const double *b, double *x, const cl_cg_def *def,
                       cl_cg_workspace *ws, cl_cg_result *res) {
   if (res) memset(res, 0, sizeof *res);
-  if (!A || !b || !x || !def || !ws) return cl_fail(CL_ERR_INVALID_ARGUMENT, "cl_cg_solve: NULL argument");
-  if (A->n_cols != A->n) return cl_fail(CL_ERR_INVALID_ARGUMENT, "cl_cg_solve: matrix is not square");
+  const cl_solve_reason bad = CL_SOLVE_INVALID;
+  if (!A || !b || !x || !def || !ws) return halt(res, bad, cl_fail(CL_ERR_INVALID_ARGUMENT, "cl_cg_solve: NULL argument"));
+  if (A->n_cols != A->n) return halt(res, bad, cl_fail(CL_ERR_INVALID_ARGUMENT, "cl_cg_solve: matrix is not square"));
   if (ws->n < A->n)
-    return cl_fail(CL_ERR_INVALID_ARGUMENT, "cl_cg_solve: workspace for %d nodes, matrix has %d", ws->n, A->n);
+    return halt(res, bad, cl_fail(CL_ERR_INVALID_ARGUMENT, "cl_cg_solve: workspace for %d nodes, matrix has %d",
+                                  ws->n, A->n));
   if (!(def->rel_tol > 0.0 && def->rel_tol < 1.0))
-    return cl_fail(CL_ERR_INVALID_ARGUMENT, "parameter 'rel_tol' = %g is outside its allowed range (0, 1)", def->rel_tol);
+    return halt(res, bad, cl_fail(CL_ERR_INVALID_ARGUMENT, "parameter 'rel_tol' = %g is outside its allowed range (0, 1)",
+                                  def->rel_tol));
   if (def->max_iter < 0)
-    return cl_fail(CL_ERR_INVALID_ARGUMENT, "parameter 'max_iter' = %d must be >= 0", def->max_iter);
+    return halt(res, bad, cl_fail(CL_ERR_INVALID_ARGUMENT, "parameter 'max_iter' = %d must be >= 0", def->max_iter));
   if ((int)def->precond < CL_PRECOND_NONE || (int)def->precond > CL_PRECOND_USER)
-    return cl_fail(CL_ERR_INVALID_ARGUMENT, "parameter 'precond' = %d is not one of none (0), jacobi (1), "
-                   "block_jacobi (2), user (3)", (int)def->precond);
+    return halt(res, bad, cl_fail(CL_ERR_INVALID_ARGUMENT, "parameter 'precond' = %d is not one of none (0), jacobi (1), "
+                                  "block_jacobi (2), user (3)", (int)def->precond));
   if (def->precond == CL_PRECOND_USER && !def->user_fn)
-    return cl_fail(CL_ERR_INVALID_ARGUMENT, "cl_cg_solve: precond is user (3) but user_fn is NULL");
+    return halt(res, bad, cl_fail(CL_ERR_INVALID_ARGUMENT, "cl_cg_solve: precond is user (3) but user_fn is NULL"));
 
   const int64_t n3 = 3 * (int64_t)A->n;
   const uint8_t *fixed = def->fixed;
-  if (!cl_vec_all_finite(n3, b)) return cl_fail(CL_ERR_NUMERICAL, "cl_cg_solve: right-hand side has NaN or Inf");
-  if (!cl_vec_all_finite(n3, x)) return cl_fail(CL_ERR_NUMERICAL, "cl_cg_solve: initial guess has NaN or Inf");
+  const cl_solve_reason nan = CL_SOLVE_NON_FINITE;
+  if (!cl_vec_all_finite(n3, b)) return halt(res, nan, cl_fail(CL_ERR_NUMERICAL, "cl_cg_solve: right-hand side has NaN or Inf"));
+  if (!cl_vec_all_finite(n3, x)) return halt(res, nan, cl_fail(CL_ERR_NUMERICAL, "cl_cg_solve: initial guess has NaN or Inf"));
 
-  if (def->precond == CL_PRECOND_JACOBI) CL_TRY(setup_jacobi(A, fixed, ws->dinv));
+  if (def->precond == CL_PRECOND_JACOBI) {
+    cl_status s = setup_jacobi(A, fixed, ws->dinv);
+    if (s < 0) return halt(res, diagonal_failure(A), s);
+  }
   if (def->precond == CL_PRECOND_BLOCK_JACOBI) {
     cl_status s = cl_bsr_diag_inverse(A, fixed, ws->dinv);
-    if (s < 0) return cl_fail_context(s, "block-Jacobi preconditioner: ");
+    if (s < 0) return halt(res, diagonal_failure(A), cl_fail_context(s, "block-Jacobi preconditioner: "));
   }
   double *r = ws->r, *p = ws->p, *q = ws->q;
   double *z = def->precond == CL_PRECOND_NONE ? ws->r : ws->z; /* z = r without a preconditioner */
@@ -243,7 +276,7 @@ cl_status cl_cg_solve(const cl_bsr *A, const double *b, double *x, const cl_cg_d
   } else {
     ref = cl_vec_norm(n3, b);
   }
-  if (!isfinite(ref)) return cl_fail(CL_ERR_NUMERICAL, "cl_cg_solve: the matrix has NaN or Inf entries");
+  if (!isfinite(ref)) return halt(res, nan, cl_fail(CL_ERR_NUMERICAL, "cl_cg_solve: the matrix has NaN or Inf entries"));
   if (res) res->ref_norm = ref;
   if (ref == 0.0) { /* the reduced system is homogeneous: its solution is zero */
     for (int64_t i = 0; i < n3; ++i)
@@ -252,22 +285,26 @@ cl_status cl_cg_solve(const cl_bsr *A, const double *b, double *x, const cl_cg_d
   }
 
   double rr = cl_bsr_residual(A, b, x, fixed, r);
-  if (!isfinite(rr)) return cl_fail(CL_ERR_NUMERICAL, "cl_cg_solve: initial residual is not finite (NaN or Inf in the matrix)");
+  if (!isfinite(rr))
+    return halt(res, nan, cl_fail(CL_ERR_NUMERICAL, "cl_cg_solve: initial residual is not finite (NaN or Inf in the matrix)"));
   const double stop = def->rel_tol * ref;
   if (res) res->rel_residual = sqrt(rr) / ref;
   if (sqrt(rr) <= stop) return CL_OK;
 
   double rz;
-  CL_TRY(precondition(A, def, ws, r, z, &rz));
+  cl_status ps = precondition(A, def, ws, r, z, &rz);
+  if (ps < 0) return halt(res, CL_SOLVE_BREAKDOWN, ps);
   if (!(rz > 0.0) || !isfinite(rz))
-    return cl_fail(CL_ERR_NUMERICAL, "CG: preconditioner not positive definite (r^T M^-1 r = %g)", rz);
+    return halt(res, isfinite(rz) ? CL_SOLVE_BREAKDOWN : nan,
+                cl_fail(CL_ERR_NUMERICAL, "CG: preconditioner not positive definite (r^T M^-1 r = %g)", rz));
   cl_vec_copy(n3, z, p);
 
   for (int32_t k = 0; k < def->max_iter; ++k) {
     const double pap = spmv_dot(A, p, fixed, q);
     if (!(pap > 0.0)) {
-      if (isnan(pap)) return cl_fail(CL_ERR_NUMERICAL, "CG: NaN in p^T A p at iteration %d", k);
-      return cl_fail(CL_ERR_NUMERICAL, "CG: matrix not positive definite (p^T A p = %g at iteration %d)", pap, k);
+      if (isnan(pap)) return halt(res, nan, cl_fail(CL_ERR_NUMERICAL, "CG: NaN in p^T A p at iteration %d", k));
+      return halt(res, CL_SOLVE_NOT_POSDEF,
+                  cl_fail(CL_ERR_NUMERICAL, "CG: matrix not positive definite (p^T A p = %g at iteration %d)", pap, k));
     }
     const double alpha = rz / pap;
     rr = update_xr(n3, alpha, p, q, x, r);
@@ -275,16 +312,21 @@ cl_status cl_cg_solve(const cl_bsr *A, const double *b, double *x, const cl_cg_d
       res->iterations = k + 1;
       res->rel_residual = sqrt(rr) / ref;
     }
-    if (!isfinite(rr)) return cl_fail(CL_ERR_NUMERICAL, "CG: residual became %g at iteration %d", rr, k + 1);
+    if (!isfinite(rr)) return halt(res, nan, cl_fail(CL_ERR_NUMERICAL, "CG: residual became %g at iteration %d", rr, k + 1));
     if (sqrt(rr) <= stop) return CL_OK;
     double rz_new = rr; /* without a preconditioner z = r, so r^T z is the r^T r just computed */
-    if (def->precond != CL_PRECOND_NONE) CL_TRY(precondition(A, def, ws, r, z, &rz_new));
+    if (def->precond != CL_PRECOND_NONE) {
+      ps = precondition(A, def, ws, r, z, &rz_new);
+      if (ps < 0) return halt(res, CL_SOLVE_BREAKDOWN, ps);
+    }
     if (!(rz_new > 0.0) || !isfinite(rz_new))
-      return cl_fail(CL_ERR_NUMERICAL, "CG: preconditioner not positive definite (r^T M^-1 r = %g at iteration %d)",
-                     rz_new, k + 1);
+      return halt(res, isfinite(rz_new) ? CL_SOLVE_BREAKDOWN : nan,
+                  cl_fail(CL_ERR_NUMERICAL, "CG: preconditioner not positive definite (r^T M^-1 r = %g at iteration %d)",
+                          rz_new, k + 1));
     cl_vec_xpby(n3, z, rz_new / rz, p);
     rz = rz_new;
   }
-  return cl_fail(CL_WARN_NOT_CONVERGED, "CG reached its iteration cap %d with relative residual %.3g > %.3g",
-                 def->max_iter, sqrt(rr) / ref, def->rel_tol);
+  return halt(res, CL_SOLVE_MAX_ITERATIONS,
+              cl_fail(CL_WARN_NOT_CONVERGED, "CG reached its iteration cap %d with relative residual %.3g > %.3g",
+                      def->max_iter, sqrt(rr) / ref, def->rel_tol));
 }

@@ -39,7 +39,24 @@ typedef struct cl_cg_def {
 
 void cl_cg_def_default(cl_cg_def *def);
 
+/* Why a linear solve stopped (in the spirit of PETSc's KSPConvergedReason): every solve of cg.h and of
+ * the linear-solver table (linear_solver.h) sets one, so a caller can react to the cause instead of
+ * parsing the message. */
+typedef enum cl_solve_reason {
+  CL_SOLVE_CONVERGED = 0,      /* the tolerance was met (status CL_OK) */
+  CL_SOLVE_MAX_ITERATIONS = 1, /* the iteration cap was reached first (status CL_WARN_NOT_CONVERGED) */
+  CL_SOLVE_NOT_POSDEF = 2,     /* the matrix is not positive definite on the free dofs: p^T A p <= 0, a
+                                  non-positive pivot, or a singular / non-positive diagonal block */
+  CL_SOLVE_BREAKDOWN = 3,      /* the preconditioner broke down: r^T M^-1 r <= 0, or it returned an error */
+  CL_SOLVE_NON_FINITE = 4,     /* NaN or Inf in the matrix, right-hand side, initial guess or an iterate */
+  CL_SOLVE_INVALID = 5         /* bad arguments, out of memory or a library failure: see cl_last_error() */
+} cl_solve_reason;
+
+/* "converged", "max_iterations", "not_positive_definite", "breakdown", "non_finite", "invalid". */
+const char *cl_solve_reason_name(cl_solve_reason reason);
+
 typedef struct cl_cg_result {
+  cl_solve_reason reason; /* why the solve stopped */
   int32_t iterations;   /* CG iterations done (0 if the initial x already met the tolerance) */
   double rel_residual;  /* final ||r|| / reference norm (see above) */
   double ref_norm;      /* the reference norm ||b_f - A_fc x_c|| */
@@ -55,7 +72,8 @@ typedef struct cl_cg_workspace {
 cl_status cl_cg_workspace_create(int32_t n_nodes, cl_cg_workspace **out);
 void cl_cg_workspace_destroy(cl_cg_workspace *ws);
 
-/* Solve A x = b, starting from the x given (warm start). Returns CL_OK when converged,
+/* Solve A x = b, starting from the x given (warm start). res->reason tells why it stopped (above).
+ * Returns CL_OK when converged,
  * CL_WARN_NOT_CONVERGED at the iteration cap (x holds the last iterate, res the residual reached),
  * CL_ERR_NUMERICAL on NaN/Inf in the data or iterates, or on breakdown: p^T A p <= 0 ("matrix not
  * positive definite") or r^T M^-1 r <= 0 ("preconditioner not positive definite"). If the reduced

@@ -101,6 +101,16 @@ typedef struct cl_solver_ops {
   cl_status (*stats)(const void *solver, const cl_body_state *state, cl_body_stat *out, int32_t capacity,
                      int32_t *count);
 
+  /* Static equilibrium (optional; a solver without it cannot take cl_world_solve_static): move
+   * state->x to where the elastic forces balance in->gravity and in->f_ext under in's constraints,
+   * supports and colliders (colliders held still; in->dt is not used), velocities left zero, by
+   * Newton iterations on the solver's stiffness with a line search, until the unbalanced force on
+   * the free dofs is at most opt->tolerance times the load (or the first unbalanced force). The
+   * constraint and support reactions of `in` are written as for a step. report->iterations and
+   * ->residual are set; CL_WARN_NOT_CONVERGED after opt->max_iterations. */
+  cl_status (*equilibrium)(void *solver, cl_body_state *state, const cl_step_input *in, const cl_static_def *opt,
+                           cl_static_report *report);
+
   /* Contact between different bodies of this solver (both optional, both or neither). The world
    * calls them inside each (sub)step after every body's step (docs/ARCHITECTURE.md): contact_bounds
    * on each body that has them, then contact_pair on every two bodies of the same solver whose boxes

@@ -11,6 +11,7 @@
 #include "geom/boundary.h"
 #include "geom/components.h"
 #include "geom/mesh.h"
+#include "geom/tet.h"
 #include "world/world.h"
 
 void cl_body_set_label(cl_body *b) {
@@ -32,6 +33,13 @@ void cl_body_free(cl_body *b) {
   free(b->cparams);
   free(b->f_ext);
   free(b->slot);
+  free(b->pslot);
+  free(b->s_nodes);
+  free(b->s_held);
+  free(b->s_axes);
+  free(b->s_x);
+  free(b->s_v);
+  free(b->s_r);
   free(b->c_nodes);
   free(b->c_x);
   free(b->c_v);
@@ -56,8 +64,10 @@ cl_status cl_body_sync_nodes(cl_body *b) {
   int32_t *s = realloc(b->slot, sizeof(int32_t) * (size_t)cap);
   if (!s) return cl_fail(CL_ERR_OUT_OF_MEMORY, "%s: out of memory growing node arrays", b->label);
   b->slot = s;
+  CL_TRY(CL_RESIZE(b->pslot, (size_t)cap, "node support slots"));
   for (int32_t i = b->node_capacity; i < cap; ++i) {
     b->slot[i] = -1;
+    b->pslot[i] = -1;
     b->f_ext[3 * i] = b->f_ext[3 * i + 1] = b->f_ext[3 * i + 2] = 0.0;
   }
   b->node_capacity = cap;
@@ -275,16 +285,11 @@ cl_status cl_body_pieces(cl_body *b, int32_t *pieces) {
 cl_status cl_body_volume(cl_body *b, double *volume) {
   const cl_body_state *st = &b->state;
   if (st->cell_size == 4) {
-    /* sum of signed volumes det[x1 - x0, x2 - x0, x3 - x0] / 6 */
+    /* sum of the signed tet volumes det[x1 - x0, x2 - x0, x3 - x0] / 6 */
     double vol = 0.0;
     for (int32_t c = 0; c < st->ncells; ++c) {
       const int32_t *t = st->cells + 4 * c;
-      const double *a = st->x + 3 * t[0], *p = st->x + 3 * t[1], *q = st->x + 3 * t[2], *r = st->x + 3 * t[3];
-      double u[3] = {p[0] - a[0], p[1] - a[1], p[2] - a[2]};
-      double v[3] = {q[0] - a[0], q[1] - a[1], q[2] - a[2]};
-      double w[3] = {r[0] - a[0], r[1] - a[1], r[2] - a[2]};
-      vol += (u[0] * (v[1] * w[2] - v[2] * w[1]) - u[1] * (v[0] * w[2] - v[2] * w[0]) +
-              u[2] * (v[0] * w[1] - v[1] * w[0])) / 6.0;
+      vol += cl_tet_volume(st->x + 3 * t[0], st->x + 3 * t[1], st->x + 3 * t[2], st->x + 3 * t[3]);
     }
     *volume = vol;
     return CL_OK;

@@ -19,6 +19,38 @@ static cl_status check_size(const char *what, int k, double v) {
   return CL_OK;
 }
 
+/* The kinematic motion in time: start, ramp, duration, or a path. */
+static cl_status motion_check(const cl_collider_def *d) {
+  if (!(d->start >= 0.0) || isinf(d->start))
+    return cl_fail(CL_ERR_INVALID_ARGUMENT, "collider: start = %g s must be finite and >= 0", d->start);
+  if (!(d->ramp >= 0.0) || isinf(d->ramp))
+    return cl_fail(CL_ERR_INVALID_ARGUMENT, "collider: ramp = %g s must be finite and >= 0", d->ramp);
+  if (!(d->duration > 0.0))
+    return cl_fail(CL_ERR_INVALID_ARGUMENT, "collider: duration = %g s must be > 0 (inf = never stops)", d->duration);
+  if (d->ramp > d->duration)
+    return cl_fail(CL_ERR_INVALID_ARGUMENT, "collider: ramp = %g s is longer than duration = %g s", d->ramp, d->duration);
+  if (d->path_count < 0 || (d->path_count > 0 && !d->path))
+    return cl_fail(CL_ERR_INVALID_ARGUMENT, "collider: path_count = %d needs a path of 4 doubles per row",
+                   (int)d->path_count);
+  if (d->path_count == 0) return CL_OK;
+  if (d->dynamic)
+    return cl_fail(CL_ERR_INVALID_ARGUMENT, "collider: a dynamic collider cannot follow a path (the world moves it)");
+  for (int32_t r = 0; r < d->path_count; ++r) {
+    const double *row = d->path + 4 * r;
+    for (int k = 0; k < 4; ++k)
+      if (!isfinite(row[k]))
+        return cl_fail(CL_ERR_INVALID_ARGUMENT, "collider path: row %d has a non-finite value (%g)", (int)r + 1, row[k]);
+    cl_status st = cl_check_vec3_limit("collider path: position", row + 1, CL_LIMIT_COORD, "m");
+    if (st < 0) return cl_fail_context(st, "row %d: ", (int)r + 1);
+    if (row[0] < 0.0)
+      return cl_fail(CL_ERR_INVALID_ARGUMENT, "collider path: row %d: time %g s is negative", (int)r + 1, row[0]);
+    if (r > 0 && !(row[0] > row[-4]))
+      return cl_fail(CL_ERR_INVALID_ARGUMENT, "collider path: row %d: time %g s does not come after %g s", (int)r + 1,
+                     row[0], row[-4]);
+  }
+  return CL_OK;
+}
+
 cl_status cl_collider_check(const cl_collider_def *d) {
   if (d->kind < CL_COLLIDER_PLANE || d->kind > CL_COLLIDER_BOX)
     return cl_fail(CL_ERR_INVALID_ARGUMENT, "collider kind %d is not one of plane (0), sphere (1), box (2)",
@@ -32,6 +64,7 @@ cl_status cl_collider_check(const cl_collider_def *d) {
   if (!(d->restitution >= 0.0 && d->restitution <= 1.0))
     return cl_fail(CL_ERR_INVALID_ARGUMENT, "collider: restitution = %g is outside [0, 1]", d->restitution);
   CL_TRY(cl_rigid_check(d));
+  CL_TRY(motion_check(d));
   switch (d->kind) {
     case CL_COLLIDER_PLANE: {
       double n2 = 0.0;
@@ -82,20 +115,84 @@ static void rotation(const double *w, double t, double Q[9]) {
   cl_rotation_axis_angle(a, th, Q);
 }
 
+/* Where a kinematic collider is at time tau after it was added: *dist the distance its centre moved
+ * along `velocity` in units of velocity (seconds at full speed), *speed the fraction of full speed
+ * now (start, ramp, duration), or the path's point and slope. */
+static void motion_at(const cl_collider_def *d, double tau, double *dist, double *speed) {
+  const double u = tau - d->start, D = d->duration, r = d->ramp;
+  if (u <= 0.0) {
+    *dist = *speed = 0.0;
+    return;
+  }
+  /* speed s(u) = min(u / r, 1) while u < D, 0 after; dist = integral of s */
+  const double ue = u < D ? u : D;
+  if (r > 0.0 && ue < r) {
+    *dist = 0.5 * ue * ue / r;
+    *speed = u < D ? ue / r : 0.0;
+  } else {
+    *dist = (r > 0.0 ? 0.5 * r : 0.0) + (ue - r);
+    *speed = u < D ? 1.0 : 0.0;
+  }
+}
+
+/* The path's centre and velocity at time tau (piecewise linear, held outside its times); returns
+ * whether it is moving (inside a segment). */
+static int path_at(const cl_collider_def *d, double tau, double *x, double *v) {
+  const double *p = d->path;
+  const int32_t n = d->path_count;
+  v[0] = v[1] = v[2] = 0.0;
+  if (tau <= p[0] || n == 1) {
+    for (int k = 0; k < 3; ++k) x[k] = p[1 + k];
+    return 0;
+  }
+  if (tau >= p[4 * (n - 1)]) {
+    for (int k = 0; k < 3; ++k) x[k] = p[4 * (n - 1) + 1 + k];
+    return 0;
+  }
+  int32_t r = 1;
+  while (p[4 * r] < tau) ++r;
+  const double *a = p + 4 * (r - 1), *b = p + 4 * r;
+  const double h = b[0] - a[0], f = (tau - a[0]) / h;
+  for (int k = 0; k < 3; ++k) {
+    x[k] = a[1 + k] + f * (b[1 + k] - a[1 + k]);
+    v[k] = (b[1 + k] - a[1 + k]) / h;
+  }
+  return 1;
+}
+
 void cl_collider_pose(const cl_collider *c, double t, cl_collider_shape *s) {
   const cl_collider_def *d = &c->def;
-  double dt = t - c->t_add;
+  double tau = t - c->t_add, dist = tau, speed = 1.0, xc[3], vc[3];
+  if (d->dynamic) {
+    /* a dynamic collider's def is its state at t_add (rigid.c): constant velocity until then */
+    for (int k = 0; k < 3; ++k) {
+      xc[k] = d->center[k] + d->velocity[k] * tau;
+      vc[k] = d->velocity[k];
+    }
+  } else if (d->path_count > 0) {
+    speed = path_at(d, tau, xc, vc);
+    /* it turns only while it moves: the time spent inside the path's segments */
+    const double t0 = d->path[0], t1 = d->path[4 * (d->path_count - 1)];
+    dist = tau <= t0 ? 0.0 : (tau >= t1 ? t1 - t0 : tau - t0);
+  } else {
+    motion_at(d, tau, &dist, &speed);
+    for (int k = 0; k < 3; ++k) {
+      xc[k] = d->center[k] + d->velocity[k] * dist;
+      vc[k] = d->velocity[k] * speed;
+    }
+  }
   double Q[9];
-  rotation(d->angular_velocity, dt, Q);
+  rotation(d->angular_velocity, dist, Q);
   s->kind = d->kind;
   s->radius = d->radius;
   s->friction = d->friction;
   s->restitution = d->restitution;
   s->impulse = NULL; /* step.c points dynamic colliders at their accumulator */
+  s->contact = NULL; /* and every collider at the contact record of the body stepping */
   for (int k = 0; k < 3; ++k) {
-    s->center[k] = d->center[k] + d->velocity[k] * dt;
-    s->velocity[k] = d->velocity[k];
-    s->omega[k] = d->angular_velocity[k];
+    s->center[k] = xc[k];
+    s->velocity[k] = vc[k];
+    s->omega[k] = d->angular_velocity[k] * speed;
     s->half[k] = d->half_extents[k];
     s->normal[k] = Q[3 * k] * d->normal[0] + Q[3 * k + 1] * d->normal[1] + Q[3 * k + 2] * d->normal[2];
   }

@@ -35,6 +35,8 @@ static uint32_t id_kind(cl_id id) { return (id >> SLOT_BITS) & 3u; }
 static uint32_t id_tag(cl_id id) { return (id >> (SLOT_BITS + KIND_BITS)) & 63u; }
 static uint32_t id_gen(cl_id id) { return id >> (SLOT_BITS + KIND_BITS + TAG_BITS); }
 
+int32_t cl_pool_slot(cl_id id) { return (int32_t)id_slot(id); }
+
 uint32_t cl_world_next_tag(void) {
   static atomic_uint counter; /* worlds may be created on several threads */
   return (uint32_t)(atomic_fetch_add(&counter, 1u) % 63u) + 1u;

@@ -78,6 +78,7 @@ static void current_position(const cl_body_state *s, const cl_material_point *mp
 int32_t cl_probe_value_count(const cl_probe *p) {
   switch (p->def.kind) {
     case CL_PROBE_REACTION: return 3;
+    case CL_PROBE_CONTACT: return 6;
     case CL_PROBE_PHASE_TIME: return CL_PHASE_COUNT;
     default: return 1;
   }
@@ -85,19 +86,20 @@ int32_t cl_probe_value_count(const cl_probe *p) {
 
 cl_status cl_probe_new(cl_world *w, const cl_probe_def *def, cl_probe **out) {
   *out = NULL;
-  if (def->kind < CL_PROBE_REACTION || def->kind > CL_PROBE_PHASE_TIME)
+  if (def->kind < CL_PROBE_REACTION || def->kind > CL_PROBE_CONTACT)
     return cl_fail(CL_ERR_INVALID_ARGUMENT,
                    "probe kind %d is not one of reaction (0), distance (1), volume (2), kinetic_energy (3), "
-                   "elastic_energy (4), pieces (5), phase_time (6)", (int)def->kind);
+                   "elastic_energy (4), pieces (5), phase_time (6), contact (7)", (int)def->kind);
   cl_probe_def d = *def;
   cl_body *body = NULL;
   if (d.kind == CL_PROBE_REACTION) {
     cl_condition *c;
     CL_TRY(cl_world_condition(w, d.condition, &c));
-    if (c->kind != CL_CONDITION_CONSTRAIN)
+    if (c->kind != CL_CONDITION_CONSTRAIN && c->kind != CL_CONDITION_SUPPORT)
       return cl_fail(CL_ERR_INVALID_ARGUMENT,
-                     "reaction probe: the condition applies a force (world:force), it is not a fixed or driven "
-                     "region; a reaction probe needs the condition of world:fix or world:drive");
+                     "reaction probe: the condition applies a load (world:force, world:load), it is not a fixed, "
+                     "driven or supported region; a reaction probe needs the condition of world:fix, world:drive or "
+                     "world:support");
     if (d.body != 0 && d.body != c->body) {
       cl_body *cb = NULL, *db = NULL;
       (void)cl_world_body(w, c->body, &cb);
@@ -108,6 +110,8 @@ cl_status cl_probe_new(cl_world *w, const cl_probe_def *def, cl_probe **out) {
     d.body = c->body;
   }
   if (d.kind != CL_PROBE_PHASE_TIME) CL_TRY(cl_world_body(w, d.body, &body));
+  cl_collider *collider = NULL;
+  if (d.kind == CL_PROBE_CONTACT) CL_TRY(cl_world_collider(w, d.collider, &collider));
   if (d.kind == CL_PROBE_DISTANCE)
     for (int k = 0; k < 3; ++k)
       if (!isfinite(d.a[k]) || !isfinite(d.b[k]))
@@ -119,6 +123,7 @@ cl_status cl_probe_new(cl_world *w, const cl_probe_def *def, cl_probe **out) {
   cl_probe *p = cl_calloc(1, sizeof *p, "probe");
   if (!p) return CL_ERR_OUT_OF_MEMORY;
   p->def = d;
+  if (collider) memcpy(p->center, collider->def.center, sizeof p->center);
   if (d.kind == CL_PROBE_DISTANCE) {
     locate(&body->state, d.a, &p->a);
     locate(&body->state, d.b, &p->b);
@@ -130,6 +135,15 @@ cl_status cl_probe_new(cl_world *w, const cl_probe_def *def, cl_probe **out) {
 cl_status cl_probe_eval(cl_world *w, const cl_probe *p, double *out) {
   if (p->def.kind == CL_PROBE_PHASE_TIME) {
     for (int k = 0; k < CL_PHASE_COUNT; ++k) out[k] = w->stats.phase_ms[k];
+    return CL_OK;
+  }
+  if (p->def.kind == CL_PROBE_CONTACT) {
+    /* the step's impulse over dt: the mean force of the step; the point weighted by impulse size */
+    const double *r = p->contact;
+    for (int k = 0; k < 3; ++k) {
+      out[k] = r[k] / w->def.dt;
+      out[3 + k] = r[6] > 0.0 ? r[3 + k] / r[6] : p->center[k];
+    }
     return CL_OK;
   }
   if (p->def.kind == CL_PROBE_REACTION) {
@@ -169,6 +183,6 @@ cl_status cl_probe_eval(cl_world *w, const cl_probe *p, double *out) {
 
 const char *cl_probe_kind_name(const cl_probe *p) {
   static const char *names[] = {"reaction", "distance", "volume", "kinetic energy", "elastic energy", "pieces",
-                                "phase time"};
-  return p->def.kind >= CL_PROBE_REACTION && p->def.kind <= CL_PROBE_PHASE_TIME ? names[p->def.kind] : "a";
+                                "phase time", "contact force"};
+  return p->def.kind >= CL_PROBE_REACTION && p->def.kind <= CL_PROBE_CONTACT ? names[p->def.kind] : "a";
 }

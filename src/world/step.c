@@ -25,35 +25,64 @@
 
 static cl_status stop(cl_world *w, cl_status s) { return cl_world_stop(w, s); }
 
-/* f_ext = sum over the body's force conditions of F m_i / (mass of the region). Returns whether
- * the body has any force condition. Masses are read every step since fracture can move them. */
-static int build_forces(cl_world *w, cl_body *b) {
+/* f_ext at time t: the body's force conditions (spread by mass) and surface loads (area weighted,
+ * ramped, a follower pressure on the current surface). Returns whether the body has any. */
+int cl_world_build_forces(cl_world *w, cl_body *b, double t) {
   int any = 0;
   for (int32_t i = 0; i < w->conditions.slots; ++i) {
     cl_condition *c = cl_pool_at(&w->conditions, i);
-    if (!c || c->body != b->id || c->kind != CL_CONDITION_FORCE) continue;
+    if (!c || c->body != b->id || (c->kind != CL_CONDITION_FORCE && c->kind != CL_CONDITION_SURFACE_LOAD)) continue;
     if (!any) memset(b->f_ext, 0, sizeof(double) * 3 * (size_t)b->state.n);
     any = 1;
-    double M = 0.0;
-    for (int32_t j = 0; j < c->count; ++j) M += b->state.m[c->nodes[j]];
-    if (!(M > 0.0)) continue;
-    for (int32_t j = 0; j < c->count; ++j) {
-      int32_t n = c->nodes[j];
-      double s = b->state.m[n] / M;
-      for (int k = 0; k < 3; ++k) b->f_ext[3 * n + k] += c->force[k] * s;
-    }
+    cl_condition_add_forces(c, &b->state, t, 1.0, b->f_ext);
   }
   return any;
 }
 
-/* Merge the body's active constraints for the substep [t0, t1]; a node in several conditions keeps
- * the first (in slot order). */
-static void build_constraints(cl_world *w, cl_body *b, double t0, double t1) {
+/* Add the held directions of support condition c to the node's support slot p (Gram-Schmidt against
+ * the slot's directions; a direction the slot already holds is skipped: the first condition wins),
+ * with targets: the slot's point keeps a . x_target for each held a. */
+static void merge_support(cl_body *b, int32_t p, const cl_condition *c, const double *tx, const double *tv) {
+  double *axes = b->s_axes + 9 * p, *px = b->s_x + 3 * p, *pv = b->s_v + 3 * p;
+  for (int q = 0; q < c->held && b->s_held[p] < 3; ++q) {
+    const double *a = c->axes + 3 * q;
+    double u[3] = {a[0], a[1], a[2]};
+    double cx = a[0] * tx[0] + a[1] * tx[1] + a[2] * tx[2], cv = a[0] * tv[0] + a[1] * tv[1] + a[2] * tv[2];
+    for (int h = 0; h < b->s_held[p]; ++h) {
+      const double *e = axes + 3 * h;
+      const double d = e[0] * a[0] + e[1] * a[1] + e[2] * a[2];
+      for (int k = 0; k < 3; ++k) u[k] -= d * e[k];
+      /* the target along e is already e . p: what this condition asks along u is what is left */
+      cx -= d * (e[0] * px[0] + e[1] * px[1] + e[2] * px[2]);
+      cv -= d * (e[0] * pv[0] + e[1] * pv[1] + e[2] * pv[2]);
+    }
+    const double un = sqrt(u[0] * u[0] + u[1] * u[1] + u[2] * u[2]);
+    if (!(un > 1e-6)) continue; /* (nearly) a direction the node is held in already */
+    double *e = axes + 3 * b->s_held[p]++;
+    for (int k = 0; k < 3; ++k) {
+      e[k] = u[k] / un;
+      px[k] += cx / un * e[k];
+      pv[k] += cv / un * e[k];
+    }
+  }
+}
+
+/* Merge the body's active constraints and supports for the substep [t0, t1]. A node in several
+ * constraints keeps the first (in slot order); a constrained node ignores its supports; a node's
+ * supports add their held directions up, and one held in all three directions joins the
+ * constraints with the point the directions agree on. */
+void cl_world_build_constraints(cl_world *w, cl_body *b, double t0, double t1) {
   for (int32_t j = 0; j < b->c_count; ++j) b->slot[b->c_nodes[j]] = -1;
-  int32_t n = 0;
+  for (int32_t j = 0; j < b->s_count; ++j) b->pslot[b->s_nodes[j]] = -1;
+  int32_t n = 0, ns = 0;
+  int any_support = 0;
   for (int32_t i = 0; i < w->conditions.slots; ++i) {
     cl_condition *c = cl_pool_at(&w->conditions, i);
     if (!c || c->body != b->id || !cl_condition_active(c, t0)) continue;
+    if (c->kind == CL_CONDITION_SUPPORT) {
+      any_support = 1;
+      continue;
+    }
     for (int32_t j = 0; j < c->count; ++j) {
       int32_t node = c->nodes[j];
       if (b->slot[node] >= 0) continue;
@@ -64,18 +93,77 @@ static void build_constraints(cl_world *w, cl_body *b, double t0, double t1) {
       ++n;
     }
   }
+  if (any_support) {
+    for (int32_t i = 0; i < w->conditions.slots; ++i) {
+      cl_condition *c = cl_pool_at(&w->conditions, i);
+      if (!c || c->body != b->id || c->kind != CL_CONDITION_SUPPORT || !cl_condition_active(c, t0)) continue;
+      for (int32_t j = 0; j < c->count; ++j) {
+        const int32_t node = c->nodes[j];
+        if (b->slot[node] >= 0) continue;
+        int32_t p = b->pslot[node];
+        if (p < 0) {
+          p = b->pslot[node] = ns++;
+          b->s_nodes[p] = node;
+          b->s_held[p] = 0;
+          memset(b->s_axes + 9 * p, 0, 9 * sizeof(double));
+          memset(b->s_x + 3 * p, 0, 3 * sizeof(double));
+          memset(b->s_v + 3 * p, 0, 3 * sizeof(double));
+          memset(b->s_r + 3 * p, 0, 3 * sizeof(double));
+        }
+        double tx[3], tv[3];
+        cl_condition_target(c, j, t1, tx, tv);
+        merge_support(b, p, c, tx, tv);
+      }
+    }
+    /* held in all three directions: a constraint (the slot's point is then the full target) */
+    int32_t kept = 0;
+    for (int32_t p = 0; p < ns; ++p) {
+      const int32_t node = b->s_nodes[p];
+      if (b->s_held[p] == 3) {
+        b->pslot[node] = -1;
+        b->slot[node] = n;
+        b->c_nodes[n] = node;
+        memcpy(b->c_x + 3 * n, b->s_x + 3 * p, 3 * sizeof(double));
+        memcpy(b->c_v + 3 * n, b->s_v + 3 * p, 3 * sizeof(double));
+        b->c_r[3 * n] = b->c_r[3 * n + 1] = b->c_r[3 * n + 2] = 0.0;
+        ++n;
+        continue;
+      }
+      if (kept != p) {
+        b->s_nodes[kept] = node;
+        b->s_held[kept] = b->s_held[p];
+        memcpy(b->s_axes + 9 * kept, b->s_axes + 9 * p, 9 * sizeof(double));
+        memcpy(b->s_x + 3 * kept, b->s_x + 3 * p, 3 * sizeof(double));
+        memcpy(b->s_v + 3 * kept, b->s_v + 3 * p, 3 * sizeof(double));
+      }
+      b->pslot[node] = kept++;
+    }
+    ns = kept;
+  }
   b->c_count = n;
+  b->s_count = ns;
 }
 
-/* Add the reactions the solver reported to every active condition that holds the node. */
-static void accumulate_reactions(cl_world *w, cl_body *b, double t0) {
+/* Add the reactions the solver reported to every active condition that holds the node. A support
+ * gets the part of the node's reaction along its own held directions. */
+void cl_world_accumulate_reactions(cl_world *w, cl_body *b, double t0) {
   for (int32_t i = 0; i < w->conditions.slots; ++i) {
     cl_condition *c = cl_pool_at(&w->conditions, i);
     if (!c || c->body != b->id || !cl_condition_active(c, t0)) continue;
     for (int32_t j = 0; j < c->count; ++j) {
-      int32_t s = b->slot[c->nodes[j]];
-      if (s < 0) continue;
-      for (int k = 0; k < 3; ++k) c->reaction_acc[k] += b->c_r[3 * s + k];
+      const int32_t node = c->nodes[j];
+      const double *r = NULL;
+      if (b->slot[node] >= 0) r = b->c_r + 3 * b->slot[node];
+      else if (b->pslot[node] >= 0) r = b->s_r + 3 * b->pslot[node];
+      if (!r) continue;
+      if (c->kind != CL_CONDITION_SUPPORT) {
+        for (int k = 0; k < 3; ++k) c->reaction_acc[k] += r[k];
+        continue;
+      }
+      for (int q = 0; q < c->held; ++q) {
+        const double *a = c->axes + 3 * q, d = a[0] * r[0] + a[1] * r[1] + a[2] * r[2];
+        for (int k = 0; k < 3; ++k) c->reaction_acc[k] += d * a[k];
+      }
     }
   }
 }
@@ -94,6 +182,27 @@ static cl_status after_topology(cl_world *w, cl_body *b) {
   return CL_OK;
 }
 
+/* Contact probes: before a body's step every collider records into its scratch (zeroed), after it
+ * the scratch of each probed collider is added to the probes of that body. */
+static void contact_records_on(cl_world *w, cl_collider_view *view) {
+  memset(w->contact_scratch, 0, sizeof(double) * 7 * (size_t)view->count);
+  for (int32_t c = 0; c < view->count; ++c) w->shapes[c].contact = w->contact_scratch + 7 * c;
+}
+
+static void contact_records_off(cl_world *w, const cl_body *b, cl_collider_view *view) {
+  for (int32_t c = 0; c < view->count; ++c) w->shapes[c].contact = NULL;
+  for (int32_t i = 0; i < w->probes.slots; ++i) {
+    cl_probe *p = cl_pool_at(&w->probes, i);
+    if (!p || p->def.kind != CL_PROBE_CONTACT || p->def.body != b->id) continue;
+    cl_collider *c = NULL;
+    if (cl_pool_get(&w->colliders, p->def.collider, "collider", (void **)&c) < 0) continue;
+    const int32_t k = w->shape_of_slot[cl_pool_slot(p->def.collider)];
+    if (k < 0) continue;
+    for (int q = 0; q < 7; ++q) p->contact[q] += w->contact_scratch[7 * k + q];
+    for (int q = 0; q < 3; ++q) p->center[q] = w->shapes[k].center[q];
+  }
+}
+
 static cl_status one_step(cl_world *w, cl_status *warning) {
   double phase[CL_PHASE_COUNT] = {0};
   double t_begin = cl_time_ms(), t_mark;
@@ -108,6 +217,10 @@ static cl_status one_step(cl_world *w, cl_status *warning) {
     cl_condition *c = cl_pool_at(&w->conditions, i);
     if (c) c->reaction_acc[0] = c->reaction_acc[1] = c->reaction_acc[2] = 0.0;
   }
+  for (int32_t i = 0; w->contact_probes && i < w->probes.slots; ++i) {
+    cl_probe *p = cl_pool_at(&w->probes, i);
+    if (p && p->def.kind == CL_PROBE_CONTACT) memset(p->contact, 0, sizeof p->contact);
+  }
 
   for (int32_t s = 0; s < sub; ++s) {
     /* times from the step count, not accumulated, so k dt stays exact where it can */
@@ -119,6 +232,7 @@ static cl_status one_step(cl_world *w, cl_status *warning) {
     cl_rigid_predict(w, h, t1); /* dynamic colliders: free motion to t1 (rigid.c) */
     for (int32_t i = 0; i < w->colliders.slots; ++i) {
       cl_collider *c = cl_pool_at(&w->colliders, i);
+      w->shape_of_slot[i] = c ? view.count : -1;
       if (!c) continue;
       cl_collider_pose(c, t1, &w->shapes[view.count]);
       cl_status pst = cl_collider_check_pose(c, &w->shapes[view.count], step_no, t1);
@@ -129,8 +243,8 @@ static cl_status one_step(cl_world *w, cl_status *warning) {
     for (int32_t i = 0; i < w->bodies.slots; ++i) {
       cl_body *b = cl_pool_at(&w->bodies, i);
       if (!b) continue;
-      if (s == 0) b->has_forces = build_forces(w, b);
-      build_constraints(w, b, t0, t1);
+      b->has_forces = cl_world_build_forces(w, b, t1);
+      cl_world_build_constraints(w, b, t0, t1);
     }
     phase[CL_PHASE_FORCES] += cl_time_ms() - t_mark;
 
@@ -138,10 +252,18 @@ static cl_status one_step(cl_world *w, cl_status *warning) {
     for (int32_t i = 0; i < w->bodies.slots; ++i) {
       cl_body *b = cl_pool_at(&w->bodies, i);
       if (!b) continue;
-      cl_step_input in = {h, t0, w->gravity, b->has_forces ? b->f_ext : NULL,
-                          {b->c_count, b->c_nodes, b->c_x, b->c_v, b->c_r}, &view, w->threads};
+      cl_step_input in = {.dt = h,
+                          .time = t0,
+                          .gravity = w->gravity,
+                          .f_ext = b->has_forces ? b->f_ext : NULL,
+                          .constraints = {b->c_count, b->c_nodes, b->c_x, b->c_v, b->c_r},
+                          .supports = {b->s_count, b->s_nodes, b->s_held, b->s_axes, b->s_x, b->s_v, b->s_r},
+                          .colliders = &view,
+                          .threads = w->threads};
       cl_step_report rep = {0, 0.0};
+      if (w->contact_probes) contact_records_on(w, &view);
       cl_status st = b->ops->step(b->solver, &b->state, &in, &rep);
+      if (w->contact_probes) contact_records_off(w, b, &view);
       if (st < 0)
         return stop(w, cl_fail_context(st, "%s: solver '%s' failed at step %lld (t = %g s): ", b->label,
                                        b->ops->name, step_no, t0));
@@ -159,7 +281,7 @@ static cl_status one_step(cl_world *w, cl_status *warning) {
       if (CL_VALIDATE && (st = cl_body_validate(b, CL_VALIDATE_SOLVE)) < 0) return stop(w, st);
       iterations += rep.iterations;
       if (rep.residual > residual) residual = rep.residual;
-      accumulate_reactions(w, b, t0);
+      cl_world_accumulate_reactions(w, b, t0);
       cl_watch_drive_work(w, b, h);
     }
     cl_status cst = cl_world_body_contacts(w, h, NULL); /* timed with SOLVE */

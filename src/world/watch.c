@@ -7,7 +7,7 @@
  *             velocities, set_velocity) + the work the world's sources can have done since:
  *               gravity          |M g . (c_now - c_before)|      (c the centre of mass; exact for
  *                                                                  constant g, summed in absolute value)
- *               force conditions |F| max_i |v_i| dt_elapsed
+ *               external forces  sum_i |f_i| max_i |v_i| dt_elapsed  (force conditions, surface loads)
  *               drives           sum_j |r_j . v_j| h              (reaction times target velocity, per
  *                                                                  substep, step.c calls below)
  *   reach   = what kinematic colliders can give by hitting: 1/2 M_b (2 V_c)^2 per body, V_c the
@@ -31,13 +31,14 @@
 enum { CL_WATCH_EVERY = 4 };
 static const double CL_WATCH_FACTOR = 1e6;
 
-/* Mass, centre of mass, kinetic energy and the largest speed squared of a body's nodes. */
+/* Mass, centre of mass, kinetic energy and the largest speed squared of a body's nodes, and the sum
+ * of the external forces' sizes (1-norm, an upper bound of the 2-norm) when f is given. */
 typedef struct body_sums {
-  double mass, cm[3], kinetic, vmax2;
+  double mass, cm[3], kinetic, vmax2, fsum;
 } body_sums;
 
-static body_sums sums_of(const cl_body_state *s) {
-  body_sums r = {0.0, {0.0, 0.0, 0.0}, 0.0, 0.0};
+static body_sums sums_of(const cl_body_state *s, const double *f) {
+  body_sums r = {0.0, {0.0, 0.0, 0.0}, 0.0, 0.0, 0.0};
   double mx = 0.0, my = 0.0, mz = 0.0, e = 0.0, vm = 0.0, M = 0.0;
   const double *x = s->x, *v = s->v, *m = s->m;
   for (int32_t i = 0; i < s->n; ++i) {
@@ -49,6 +50,11 @@ static body_sums sums_of(const cl_body_state *s) {
     mz += mi * x[3 * i + 2];
     e += mi * v2;
     vm = v2 > vm ? v2 : vm;
+  }
+  if (f) {
+    double fs = 0.0;
+    for (int64_t j = 0; j < 3 * (int64_t)s->n; ++j) fs += fabs(f[j]);
+    r.fsum = fs;
   }
   r.mass = M;
   if (M > 0.0) r.cm[0] = mx / M, r.cm[1] = my / M, r.cm[2] = mz / M;
@@ -72,7 +78,7 @@ void cl_watch_add_energy(cl_world *w, double joules) {
 }
 
 void cl_watch_body_added(cl_world *w, cl_body *b) {
-  body_sums s = sums_of(&b->state);
+  body_sums s = sums_of(&b->state, NULL);
   double lo[3] = {INFINITY, INFINITY, INFINITY}, hi[3] = {-INFINITY, -INFINITY, -INFINITY};
   for (int32_t i = 0; i < b->state.n; ++i)
     for (int k = 0; k < 3; ++k) {
@@ -121,19 +127,12 @@ cl_status cl_watch_step(cl_world *w, long long step_no, double t) {
   for (int32_t i = 0; i < w->bodies.slots; ++i) {
     cl_body *b = cl_pool_at(&w->bodies, i);
     if (!b) continue;
-    body_sums s = sums_of(&b->state);
+    body_sums s = sums_of(&b->state, b->has_forces ? b->f_ext : NULL);
     double dc[3] = {s.cm[0] - b->watch.cm[0], s.cm[1] - b->watch.cm[1], s.cm[2] - b->watch.cm[2]};
     w->watch.budget += s.mass * fabs(g[0] * dc[0] + g[1] * dc[1] + g[2] * dc[2]);
     memcpy(b->watch.cm, s.cm, sizeof s.cm);
-    if (b->has_forces) {
-      double fsum = 0.0;
-      for (int32_t j = 0; j < w->conditions.slots; ++j) {
-        const cl_condition *c = cl_pool_at(&w->conditions, j);
-        if (c && c->body == b->id && c->kind == CL_CONDITION_FORCE)
-          fsum += sqrt(c->force[0] * c->force[0] + c->force[1] * c->force[1] + c->force[2] * c->force[2]);
-      }
-      w->watch.budget += fsum * sqrt(s.vmax2) * elapsed;
-    }
+    /* force conditions and surface loads: the step's f_ext (step.c builds it) */
+    if (b->has_forces) w->watch.budget += s.fsum * sqrt(s.vmax2) * elapsed;
     double vc = 0.0;
     for (int32_t j = 0; j < w->colliders.slots; ++j) {
       const cl_collider *c = cl_pool_at(&w->colliders, j);

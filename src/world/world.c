@@ -38,7 +38,7 @@ void cl_world_free(cl_world *w) {
   if (!w) return;
   for (int32_t i = 0; i < w->probes.slots; ++i) free(cl_pool_at(&w->probes, i));
   for (int32_t i = 0; i < w->conditions.slots; ++i) cl_condition_free(cl_pool_at(&w->conditions, i));
-  for (int32_t i = 0; i < w->colliders.slots; ++i) free(cl_pool_at(&w->colliders, i));
+  for (int32_t i = 0; i < w->colliders.slots; ++i) cl_collider_free(cl_pool_at(&w->colliders, i));
   for (int32_t i = 0; i < w->bodies.slots; ++i) cl_body_free(cl_pool_at(&w->bodies, i));
   cl_pool_free(&w->probes);
   cl_pool_free(&w->conditions);
@@ -47,6 +47,8 @@ void cl_world_free(cl_world *w) {
   free(w->rigid_pairs);
   cl_pool_free(&w->bodies);
   free(w->shapes);
+  free(w->contact_scratch);
+  free(w->shape_of_slot);
   free(w);
 }
 
@@ -81,20 +83,23 @@ cl_status cl_world_insert_body(cl_world *w, cl_body *b, cl_id *id) {
 }
 
 /* Remove the probes for which `match` holds. */
-static void delete_probes(cl_world *w, cl_id body, cl_id condition) {
+static void delete_probes(cl_world *w, cl_id body, cl_id condition, cl_id collider) {
   for (int32_t i = 0; i < w->probes.slots; ++i) {
     cl_probe *p = cl_pool_at(&w->probes, i);
     if (!p) continue;
     if ((body && p->def.kind != CL_PROBE_PHASE_TIME && p->def.body == body) ||
-        (condition && p->def.kind == CL_PROBE_REACTION && p->def.condition == condition))
+        (condition && p->def.kind == CL_PROBE_REACTION && p->def.condition == condition) ||
+        (collider && p->def.kind == CL_PROBE_CONTACT && p->def.collider == collider)) {
+      w->contact_probes -= p->def.kind == CL_PROBE_CONTACT;
       free(cl_pool_remove(&w->probes, p->id));
+    }
   }
 }
 
 void cl_world_delete_condition(cl_world *w, cl_id id) {
   cl_condition *c = cl_pool_remove(&w->conditions, id);
   if (!c) return;
-  delete_probes(w, 0, id);
+  delete_probes(w, 0, id, 0);
   cl_condition_free(c);
 }
 
@@ -105,16 +110,34 @@ void cl_world_delete_body(cl_world *w, cl_id id) {
     cl_condition *c = cl_pool_at(&w->conditions, i);
     if (c && c->body == id) cl_world_delete_condition(w, c->id);
   }
-  delete_probes(w, id, 0);
+  delete_probes(w, id, 0, 0);
   cl_body_free(b);
 }
 
+/* Room for `total` supported nodes in the body's merged support set. */
+static cl_status reserve_supports(cl_body *b, int32_t total) {
+  if (total <= b->s_capacity) return CL_OK;
+  const size_t n = (size_t)total;
+  CL_TRY(CL_RESIZE(b->s_nodes, n, "supported nodes"));
+  CL_TRY(CL_RESIZE(b->s_held, n, "supported nodes"));
+  CL_TRY(CL_RESIZE(b->s_axes, 9 * n, "support directions"));
+  CL_TRY(CL_RESIZE(b->s_x, 3 * n, "support targets"));
+  CL_TRY(CL_RESIZE(b->s_v, 3 * n, "support targets"));
+  CL_TRY(CL_RESIZE(b->s_r, 3 * n, "support reactions"));
+  b->s_capacity = total;
+  return CL_OK;
+}
+
 cl_status cl_world_reserve_constraints(cl_world *w, cl_body *b) {
-  int32_t total = 0;
+  /* supports whose directions add up to three become full constraints: count them in both */
+  int32_t total = 0, supports = 0;
   for (int32_t i = 0; i < w->conditions.slots; ++i) {
     cl_condition *o = cl_pool_at(&w->conditions, i);
-    if (o && o->body == b->id && o->kind == CL_CONDITION_CONSTRAIN) total += o->count;
+    if (!o || o->body != b->id) continue;
+    if (o->kind == CL_CONDITION_CONSTRAIN || o->kind == CL_CONDITION_SUPPORT) total += o->count;
+    if (o->kind == CL_CONDITION_SUPPORT) supports += o->count;
   }
+  CL_TRY(reserve_supports(b, supports));
   if (total <= b->c_capacity) return CL_OK;
   int32_t *cn = realloc(b->c_nodes, sizeof(int32_t) * (size_t)total);
   if (cn) b->c_nodes = cn;
@@ -130,12 +153,12 @@ cl_status cl_world_reserve_constraints(cl_world *w, cl_body *b) {
   return CL_OK;
 }
 
-cl_status cl_world_insert_condition(cl_world *w, cl_body *b, cl_condition_kind kind, const cl_region_def *region,
-                                    const cl_motion_def *motion, const double *force, cl_id *id) {
+cl_status cl_world_insert_condition(cl_world *w, cl_body *b, const cl_region_def *region, const cl_condition_spec *spec,
+                                    cl_id *id) {
   int32_t *nodes = NULL, count = 0;
   CL_TRY(cl_region_select(region, b, &nodes, &count));
   cl_condition *c;
-  CL_TRY(cl_condition_new(kind, b, nodes, count, motion, force, w->time, &c));
+  CL_TRY(cl_condition_new(spec, b, nodes, count, w->time, &c));
   cl_status s = cl_pool_add(&w->conditions, c, &c->id);
   if (s < 0) {
     cl_condition_free(c);
@@ -147,7 +170,7 @@ cl_status cl_world_insert_condition(cl_world *w, cl_body *b, cl_condition_kind k
     return s;
   }
   *id = c->id;
-  if (kind != CL_CONDITION_CONSTRAIN) return CL_OK;
+  if (spec->kind != CL_CONDITION_CONSTRAIN) return CL_OK;
   /* Every node held is allowed (the body moves only as prescribed) but probably not meant. A node
    * held by two conditions that move it differently follows only one (step.c keeps the condition in
    * the lower slot): a fix and a drive on the same nodes dropped the drive without a word. */
@@ -190,29 +213,59 @@ cl_status cl_world_insert_collider(cl_world *w, const cl_collider_def *def, cl_i
   c->def = *def;
   c->t_add = w->time;
   c->number = ++w->colliders_added;
+  if (def->path_count > 0) {
+    c->path = cl_malloc(sizeof(double) * 4 * (size_t)def->path_count, "collider path");
+    if (!c->path) {
+      free(c);
+      return CL_ERR_OUT_OF_MEMORY;
+    }
+    memcpy(c->path, def->path, sizeof(double) * 4 * (size_t)def->path_count);
+    c->def.path = c->path;
+  }
   double n = sqrt(def->normal[0] * def->normal[0] + def->normal[1] * def->normal[1] + def->normal[2] * def->normal[2]);
   for (int k = 0; k < 3; ++k) c->def.normal[k] = n > 0.0 ? def->normal[k] / n : 0.0;
   cl_status s = cl_pool_add(&w->colliders, c, &c->id);
   if (s < 0) {
-    free(c);
+    cl_collider_free(c);
     return s;
   }
   if (w->colliders.live > w->shapes_capacity) {
     int32_t cap = w->colliders.live + 4;
     cl_collider_shape *sh = realloc(w->shapes, sizeof *sh * (size_t)cap);
     if (!sh) {
-      free(cl_pool_remove(&w->colliders, c->id));
+      cl_collider_free(cl_pool_remove(&w->colliders, c->id));
       return cl_fail(CL_ERR_OUT_OF_MEMORY, "out of memory adding a collider");
     }
     w->shapes = sh;
     w->shapes_capacity = cap;
+    s = CL_RESIZE(w->contact_scratch, 7 * (size_t)cap, "collider contact records");
+    if (s < 0) {
+      cl_collider_free(cl_pool_remove(&w->colliders, c->id));
+      return s;
+    }
+  }
+  if (w->colliders.slots > 0) {
+    s = CL_RESIZE(w->shape_of_slot, (size_t)w->colliders.capacity, "collider slots");
+    if (s < 0) {
+      cl_collider_free(cl_pool_remove(&w->colliders, c->id));
+      return s;
+    }
   }
   cl_watch_collider_added(w, c);
   *id = c->id;
   return CL_OK;
 }
 
-void cl_world_delete_collider(cl_world *w, cl_id id) { free(cl_pool_remove(&w->colliders, id)); }
+void cl_collider_free(cl_collider *c) {
+  if (!c) return;
+  free(c->path);
+  free(c);
+}
+
+void cl_world_delete_collider(cl_world *w, cl_id id) {
+  delete_probes(w, 0, 0, id);
+  cl_collider_free(cl_pool_remove(&w->colliders, id));
+}
 
 cl_status cl_world_insert_probe(cl_world *w, const cl_probe_def *def, cl_id *id) {
   cl_probe *p;
@@ -223,6 +276,7 @@ cl_status cl_world_insert_probe(cl_world *w, const cl_probe_def *def, cl_id *id)
     return s;
   }
   *id = p->id;
+  w->contact_probes += p->def.kind == CL_PROBE_CONTACT;
   return CL_OK;
 }
 

@@ -71,6 +71,8 @@ void *cl_pool_find(const cl_pool *pool, cl_id id);
 cl_status cl_pool_get(const cl_pool *pool, cl_id id, const char *what, void **item);
 /* Remove a live id and return its item (NULL if not live). */
 void *cl_pool_remove(cl_pool *pool, cl_id id);
+/* The slot of an id (no check: for ids already found live). */
+int32_t cl_pool_slot(cl_id id);
 /* Item in slot i (NULL for a free slot), for iteration over 0..pool->slots-1. */
 static inline void *cl_pool_at(const cl_pool *pool, int32_t slot) { return pool->items[slot]; }
 /* A fresh tag for a new world, 1..63. */
@@ -96,11 +98,17 @@ typedef struct cl_body {
   double *f_ext;                     /* 3 per node, N, force conditions */
   int has_forces;                    /* f_ext holds this step's forces (else NULL goes to the solver) */
   int32_t *slot;                     /* constraint slot of each node, -1 if free */
+  int32_t *pslot;                    /* support slot of each node, -1 if none */
 
   /* The merged constraint set of the current substep. */
   int32_t c_count, c_capacity;
   int32_t *c_nodes;
   double *c_x, *c_v, *c_r;
+  /* The merged support set (contract/step.h cl_support_set) of the current substep. */
+  int32_t s_count, s_capacity;
+  int32_t *s_nodes;
+  int8_t *s_held;
+  double *s_axes, *s_x, *s_v, *s_r;
 
   /* Per-unit measures, sized to units_capacity. */
   cl_unit_fields units;
@@ -170,7 +178,21 @@ cl_status cl_region_select(const cl_region_def *region, const cl_body *body, int
 
 /* ---- boundary conditions (conditions.c) ---------------------------------------------------- */
 
-typedef enum cl_condition_kind { CL_CONDITION_CONSTRAIN = 0, CL_CONDITION_FORCE = 1 } cl_condition_kind;
+typedef enum cl_condition_kind {
+  CL_CONDITION_CONSTRAIN = 0,    /* fixed or driven: all three components */
+  CL_CONDITION_FORCE = 1,        /* a total force spread by mass */
+  CL_CONDITION_SUPPORT = 2,      /* some components held (cl_support_def) */
+  CL_CONDITION_SURFACE_LOAD = 3  /* traction or pressure on boundary triangles */
+} cl_condition_kind;
+
+/* What a new condition is, beside its nodes: the member for its kind. */
+typedef struct cl_condition_spec {
+  cl_condition_kind kind;
+  const cl_motion_def *motion;        /* CONSTRAIN */
+  const double *force;                /* FORCE, N */
+  const cl_support_def *support;      /* SUPPORT */
+  const cl_surface_load_def *load;    /* SURFACE_LOAD */
+} cl_condition_spec;
 
 typedef struct cl_condition {
   cl_id id;
@@ -183,20 +205,33 @@ typedef struct cl_condition {
   double center[3];            /* rotation centre: motion.center, or the centroid of x0 for twist */
   double t_add;                /* world time when added, s */
   double force[3];             /* total force, N (force conditions) */
+  cl_support_def support;      /* support conditions: normal normalised */
+  double axes[9];              /* support conditions: the held directions (rows), `held` of them */
+  int32_t held;
+  cl_surface_load_def load;    /* surface loads */
+  int32_t ntris;               /* surface loads: boundary triangles loaded (3 node indices each) */
+  int32_t *tris;
+  double *rest_area;           /* surface loads: 3 per triangle, the rest area vector (outward, m^2) */
   double reaction[3];          /* force on the body over the last step, N */
   double reaction_acc[3];      /* sum over the substeps of the current step */
 } cl_condition;
 
 cl_status cl_motion_check(const cl_motion_def *motion);
-/* Create a condition over the given nodes (taken over: freed with the condition). */
-cl_status cl_condition_new(cl_condition_kind kind, const cl_body *body, int32_t *nodes, int32_t count,
-                           const cl_motion_def *motion, const double *force, double t_add,
+cl_status cl_support_check(const cl_support_def *support);
+cl_status cl_surface_load_check(const cl_surface_load_def *load);
+/* Create a condition over the given nodes (taken over: freed with the condition). A surface load
+ * also takes the body's boundary triangles whose nodes are all among `nodes` (none is an error). */
+cl_status cl_condition_new(const cl_condition_spec *spec, cl_body *body, int32_t *nodes, int32_t count, double t_add,
                            cl_condition **out);
 void cl_condition_free(cl_condition *c);
-/* Whether a constraint holds during the substep starting at t0 (not yet released). */
+/* Whether a constraint or support holds during the substep starting at t0 (not yet released). */
 int cl_condition_active(const cl_condition *c, double t0);
-/* Target position and velocity of the condition's j-th node at time t. */
+/* Target position and velocity of the condition's j-th node at time t (constraints and supports; for
+ * a support only the held components mean anything). */
 void cl_condition_target(const cl_condition *c, int32_t j, double t, double *x, double *v);
+/* Add the forces (N) of a force or surface-load condition at time t to f (3 per node of the body's
+ * state); `scale` multiplies them (load stepping). Follower pressure uses the current positions. */
+void cl_condition_add_forces(const cl_condition *c, const cl_body_state *st, double t, double scale, double *f);
 /* Carry the condition over to nodes appended by fracture: node i >= first whose origin is in the
  * condition joins it with the origin's x0. */
 cl_status cl_condition_follow_origins(cl_condition *c, const cl_body_state *state, int32_t first);
@@ -213,9 +248,12 @@ typedef struct cl_collider {
   double impulse[6];           /* dynamic: impulse the nodes gave it over the current substep,
                                 * linear (N s) and angular about the centre (N m s) */
   double watch_cm[3];          /* centre at the last energy check, m (watch.c) */
+  double *path;                /* kinematic: the copy of def.path (def.path points at it) */
 } cl_collider;
 
 cl_status cl_collider_check(const cl_collider_def *def);
+/* Free a collider and what it owns (its path); accepts NULL. */
+void cl_collider_free(cl_collider *c);
 /* "dynamic box collider #2" for messages. */
 const char *cl_collider_label(const cl_collider *c, char *buf, size_t size);
 /* CL_ERR_NUMERICAL naming the collider when a pose the step computed is not finite (a dynamic
@@ -253,6 +291,8 @@ typedef struct cl_probe {
   cl_id id;
   cl_probe_def def;
   cl_material_point a, b;
+  double contact[7];           /* contact probes: the record of the current step (contract/colliders.h) */
+  double center[3];            /* contact probes: the collider's centre at the end of the last step */
 } cl_probe;
 
 cl_status cl_probe_new(cl_world *world, const cl_probe_def *def, cl_probe **out);
@@ -278,6 +318,9 @@ struct cl_world {
   int64_t rigid_pairs_cap;
   cl_collider_shape *shapes;   /* current collider poses, one per live collider */
   int32_t nshapes, shapes_capacity;
+  double *contact_scratch;     /* 7 per shape: what one body's step recorded (contact probes) */
+  int32_t *shape_of_slot;      /* per collider slot: its index in shapes this substep, -1 if none */
+  int32_t contact_probes;      /* live contact probes (the step records contact only when > 0) */
   cl_world_stats stats;
   int stopped;
   char stop_message[1024];
@@ -298,9 +341,8 @@ cl_status cl_world_insert_body(cl_world *world, cl_body *body, cl_id *id);
 void cl_world_delete_body(cl_world *world, cl_id id);
 /* Add a constraint or force condition over a region of a body; CL_WARN_ALL_FIXED when every node of
  * the body is now constrained. */
-cl_status cl_world_insert_condition(cl_world *world, cl_body *body, cl_condition_kind kind,
-                                    const cl_region_def *region, const cl_motion_def *motion,
-                                    const double *force, cl_id *id);
+cl_status cl_world_insert_condition(cl_world *world, cl_body *body, const cl_region_def *region,
+                                    const cl_condition_spec *spec, cl_id *id);
 void cl_world_delete_condition(cl_world *world, cl_id id);
 /* Grow the body's merged constraint buffers to the total node count of its constraints, so that
  * steps do not allocate (called when conditions are added or carried over to new nodes). */
@@ -330,5 +372,13 @@ cl_status cl_world_stop(cl_world *world, cl_status s);
 
 /* Advance `steps` steps (step.c). */
 cl_status cl_world_advance(cl_world *world, int32_t steps);
+/* Phases of a step the static solve shares (step.c): the body's external forces at time t into
+ * body->f_ext (returns whether it has any); its merged constraints and supports for the substep
+ * [t0, t1]; the reactions the solver reported added to its active conditions. */
+int cl_world_build_forces(cl_world *world, cl_body *body, double t);
+void cl_world_build_constraints(cl_world *world, cl_body *body, double t0, double t1);
+void cl_world_accumulate_reactions(cl_world *world, cl_body *body, double t0);
+/* Static equilibrium of every body (static.c). */
+cl_status cl_world_static(cl_world *world, const cl_static_def *def, cl_static_report *report);
 
 #endif

@@ -215,8 +215,9 @@ static void test_pendulum_period(void **state) {
   cl_world_destroy(w);
 }
 
-/* Highest centre height of a pendulum released horizontally, over [t_from, t_to], with or without a
- * cantilever bar (corotational, far end held) standing in its path at the bottom of the swing. */
+/* Highest centre height of a pendulum released horizontally, from 0.5 s (past the bottom) to 1.2 s,
+ * on either side, with or without a cantilever bar (corotational, far end held) standing in its path
+ * at the bottom of the swing. */
 static double pendulum_peak(int with_bar, double *bar_p) {
   const double g = 9.81, L = 0.5, r = 0.05, M = 1.0, dt = 1e-3;
   cl_world *w = make_world(dt, -g);
@@ -235,7 +236,7 @@ static double pendulum_peak(int with_bar, double *bar_p) {
     assert_int_equal(st, CL_OK);
     double c[3];
     assert_int_equal(cl_collider_get_center(w, id, c), CL_OK);
-    if (i * dt > 0.35 && c[0] > 0.0) peak = fmax(peak, c[1]);
+    if (i * dt > 0.5) peak = fmax(peak, c[1]);
   }
   if (bar_p) {
     cl_body_info info;
@@ -253,10 +254,10 @@ static void test_pendulum_hits_bar(void **state) {
   print_message("pendulum from 0.6 m: peak %.4f m free, %.4f m after hitting a %.3f kg bar\n", free_peak, hit_peak,
                 bar_mass);
   assert_near(free_peak, 0.6, 0.01); /* no bar: it comes back up (energy kept by the integrator) */
-  assert_true(hit_peak < free_peak - 0.05); /* lost height to the bar */
-  /* but it reached the bar at the bottom of the swing (centre height 0.1 m) and was not thrown back
-   * up: with the exact contact impulse (docs/RIGID_BODIES.md) the bar takes most of the energy */
-  assert_true(hit_peak > 0.09);
+  assert_true(hit_peak < free_peak - 0.03); /* it lost energy to the bar (vibration, implicit damping) */
+  /* the contact only pushes and lets go: the bent elastic bar throws the hammer back, well above the
+   * bottom of its swing (0.1 m), instead of holding it glued to its end (which kept it at 0.101 m) */
+  assert_true(hit_peak > 0.3);
 }
 
 static void expect_bad(const cl_collider_def *d, const char *needle) {

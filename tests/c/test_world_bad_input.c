@@ -371,7 +371,7 @@ static void test_probes(void **state) {
   cl_id push, held, other;
   expect(cl_world_apply_force(f->w, f->body, &r, force, &push), CL_OK, NULL);
   d.condition = push;
-  expect(cl_world_add_probe(f->w, &d, &p), CL_ERR_INVALID_ARGUMENT, "applies a force");
+  expect(cl_world_add_probe(f->w, &d, &p), CL_ERR_INVALID_ARGUMENT, "applies a load");
   cl_motion_def m;
   cl_motion_def_default(&m, CL_MOTION_FIXED);
   expect(cl_world_constrain(f->w, f->body, &r, &m, &held), CL_OK, NULL);

@@ -15,6 +15,12 @@ cmake --install "$build" --prefix "$prefix" >/dev/null
 for f in "$build"/lua/cleave/*.lua; do
   [ -f "$prefix/share/lua/5.1/cleave/$(basename "$f")" ] || { echo "not installed: $(basename "$f")" >&2; exit 1; }
 done
+[ -f "$prefix/share/cleave/experiments/scenes/init.lua" ]
+# the shape-matching benchmark builds its scenes from the installed scene definitions and Lua tree
+# (CLEAVE_SCENES unset: the copy beside the program comes before the source tree's)
+out=$(env -u CLEAVE_SCENES -u CLEAVE_LUA_DIR "$prefix/libexec/cleave/cleave-bench-shape_matching" \
+  --scene hollow_ball --frames 1 --threads 1)
+grep -q '^hollow_ball  *1 ' <<<"$out" || { echo "installed bench: no hollow_ball row in: $out" >&2; exit 1; }
 cd "$(mktemp -d)"
 LUA_PATH="$prefix/share/lua/5.1/?.lua;$prefix/share/lua/5.1/?/init.lua;;" luajit -e '
   local cl = require "cleave"

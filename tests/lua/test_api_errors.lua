@@ -69,8 +69,6 @@ T.test("mesh builders reject bad input", function()
 end)
 
 T.test("a table or a number where a mesh is expected", function()
-  local ok = pcall(cl.world, {})
-  if not ok then return T.skip("world arguments", "cl_world_create is not available") end
   local w = cl.world {}
   T.error(function() w:body { shape = {}, solver = "x" } end, { "shape = {}", "not a mesh" })
   T.error(function() w:body { shape = 5, solver = "x" } end, "not a mesh")
@@ -90,8 +88,6 @@ T.test("destroyed handles are errors, not crashes", function()
   } do
     T.error(call, "this mesh was destroyed")
   end
-  local ok = pcall(cl.world, {})
-  if not ok then return T.skip("destroyed world", "cl_world_create is not available") end
   local w = cl.world {}
   T.error(function() w:body { shape = m, solver = "x" } end, "destroyed mesh")
   w:destroy()
@@ -104,8 +100,6 @@ T.test("destroyed handles are errors, not crashes", function()
 end)
 
 T.test("world methods check bodies, regions and motions", function()
-  local ok = pcall(cl.world, {})
-  if not ok then return T.skip("world methods", "cl_world_create is not available") end
   local w = cl.world {}
   T.error(function() w:fix({}, cl.region.all {}) end, "expected a body")
   T.error(function() w:drive("bar", cl.region.all {}, cl.motion.translate { velocity = { 1, 0, 0 } }) end, "expected")
@@ -126,8 +120,6 @@ T.test("world methods check bodies, regions and motions", function()
 end)
 
 T.test("unknown solver and criterion names list what is available", function()
-  local ok = pcall(cl.world, {})
-  if not ok then return T.skip("unknown solver", "cl_world_create is not available") end
   local w = cl.world {}
   local msg = T.error(function() w:body { shape = cl.shape.box {}, solver = "shape_matchin" } end,
     "unknown solver \"shape_matchin\"")

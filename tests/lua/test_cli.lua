@@ -102,6 +102,40 @@ T.test("a malformed .off file: the C reader's file:line at the script's line", f
   T.contains(err, "cleave: " .. path .. ":2: " .. off .. ":5:")
 end)
 
+-- LuaJIT prints a file name of 60 characters or more as "..." and its last 56; cleave names every
+-- file whole: the script, files it loads with dofile, loadfile and require, positions of cleave's
+-- own errors (also when the script catches them) and the traceback.
+T.test("errors name files at paths longer than 120 characters whole", function()
+  local deep = tmp .. "/" .. string.rep("a_long_folder_name_", 7)
+  T.truthy(#deep > 120, "the folder is " .. #deep .. " characters long")
+  os.execute("mkdir -p " .. q(deep .. "/lib"))
+  local function deep_script(name, text) return T.write_file(deep .. "/" .. name, text) end
+  local function expect(path, line, text, snippet)
+    local _, err, code = run("run " .. q(path))
+    T.eq(code, 1, err)
+    T.contains(err, "cleave: " .. text, snippet)
+    T.truthy(not err:find("...", 1, true), "a cut name in:\n" .. err)
+    if line then T.contains(err, path .. ":" .. line .. ":") end
+  end
+  local p = deep_script("runtime.lua", "local t\n\nlocal function f() return t.x end\nprint(f())\n")
+  expect(p, 4, p .. ":3: attempt to index", "runtime error and traceback")
+  p = deep_script("syntax.lua", "local x = 1\nlocal y = = 2\n")
+  expect(p, nil, p .. ":2: unexpected symbol", "syntax error of the script")
+  p = deep_script("arg.lua", "local cl = require 'cleave'\n\ncl.world { dt = -1 }\n")
+  expect(p, nil, p .. ":3: cl.world: dt = -1", "cleave's error at the script's line")
+  local inner = deep_script("inner_syntax.lua", "return = 1\n")
+  p = deep_script("uses_dofile.lua", "dofile(" .. string.format("%q", inner) .. ")\n")
+  expect(p, nil, inner .. ":1:", "syntax error of a dofile'd file")
+  p = deep_script("uses_loadfile.lua", "local f, e = loadfile(" .. string.format("%q", inner) .. ")\nerror(e, 0)\n")
+  expect(p, nil, inner .. ":1:", "loadfile's message")
+  T.write_file(deep .. "/lib/broken.lua", "local M = {}\nfunction M.f(t) return t.x end\nreturn M\n")
+  p = deep_script("uses_require.lua", "local m = require 'lib.broken'\nm.f(nil)\n")
+  expect(p, 2, deep .. "/lib/broken.lua:2: attempt to index", "runtime error in a required module")
+  p = deep_script("caught.lua", "local cl = require 'cleave'\nlocal ok, e = pcall(cl.world, { dt = -1 })\n" ..
+    "assert(not ok)\nerror('caught: ' .. e, 0)\n")
+  expect(p, nil, "caught: " .. p .. ":2: cl.world: dt = -1", "a caught cleave error")
+end)
+
 T.test("--set values reach the script converted; script args follow --", function()
   local path = script("show_set.lua", [[
 local cl = require "cleave"
@@ -191,6 +225,24 @@ T.test("a wrong CLEAVE_LIB is a clear error", function()
   T.eq(code, 1)
   T.contains(err, "cannot load the C library libcleave from CLEAVE_LIB")
   T.contains(err, "/nonexistent/libcleave.so")
+end)
+
+-- CLEAVE_LIB=process: the functions the running program exports (a benchmark that links cleave and
+-- builds its scenes in Lua); `cleave` itself links libcleave, so its symbols are there too.
+T.test("CLEAVE_LIB=process uses the program's own cleave, or says that it has none", function()
+  local path = script("process_lib.lua", "local cl = require 'cleave'\nprint(cl.library_path, cl.version)\n")
+  local out, err, code = run("run " .. q(path), "CLEAVE_LIB=process")
+  T.eq(code, 0, err)
+  T.contains(out, "this process (CLEAVE_LIB=process)")
+  local luajit = os.getenv("CLEAVE_LUAJIT") or "luajit"
+  local lua_path = (os.getenv("CLEAVE_BINARY_DIR") or ".") .. "/lua/?.lua;" ..
+                   (os.getenv("CLEAVE_BINARY_DIR") or ".") .. "/lua/?/init.lua;;"
+  local p = assert(io.popen("CLEAVE_LIB=process LUA_PATH=" .. q(lua_path) .. " " .. q(luajit) .. " " .. q(path) ..
+                            " 2>&1; echo \"__exit=$?\""))
+  local text = p:read("*a")
+  p:close()
+  T.truthy(not text:match("__exit=0"), "plain luajit has no cleave symbols: " .. text)
+  T.contains(text, "CLEAVE_LIB=process, but this program does not export cleave's functions")
 end)
 
 T.test("bench: unknown suites list what is available, exit 2", function()

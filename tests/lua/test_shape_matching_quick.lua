@@ -1,11 +1,11 @@
--- Quick checks of the shape_matching solver from Lua (the `make test` subset of
--- validation/shape_matching.lua and the scene scripts): momentum in free flight, exact rigid motion,
--- thread-count independence, every paper scene builds and steps, and bad input raises clear errors.
+-- Quick checks of the shape_matching solver from Lua: momentum in free flight, exact rigid motion,
+-- thread-count independence on a paper scene, and bad input raises clear errors. (Every scene
+-- script runs in its quick mode under the ctest label "scripts", tests/scripts/tests.cmake.)
 local here = debug.getinfo(1, "S").source:match("^@(.*)/[^/]*$") or "."
 package.path = here .. "/lib/?.lua;" .. package.path
 local T = require "expect"
 local cl = require "cleave"
-local S = dofile(here .. "/../../experiments/shape_matching/scenes.lua")
+local scenes = dofile(here .. "/../../experiments/scenes/init.lua")
 
 local function momentum(body)
   local info = body:info()
@@ -68,7 +68,7 @@ end)
 T.test("one and two threads give the same positions", function()
   local res = {}
   for _, th in ipairs({ 1, 2 }) do
-    local sc = S.build("twisted_bar_fracture", { threads = th, particles = 4300 })
+    local sc = scenes.get("shape_matching/twisted_bar_fracture"):build { threads = th, particles = 4300 }
     sc.world:step(8)
     local x, n3 = sc.body:positions("cdata")
     local parts = {}
@@ -78,16 +78,6 @@ T.test("one and two threads give the same positions", function()
   T.truthy(res[1] == res[2], "positions differ between 1 and 2 threads")
 end)
 
-T.test("every paper scene builds and steps", function()
-  for _, name in ipairs(S.names) do
-    if not name:match("20k$") then
-      local sc = S.build(name, { particles = 1500 })
-      sc.world:step(2)
-      local info = sc.body:info()
-      T.truthy(info.nodes >= 1400 and info.units > 0, name .. ": " .. info.nodes .. " particles")
-    end
-  end
-end)
 
 T.test("bad input is a clear error at the caller's line", function()
   local w = cl.world {}

@@ -153,9 +153,7 @@ end)
 
 -- A small tet bar on each registered solver: fix one end, drive the other, probe, step.
 local solvers = cl.solvers()
-if #solvers == 0 then
-  T.skip("bodies on registered solvers", "no solver is registered in this build of libcleave")
-end
+T.test("solvers are registered", function() T.truthy(#solvers >= 2, "cl.solvers() lists " .. #solvers) end)
 for _, solver in ipairs(solvers) do
   T.test("a body on " .. solver .. ": fix, drive, probes, step, outputs", function()
     local w = cl.world { dt = 1 / 600, gravity = { 0, -9.81, 0 } }

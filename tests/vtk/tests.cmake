@@ -17,7 +17,7 @@ if(NOT CLEAVE_SYSTEM_PYTHON)
 endif()
 if(CLEAVE_SYSTEM_PYTHON)
   add_test(NAME vtk_read_back COMMAND ${CLEAVE_SYSTEM_PYTHON} ${CMAKE_CURRENT_LIST_DIR}/check_vtu.py ${CLEAVE_VTK_SAMPLES})
-  set_tests_properties(vtk_read_back PROPERTIES FIXTURES_REQUIRED cleave_vtu_samples SKIP_RETURN_CODE 77
+  set_tests_properties(vtk_read_back PROPERTIES FIXTURES_REQUIRED cleave_vtu_samples SKIP_RETURN_CODE ${CLEAVE_SKIP_CODE}
                        LABELS vtk TIMEOUT 120)
 else()
   message(STATUS "cleave: no python3 found; the VTK read-back test (vtk_read_back) is not registered")

@@ -205,6 +205,56 @@ cl_status cl_world_constrain(cl_world *world, cl_id body, const cl_region_def *r
 /* Apply a total external force (N) to the region, spread by mass. */
 cl_status cl_world_apply_force(cl_world *world, cl_id body, const cl_region_def *region,
                                const double *force, cl_id *condition);
+
+/* Supports: the selected nodes are held in some directions only and free in the others. */
+typedef enum cl_support_kind {
+  CL_SUPPORT_PLANE = 0, /* each node keeps its component along `normal` and slides in the plane: a
+                           roller, a sliding support, a symmetry plane; normal = an axis holds one
+                           component of the node */
+  CL_SUPPORT_LINE = 1   /* each node keeps its components across `normal` and slides along the line
+                           with direction `normal` */
+} cl_support_kind;
+
+typedef struct cl_support_def {
+  cl_support_kind kind;
+  double normal[3];    /* plane normal or line direction, non-zero (normalised internally) */
+  double velocity;     /* m/s, plane supports: the plane moves along its normal at this speed
+                          (displacement control, e.g. a loading pin); 0 = fixed */
+  double start;        /* s; the motion begins (held before) */
+  double duration;     /* s; the motion stops after this and the plane is held; inf = never */
+  double release;      /* s; the nodes are let go at this time; inf = never */
+} cl_support_def;
+void cl_support_def_default(cl_support_def *def, cl_support_kind kind);
+/* Hold the region's nodes in some directions (a support). Where supports meet on a node their held
+ * directions add up (a roller in x and one in y leave the node free in z only); a node fixed or
+ * driven by cl_world_constrain is held by that condition alone. */
+cl_status cl_world_support(cl_world *world, cl_id body, const cl_region_def *region, const cl_support_def *support,
+                           cl_id *condition);
+
+/* Surface loads on the boundary triangles whose three nodes the region selects (tet bodies, or
+ * bodies whose solver gives a surface), integrated with area weights (a third of each triangle's
+ * force to each of its nodes: the consistent load of linear triangles under a uniform load). */
+typedef enum cl_surface_load_kind {
+  CL_LOAD_TRACTION = 0, /* a force per unit rest area (a vector) */
+  CL_LOAD_PRESSURE = 1  /* a pressure normal to the surface, pushing into the body when positive */
+} cl_surface_load_kind;
+
+typedef struct cl_surface_load_def {
+  cl_surface_load_kind kind;
+  double traction[3];  /* Pa (N/m^2), traction loads */
+  double pressure;     /* Pa, pressure loads: > 0 pushes along the inward normal */
+  int32_t follow;      /* pressure: 1 = normal and area of the current (deformed) surface, a follower
+                          load; 0 = of the rest surface (a dead load) */
+  double ramp;         /* s: the load grows linearly from 0 to full over this time after it is added
+                          (0 = full at once) */
+} cl_surface_load_def;
+void cl_surface_load_def_default(cl_surface_load_def *def, cl_surface_load_kind kind);
+cl_status cl_world_apply_surface_load(cl_world *world, cl_id body, const cl_region_def *region,
+                                      const cl_surface_load_def *load, cl_id *condition);
+/* The total force (N, 3) a force or surface-load condition applies now (a surface load over the
+ * current surface for a follower pressure). */
+cl_status cl_condition_total_force(cl_world *world, cl_id condition, double *force);
+
 cl_status cl_world_remove_condition(cl_world *world, cl_id condition);
 /* Number of nodes a condition selected (a region that selects nothing is an error when added). */
 cl_status cl_condition_node_count(const cl_world *world, cl_id condition, int32_t *count);
@@ -228,6 +278,17 @@ typedef struct cl_collider_def {
   double angular_velocity[3]; /* kinematic angular velocity about center, rad/s */
   double friction;         /* Coulomb coefficient, >= 0 */
   double restitution;      /* in [0, 1] */
+  /* Kinematic motion in time (from the time the collider is added): it rests until `start`, its
+   * speed grows linearly over `ramp` to `velocity` (and `angular_velocity`), it moves for `duration`
+   * (counted from start, ramp included) and then stops and holds its pose. Or, with path_count > 0,
+   * its centre follows the piecewise-linear path through the rows (t, x, y, z) of `path` (times from
+   * when it is added, increasing; held at the first point before and at the last after; copied),
+   * turning at angular_velocity while it moves. Not for dynamic colliders. */
+  double start;            /* s, >= 0; default 0 */
+  double ramp;             /* s, >= 0; default 0 (full speed at once) */
+  double duration;         /* s, > 0, inf = never stops; default inf */
+  const double *path;      /* 4 path_count doubles, or NULL */
+  int32_t path_count;      /* rows of path, 0 = none */
   /* Two-way rigid bodies (docs/RIGID_BODIES.md). With dynamic = 1 the collider (sphere or box) is a
    * rigid body: center, rotation, velocity and angular_velocity are its initial state, the world
    * moves it under gravity, and it takes the opposite of every impulse it gives to nodes. */
@@ -259,7 +320,11 @@ typedef enum cl_probe_kind {
   CL_PROBE_KINETIC_ENERGY = 3,/* J, 1 */
   CL_PROBE_ELASTIC_ENERGY = 4,/* J, 1 */
   CL_PROBE_PIECES = 5,        /* connected components (1) */
-  CL_PROBE_PHASE_TIME = 6     /* wall time of the last step per phase (ms, CL_PHASE_COUNT) */
+  CL_PROBE_PHASE_TIME = 6,    /* wall time of the last step per phase (ms, CL_PHASE_COUNT) */
+  CL_PROBE_CONTACT = 7        /* force (N, 3) the collider `collider` exerted on the body over the last
+                                 step (impulse / dt), and its point of application (m, 3): the contact
+                                 points weighted by the size of their impulses; the collider's centre
+                                 when they did not touch */
 } cl_probe_kind;
 
 typedef enum cl_phase {
@@ -271,6 +336,7 @@ typedef struct cl_probe_def {
   cl_probe_kind kind;
   cl_id body;
   cl_id condition;         /* reaction probes */
+  cl_id collider;          /* contact probes */
   double a[3], b[3];       /* distance probes: material points at rest, m */
 } cl_probe_def;
 void cl_probe_def_default(cl_probe_def *def, cl_probe_kind kind);
@@ -290,6 +356,34 @@ typedef struct cl_world_stats {
   double residual;         /* relative residual of the last solve */
   int32_t fracture_events; /* in the last step */
 } cl_world_stats;
+
+/* ---- static equilibrium -------------------------------------------------------------------- */
+
+typedef struct cl_static_def {
+  int32_t load_steps;      /* >= 1: gravity, forces, surface loads and the displacements that fixed,
+                              driven and supported regions prescribe (from where the nodes are) grow
+                              to full in this many equal increments (large deformation); default 1 */
+  int32_t max_iterations;  /* Newton iterations per increment, >= 1; default 50 */
+  double tolerance;        /* converged when the unbalanced force on the free dofs is at most this
+                              times the load (or the first unbalanced force when only displacements
+                              are prescribed), in (0, 1); default 1e-6 */
+} cl_static_def;
+void cl_static_def_default(cl_static_def *def);
+
+typedef struct cl_static_report {
+  int32_t increments;      /* load increments solved */
+  int32_t iterations;      /* Newton iterations, summed over increments and bodies */
+  double residual;         /* largest final unbalanced force relative to the load */
+} cl_static_report;
+
+/* Move every body to static equilibrium under the current loads, gravity, fixed/driven regions (their
+ * targets at the current time), supports and colliders (frictional contact, colliders held still),
+ * with Newton iterations on the solvers' stiffness and a backtracking line search; velocities are
+ * zero afterwards and reaction probes read the equilibrium reactions. Time does not advance.
+ * Errors: a solver without a static solve (names it), a piece of a body whose rigid motions the
+ * constraints and supports leave free (names the modes), a non-finite state; CL_WARN_NOT_CONVERGED
+ * with the residual when max_iterations did not reach the tolerance. report may be NULL. */
+cl_status cl_world_solve_static(cl_world *world, const cl_static_def *def, cl_static_report *report);
 
 /* Advance by `steps` steps of dt. NaN or a failed solve stops the world with CL_ERR_NUMERICAL and
  * a message naming the body, step and cause; later steps return CL_ERR_STATE. A warning (e.g. a

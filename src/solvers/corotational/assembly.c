@@ -12,19 +12,21 @@
  * atomics, the result does not depend on the thread count, and each row's blocks are zeroed and
  * filled while in cache. (Each element block is built twice, once from each end, which is cheaper
  * than the extra memory traffic of storing it: a block is two outer products of the rotated
- * gradients, element.c.) */
+ * gradients, fem/tet.h.) */
 #include <string.h>
 
+#include "fem/tet.h"
 #include "solvers/corotational/corot.h"
 
 void cl_corot_assemble_island(const cl_corot *s, const cl_body_state *st, const cl_step_input *in,
                               cl_corot_island *isl) {
   const double dt = in->dt;
-  const double ks = dt * dt + dt * s->p[CL_COROT_BETA];
-  const double ms = 1.0 + dt * s->p[CL_COROT_ALPHA];
+  /* statics (static.c): A = K and b = f_el + f_ext + M g (dt = 1, v = 0): one Newton iteration */
+  const double ks = s->statics ? 1.0 : dt * dt + dt * s->p[CL_COROT_BETA];
+  const double ms = s->statics ? s->static_shift : 1.0 + dt * s->p[CL_COROT_ALPHA];
   const double lam = s->lambda, mu = s->mu;
   const double *g = in->gravity, *fext = in->f_ext;
-  cl_bsr *A = isl->A;
+  cl_bsr *A = isl->sys.A;
   const int32_t nn = isl->nnodes;
 #pragma omp parallel for schedule(static) num_threads(s->threads) if (nn > 256)
   for (int32_t li = 0; li < nn; ++li) {
@@ -43,28 +45,15 @@ void cl_corot_assemble_island(const cl_corot *s, const cl_body_state *st, const 
       fx += fe[0];
       fy += fe[1];
       fz += fe[2];
+      /* (dt^2 + dt beta) K_ab of the warped stiffness (fem/tet.h): c = ks V */
       const double c = ks * s->vol[e];
-      const double la0 = c * lam * ha[0], la1 = c * lam * ha[1], la2 = c * lam * ha[2];
-      const double ma0 = c * mu * ha[0], ma1 = c * mu * ha[1], ma2 = c * mu * ha[2];
+      const double la[3] = {c * lam * ha[0], c * lam * ha[1], c * lam * ha[2]};
+      const double ma[3] = {c * mu * ha[0], c * mu * ha[1], c * mu * ha[2]};
       const int64_t *slot = s->inc_slot + 4 * (int64_t)q;
-      for (int b = 0; b < 4; ++b) {
-        const double *hb = h + 3 * b;
-        double *B = A->val + 9 * slot[b];
-        const double dd = ma0 * hb[0] + ma1 * hb[1] + ma2 * hb[2];
-        /* lambda h_a h_b^T + mu h_b h_a^T + mu (h_a . h_b) I, all times c */
-        B[0] += la0 * hb[0] + hb[0] * ma0 + dd;
-        B[1] += la0 * hb[1] + hb[0] * ma1;
-        B[2] += la0 * hb[2] + hb[0] * ma2;
-        B[3] += la1 * hb[0] + hb[1] * ma0;
-        B[4] += la1 * hb[1] + hb[1] * ma1 + dd;
-        B[5] += la1 * hb[2] + hb[1] * ma2;
-        B[6] += la2 * hb[0] + hb[2] * ma0;
-        B[7] += la2 * hb[1] + hb[2] * ma1;
-        B[8] += la2 * hb[2] + hb[2] * ma2 + dd;
-      }
+      for (int b = 0; b < 4; ++b) cl_fem_stiffness_block_add(la, ma, h + 3 * b, A->val + 9 * slot[b]);
     }
     const double *v = st->v + 3 * (size_t)node;
-    double *bi = isl->b + 3 * (size_t)li, *vi = isl->v + 3 * (size_t)li;
+    double *bi = isl->sys.b + 3 * (size_t)li, *vi = isl->sys.v + 3 * (size_t)li;
     const double fe0 = fext ? fext[3 * (size_t)node] : 0.0;
     const double fe1 = fext ? fext[3 * (size_t)node + 1] : 0.0;
     const double fe2 = fext ? fext[3 * (size_t)node + 2] : 0.0;
@@ -76,5 +65,5 @@ void cl_corot_assemble_island(const cl_corot *s, const cl_body_state *st, const 
     vi[2] = v[2];
   }
   /* r0 = b - A v: the right-hand side of the correction solve A dv = r0 (linsolve.c) */
-  cl_bsr_residual(A, isl->b, isl->v, NULL, isl->r0);
+  cl_bsr_residual(A, isl->sys.b, isl->sys.v, NULL, isl->sys.r0);
 }

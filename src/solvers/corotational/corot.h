@@ -9,13 +9,16 @@
  * File map (this folder):
  *   solver.c      the cl_solver_ops table, parameters, create/destroy/bind, measure, energy
  *   element.c     rest-state precomputation (Dm^-1, volumes, lumped masses) and the per-element
- *                 update (F, rotation, strain, plasticity, stress, nodal forces, rotated gradients)
+ *                 update (F, rotation, strain, plasticity, stress, nodal forces, rotated gradients),
+ *                 on the shared linear-tet code of fem/tet.h
  *   rotation.c    rotation extraction: signed polar decomposition (default) or Gram-Schmidt
  *   plasticity.c  the plastic flow rule (yield, creep, max, hardening)
  *   islands.c     node-element incidence, connected components, per-island systems and their cache
  *   assembly.c    row-wise gather of A = M(1 + dt alpha) + (dt^2 + dt beta) K and b into an island's BSR
- *   linsolve.c    PCG (block Jacobi, warm start) or a CHOLMOD factor reused as CG preconditioner
- *   step.c        the time step: constraints, solve, position update, colliders, reactions
+ *   linsolve.c    the island's solve through linalg's linear-solver table (warm start, tolerance
+ *                 reference, the warped preconditioner around a reused CHOLMOD factor)
+ *   step.c        the time step: constraints, supports, contact active set, solve, positions, reactions
+ *   static.c      static equilibrium: Newton iterations through step.c's static mode, line search
  *   fracture.c    node replication, joint pruning, topology_changed
  *
  * Nothing here includes world/ or api/ headers (solvers/solver.h layering rule). */
@@ -25,9 +28,9 @@
 #include <stdint.h>
 
 #include "base/mat3.h"
+#include "fem/system.h"
 #include "linalg/bsr.h"
-#include "linalg/cg.h"
-#include "linalg/cholmod_solver.h"
+#include "linalg/linear_solver.h"
 #include "solvers/solver.h"
 
 /* The solver table, registered in solvers/registry.c. */
@@ -37,7 +40,7 @@ extern const cl_solver_ops cl_corotational_solver_ops;
 typedef enum cl_corot_param {
   CL_COROT_ALPHA = 0,            /* "damping": Rayleigh mass damping alpha, 1/s */
   CL_COROT_BETA,                 /* "stiffness_damping": Rayleigh stiffness damping beta, s */
-  CL_COROT_LINEAR_SOLVER,        /* 0 PCG, 1 CHOLMOD factor as CG preconditioner */
+  CL_COROT_LINEAR_SOLVER,        /* index of linalg's linear-solver table: 0 "pcg", 1 "cholmod" */
   CL_COROT_TOLERANCE,            /* CG relative residual */
   CL_COROT_MAX_ITERATIONS,       /* CG iteration cap */
   CL_COROT_REFACTOR_ITERATIONS,  /* refactor when preconditioned CG needed more than this */
@@ -53,6 +56,8 @@ typedef enum cl_corot_param {
   CL_COROT_PARAM_COUNT
 } cl_corot_param;
 
+/* Values of linear_solver: indices of the entries of linalg's table (cl_linear_solver_name(i)), which
+ * keeps its order fixed; tests/c/test_linear_solver.c checks that the names match. */
 enum { CL_COROT_SOLVER_PCG = 0, CL_COROT_SOLVER_CHOLMOD = 1 };
 enum { CL_COROT_ROTATION_POLAR = 0, CL_COROT_ROTATION_GRAM_SCHMIDT = 1 };
 /* Islands below this many nodes always use block-Jacobi PCG: a factorisation costs more there. */
@@ -64,30 +69,17 @@ typedef struct cl_corot_island {
   int32_t nnodes, nelems;
   int32_t *nodes;
   int32_t *elems;
-  cl_bsr *A;                 /* 3 nnodes square, pattern from the island's elements */
-  cl_cg_workspace *ws;
-  cl_cholmod *chol;          /* NULL until CHOLMOD is first used on this island */
-  int factor_ok;             /* chol holds a factor usable as preconditioner */
-  int refactor;              /* refactor before the next solve */
-  int32_t solves_on_factor;  /* solves since the last factorisation */
-  double factor_cost;        /* flops of the last factorisation */
-  double iteration_cost;     /* weighted flops of one preconditioned CG iteration */
-  double rent;               /* spent since the factorisation on iterations a fresh factor would not need */
-  uint8_t *fixed;            /* 3 nnodes, this step's constraint mask */
-  uint8_t *fixed_factor;     /* 3 nnodes, the mask the current factor was made with */
-  double *v;                 /* 3 nnodes, velocity at the start of the step (gathered) */
-  double *b;                 /* 3 nnodes, right-hand side of eq 3.8 */
-  double *r0;                /* 3 nnodes, b - A v: right-hand side of the correction solve */
-  double *dv;                /* 3 nnodes, v' - v; kept between steps as the warm start */
-  double *dv_prev;           /* 3 nnodes, the dv of the step before (warm_start = 1) */
+  /* A dv = r0 (eq 3.8 for the velocity change) with its constraints, supports and contacts:
+   * A (3 nnodes square, pattern from the island's elements), b, r0 = b - A v, v (gathered), dv (kept
+   * between steps as the warm start), dv_prev (warm_start = 1) and the mask (fem/system.h) */
+  cl_fem_system sys;
+  cl_linear_solver *ls;      /* linalg's table entry solving A dv = r0; NULL until the first solve */
   int has_prev;              /* solved steps behind dv (capped at 2): extrapolate from 2 */
-  double *Rn;                /* 9 nnodes, node rotations this step (CHOLMOD only) */
+  double *Rn;                /* 9 nnodes, node rotations this step (warped preconditioner only) */
   double *Rf;                /* 9 nnodes, node rotations when the factor was made */
   double *Q;                 /* 9 nnodes, Rn Rf^T: the preconditioner's per-node rotation */
+  int q_stale;               /* Rn or Rf changed since Q was made */
   double *tmp;               /* 3 nnodes, scratch of the preconditioner */
-  uint8_t *contact;          /* nnodes: node held on a collider's surface this step */
-  double *cx, *cv;           /* 3 nnodes: its target position and velocity */
-  int32_t ncons;             /* constrained nodes this step */
   double tol_scale;          /* this solve: the CG tolerance on r0 is tolerance * tol_scale */
   int reused;                /* 1 if carried over unchanged from before a topology change */
 } cl_corot_island;
@@ -141,6 +133,14 @@ typedef struct cl_corot {
 
   cl_corot_timing timing;
   int64_t step_count;
+
+  /* static equilibrium (static.c): the step machinery runs one Newton iteration when statics = 1:
+   * no mass and no damping in A (A = K), b = the unbalanced force, dv = the displacement, no plastic
+   * flow; keep_contacts starts the contact active set from the previous iteration's contacts */
+  int statics;
+  int keep_contacts;
+  double static_res2;        /* squared unbalanced force on the free dofs at the iteration's start */
+  double static_shift;       /* the mass shift of pseudo-transient continuation (static.c), 1/s^2 */
 } cl_corot;
 
 /* ---- element.c ---- */
@@ -194,6 +194,10 @@ cl_status cl_corot_solve_island(cl_corot *s, cl_corot_island *isl, int32_t index
 
 /* ---- step.c ---- */
 cl_status cl_corot_step(void *solver, cl_body_state *st, const cl_step_input *in, cl_step_report *rep);
+
+/* ---- static.c ---- */
+cl_status cl_corot_equilibrium(void *solver, cl_body_state *st, const cl_step_input *in, const cl_static_def *opt,
+                               cl_static_report *report);
 
 /* ---- fracture.c ---- */
 cl_status cl_corot_fracture(void *solver, cl_body_state *st, const cl_fracture_event *events, int32_t count,

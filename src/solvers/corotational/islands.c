@@ -8,6 +8,7 @@
  * Also here: the node -> element incidence (CSR), which the row-wise assembly (assembly.c) and the
  * fracture operation walk, and the BSR slot of every (incidence entry, corner) block so assembly
  * never searches. */
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -18,25 +19,19 @@
 
 cl_status cl_corot_reserve_nodes(cl_corot *s, int32_t n) {
   if (n <= s->node_cap) return CL_OK;
-  int32_t cap = n + n / 4 + 16;
-  int32_t *a = realloc(s->node_island, sizeof(int32_t) * (size_t)cap);
-  if (!a) return cl_fail(CL_ERR_OUT_OF_MEMORY, "out of memory for %d nodes", cap);
-  s->node_island = a;
-  int32_t *b = realloc(s->node_local, sizeof(int32_t) * (size_t)cap);
-  if (!b) return cl_fail(CL_ERR_OUT_OF_MEMORY, "out of memory for %d nodes", cap);
-  s->node_local = b;
-  s->node_cap = cap;
+  const size_t cap = cl_grow_capacity((size_t)s->node_cap, (size_t)n, INT32_MAX);
+  CL_TRY(CL_RESIZE(s->node_island, cap, "the island of each node"));
+  CL_TRY(CL_RESIZE(s->node_local, cap, "the island index of each node"));
+  s->node_cap = (int32_t)cap;
   return CL_OK;
 }
 
 cl_status cl_corot_build_incidence(cl_corot *s, const cl_body_state *st) {
   const int32_t n = st->n, ne = st->ncells;
   CL_TRY(cl_corot_reserve_nodes(s, n));
-  if (s->inc_nodes < n || !s->inc_ptr) {
-    int32_t *p = realloc(s->inc_ptr, sizeof(int32_t) * ((size_t)n + 1 + (size_t)n / 4 + 16));
-    if (!p) return cl_fail(CL_ERR_OUT_OF_MEMORY, "out of memory for the node-element incidence");
-    s->inc_ptr = p;
-  }
+  if (s->inc_nodes < n || !s->inc_ptr)
+    CL_TRY(CL_RESIZE(s->inc_ptr, cl_grow_capacity((size_t)s->inc_nodes + 1, (size_t)n + 1, (size_t)INT32_MAX + 1),
+                     "the node-element incidence"));
   if (!s->inc) {
     s->inc = cl_malloc(sizeof(int32_t) * 4 * (size_t)(ne > 0 ? ne : 1), "incidence");
     s->inc_slot = cl_malloc(sizeof(int64_t) * 16 * (size_t)(ne > 0 ? ne : 1), "incidence slots");
@@ -58,23 +53,13 @@ cl_status cl_corot_build_incidence(cl_corot *s, const cl_body_state *st) {
 static void free_island(cl_corot_island *isl) {
   free(isl->nodes);
   free(isl->elems);
-  cl_bsr_destroy(isl->A);
-  cl_cg_workspace_destroy(isl->ws);
-  cl_cholmod_destroy(isl->chol);
-  free(isl->fixed);
-  free(isl->fixed_factor);
-  free(isl->v);
-  free(isl->b);
-  free(isl->r0);
-  free(isl->dv);
-  free(isl->dv_prev);
+  cl_bsr_destroy(isl->sys.A);
+  cl_linear_solver_destroy(isl->ls);
+  cl_fem_system_free(&isl->sys);
   free(isl->Rn);
   free(isl->Rf);
   free(isl->Q);
   free(isl->tmp);
-  free(isl->contact);
-  free(isl->cx);
-  free(isl->cv);
   memset(isl, 0, sizeof *isl);
 }
 
@@ -104,23 +89,13 @@ static cl_status make_island(cl_corot *s, const cl_body_state *st, cl_corot_isla
   isl->elems = cl_malloc(sizeof(int32_t) * (size_t)ne, "island elements");
   int32_t *lc = cl_malloc(sizeof(int32_t) * 4 * (size_t)ne, "island cells");
   size_t n3 = 3 * (size_t)nn;
-  isl->fixed = cl_calloc(n3, 1, "island mask");
-  isl->fixed_factor = cl_calloc(n3, 1, "island mask");
-  isl->v = cl_calloc(n3, sizeof(double), "island vectors");
-  isl->b = cl_calloc(n3, sizeof(double), "island vectors");
-  isl->r0 = cl_calloc(n3, sizeof(double), "island vectors");
-  isl->dv = cl_calloc(n3, sizeof(double), "island vectors");
-  isl->dv_prev = cl_calloc(n3, sizeof(double), "island vectors");
+  cl_status ar = cl_fem_system_alloc(&isl->sys, nn, "island system");
+  isl->sys.nodes = isl->nodes;
   isl->tmp = cl_calloc(n3, sizeof(double), "island vectors");
   isl->Rn = cl_calloc(3 * n3, sizeof(double), "island rotations");
   isl->Rf = cl_calloc(3 * n3, sizeof(double), "island rotations");
   isl->Q = cl_calloc(3 * n3, sizeof(double), "island rotations");
-  isl->contact = cl_calloc((size_t)nn, 1, "island contacts");
-  isl->cx = cl_calloc(n3, sizeof(double), "island contacts");
-  isl->cv = cl_calloc(n3, sizeof(double), "island contacts");
-  if (!isl->nodes || !isl->elems || !lc || !isl->fixed || !isl->fixed_factor || !isl->v || !isl->b || !isl->r0 ||
-      !isl->dv || !isl->dv_prev || !isl->tmp ||
-      !isl->Rn || !isl->Rf || !isl->Q || !isl->contact || !isl->cx || !isl->cv) {
+  if (!isl->nodes || !isl->elems || !lc || ar < 0 || !isl->tmp || !isl->Rn || !isl->Rf || !isl->Q) {
     free(lc);
     return CL_ERR_OUT_OF_MEMORY;
   }
@@ -128,12 +103,9 @@ static cl_status make_island(cl_corot *s, const cl_body_state *st, cl_corot_isla
   memcpy(isl->elems, elems, sizeof(int32_t) * (size_t)ne);
   for (int32_t j = 0; j < ne; ++j)
     for (int a = 0; a < 4; ++a) lc[4 * j + a] = s->node_local[st->cells[4 * elems[j] + a]];
-  cl_status r = cl_bsr_from_cells(nn, lc, ne, 4, &isl->A);
+  cl_status r = cl_bsr_from_cells(nn, lc, ne, 4, &isl->sys.A);
   free(lc);
-  CL_TRY(r);
-  CL_TRY(cl_cg_workspace_create(nn, &isl->ws));
-  isl->refactor = 1;
-  return CL_OK;
+  return r;
 }
 
 cl_status cl_corot_build_islands(cl_corot *s, const cl_body_state *st) {
@@ -225,7 +197,7 @@ cl_status cl_corot_build_islands(cl_corot *s, const cl_body_state *st) {
   for (int32_t i = 0; i < n && r == CL_OK; ++i) {
     int32_t k = s->node_island[i];
     if (k < 0) continue;
-    const cl_bsr *A = s->islands[k].A;
+    const cl_bsr *A = s->islands[k].sys.A;
     int32_t li = s->node_local[i];
     for (int32_t q = s->inc_ptr[i]; q < s->inc_ptr[i + 1]; ++q) {
       int32_t e = s->inc[q] >> 2;

@@ -8,27 +8,29 @@
  * Constraints: projected CG (linalg/cg.h) with the constrained dofs' dv fixed at the value that puts
  * the node on its target (step.c), i.e. exact Dirichlet conditions: A_ff dv_f = r0_f - A_fc dv_c.
  *
- * Solvers (parameter linear_solver):
- *  0  PCG with the block-Jacobi preconditioner (inverted 3x3 diagonal blocks).
- *  1  CHOLMOD. The symbolic analysis is done once per island pattern (the island cache of islands.c
- *     keeps it across fractures elsewhere); a numeric factorisation of A is reused for several steps
- *     as the preconditioner of CG, and redone before the next step when the work spent on the extra
- *     iterations of the old factor has exceeded the cost of the factorisation ("rent or buy", costs
- *     counted in flops so that runs are reproducible),
- *     when CG needed more than refactor_iterations iterations, when the constraint mask changed, or
- *     at once when CG with the old factor did not converge. refactor_iterations = 0 refactors every
- *     step: a direct solve (CG then stops after one iteration). Islands under
- *     CL_COROT_CHOLMOD_MIN_NODES nodes use PCG.
+ * Solvers: the entry of linalg's linear-solver table (linalg/linear_solver.h) whose index is the
+ * parameter linear_solver (0 "pcg", 1 "cholmod"); each island owns an instance, analysed once per
+ * island pattern (the island cache of islands.c keeps it across fractures elsewhere), set up at the
+ * step's first solve and solved again without a new set-up when contacts add held nodes (step.c).
+ * Islands under CL_COROT_CHOLMOD_MIN_NODES nodes always use "pcg": a factorisation costs more there.
+ *  0  "pcg": CG with the block-Jacobi preconditioner (inverted 3x3 diagonal blocks).
+ *  1  "cholmod": a CHOLMOD factor of A as the preconditioner of CG, reused for several steps
+ *     (reuse_factor) and redone by the table's rules: when the iterations the old factor costs have
+ *     exceeded the cost of a factorisation ("rent or buy", counted in flops so that runs are
+ *     reproducible), when CG needed more than refactor_iterations iterations, when the constraint mask
+ *     changed, or at once when CG with the old factor did not converge. refactor_iterations = 0
+ *     refactors every step: a direct solve (CG then stops after one iteration).
  *
- * Warped preconditioner (warp_preconditioner = 1, default): what makes an old factor go stale in a
- * corotational solve is mostly rotation, A = M + dt^2 sum_e R_e K_e R_e^T. If node i has turned by
- * Q_i = Rn_i Rf_i^T since the factorisation (Rn: its rotation now, Rf: then; a node's rotation is
- * the polar factor of the volume-weighted sum of its elements' rotations), the matrix is close to
- * Q A_f Q^T with Q = blockdiag(Q_i), so the preconditioner applies
+ * Warped preconditioner (warp_preconditioner = 1, default), what stays here because it is about
+ * corotation: what makes an old factor go stale in a corotational solve is mostly rotation,
+ * A = M + dt^2 sum_e R_e K_e R_e^T. If node i has turned by Q_i = Rn_i Rf_i^T since the factorisation
+ * (Rn: its rotation now, Rf: then; a node's rotation is the polar factor of the volume-weighted sum of
+ * its elements' rotations), the matrix is close to Q A_f Q^T with Q = blockdiag(Q_i), so the
+ * preconditioner applies
  *     z = Q A_f^-1 Q^T r,
- * symmetric positive definite like A_f, two 3x3 products per node more than the plain one. Stiffness
- * warping applied to the preconditioner: a factor then stays good through large rotations and is
- * redone far less often. */
+ * symmetric positive definite like A_f, two 3x3 products per node more than the plain one: the
+ * table's cl_precond_wrap around the factor. Stiffness warping applied to the preconditioner: a factor
+ * then stays good through large rotations and is redone far less often. */
 #include <math.h>
 #include <string.h>
 
@@ -51,10 +53,29 @@ static void node_rotations(const cl_corot *s, cl_corot_island *isl) {
   }
 }
 
-/* z = Q A_f^-1 Q^T r (ctx: the island; Q set by the caller for this solve). */
-static cl_status warped_precond(void *ctx, const double *r, double *z) {
+/* The wrap's reference: the factor was just made, so the node rotations of now become Rf (and Q is
+ * recomputed before its next use). */
+static void warp_refreshed(void *ctx) {
+  cl_corot_island *isl = ctx;
+  memcpy(isl->Rf, isl->Rn, sizeof(double) * 9 * (size_t)isl->nnodes);
+  isl->q_stale = 1;
+}
+
+/* z = Q A_f^-1 Q^T r, with inner(t) = A_f^-1 t (ctx: the island). Q_l = Rn_l Rf_l^T is made once per
+ * change of Rn or Rf, at the first use after it. */
+static cl_status warped_precond(void *ctx, cl_precond_fn inner, void *inner_ctx, const double *r, double *z) {
   cl_corot_island *isl = ctx;
   const int32_t nn = isl->nnodes;
+  if (isl->q_stale) {
+    for (int32_t l = 0; l < nn; ++l) {
+      cl_mat3 Rn, Rf;
+      memcpy(Rn.m, isl->Rn + 9 * (size_t)l, sizeof Rn.m);
+      memcpy(Rf.m, isl->Rf + 9 * (size_t)l, sizeof Rf.m);
+      cl_mat3 Q = cl_mat3_mul_nt(&Rn, &Rf);
+      memcpy(isl->Q + 9 * (size_t)l, Q.m, sizeof Q.m);
+    }
+    isl->q_stale = 0;
+  }
   for (int32_t l = 0; l < nn; ++l) {
     const double *Q = isl->Q + 9 * (size_t)l, *rl = r + 3 * (size_t)l;
     double *t = isl->tmp + 3 * (size_t)l;
@@ -62,7 +83,7 @@ static cl_status warped_precond(void *ctx, const double *r, double *z) {
     t[1] = Q[1] * rl[0] + Q[4] * rl[1] + Q[7] * rl[2];
     t[2] = Q[2] * rl[0] + Q[5] * rl[1] + Q[8] * rl[2];
   }
-  CL_TRY(cl_cholmod_solve(isl->chol, isl->tmp, isl->tmp));
+  CL_TRY(inner(inner_ctx, isl->tmp, isl->tmp));
   for (int32_t l = 0; l < nn; ++l) {
     const double *Q = isl->Q + 9 * (size_t)l, *t = isl->tmp + 3 * (size_t)l;
     double *zl = z + 3 * (size_t)l;
@@ -73,61 +94,47 @@ static cl_status warped_precond(void *ctx, const double *r, double *z) {
   return CL_OK;
 }
 
-static cl_status factorize(cl_corot *s, cl_corot_island *isl, int32_t index) {
-  const uint8_t *mask = isl->ncons ? isl->fixed : NULL;
-  if (!isl->chol) {
-    cl_status r = cl_cholmod_create(isl->A, mask, &isl->chol);
-    if (r < 0) return cl_fail_context(r, "island %d: ", index);
-      } else {
-    CL_TRY(cl_cholmod_set_fixed(isl->chol, mask));
+/* The island's instance of the table entry the parameter linear_solver names (pcg for small islands),
+ * made and analysed for the island's pattern on first use, or again if the choice changed. */
+static cl_status island_solver(cl_corot *s, cl_corot_island *isl, int32_t index, cl_linear_solver_stats *before) {
+  int32_t entry = (int32_t)s->p[CL_COROT_LINEAR_SOLVER];
+  if (isl->nnodes < CL_COROT_CHOLMOD_MIN_NODES) entry = CL_COROT_SOLVER_PCG;
+  const char *name = cl_linear_solver_name(entry);
+  cl_linear_solver_get_stats(NULL, before); /* zeros: a new instance counts its analysis in this step */
+  if (isl->ls && name && strcmp(cl_linear_solver_entry(isl->ls), name) == 0) {
+    cl_linear_solver_get_stats(isl->ls, before);
+    return CL_OK;
   }
-  /* the thread count may change between steps: set it with the mode before every factorisation */
-  CL_TRY(cl_cholmod_set_solve_mode(isl->chol, (cl_cholmod_solve_mode)(int)s->p[CL_COROT_FACTOR_SOLVE], s->threads));
-  cl_status r = cl_cholmod_factorize(isl->chol, isl->A);
-  cl_cholmod_stats cs;
-  cl_cholmod_get_stats(isl->chol, &cs);
-  /* costs in flops, so the policy is deterministic (no clock): the factorisation's count from CHOLMOD;
-   * one preconditioned iteration = the two triangular solves (4 flops per entry of L) and a product
-   * with A (18 per 3x3 block), weighted 4x because they stream memory where the factorisation runs
-   * dense BLAS-3 (the ratio of time per flop measured on the benchmark machine) */
-  isl->factor_cost = cs.flops;
-  isl->iteration_cost = 4.0 * (4.0 * cs.nnz_l + 18.0 * (double)isl->A->nnzb);
-  isl->rent = 0.0;
-  s->timing.factorizations++;
-  s->timing.total_factorizations++;
-  isl->factor_ok = r == CL_OK;
-  isl->refactor = 0;
-  isl->solves_on_factor = 0;
-  memcpy(isl->fixed_factor, isl->fixed, 3 * (size_t)isl->nnodes);
-  memcpy(isl->Rf, isl->Rn, sizeof(double) * 9 * (size_t)isl->nnodes);
-  if (r < 0) return cl_fail_context(r, "island %d: ", index);
-  return CL_OK; /* a non-positive pivot (warning) leaves factor_ok = 0: PCG takes over this step */
+  cl_linear_solver_destroy(isl->ls);
+  isl->ls = NULL;
+  cl_status r = cl_linear_solver_create(name, NULL, &isl->ls);
+  if (r >= 0) r = cl_linear_solver_analyse(isl->ls, isl->sys.A);
+  if (r < 0) {
+    cl_linear_solver_destroy(isl->ls); /* the next solve tries again from scratch */
+    isl->ls = NULL;
+    return cl_fail_context(r, "island %d: ", index);
+  }
+  return CL_OK;
 }
 
-static cl_status run_cg(cl_corot *s, cl_corot_island *isl, cl_precond pc, cl_cg_result *res) {
-  cl_cg_def def;
-  cl_cg_def_default(&def);
-  def.precond = pc;
+/* The options of this solve: the tolerance (tol_scale, below), the iteration cap, the reuse rules and
+ * the warp. */
+static cl_status configure(const cl_corot *s, cl_corot_island *isl, int warp) {
+  cl_linear_solver_def def;
+  cl_linear_solver_def_default(&def);
   def.rel_tol = s->p[CL_COROT_TOLERANCE] * isl->tol_scale;
   if (def.rel_tol > 0.5) def.rel_tol = 0.5;
   def.max_iter = (int32_t)s->p[CL_COROT_MAX_ITERATIONS];
-  def.fixed = isl->ncons ? isl->fixed : NULL;
-  if (pc == CL_PRECOND_USER && s->p[CL_COROT_WARP_PRECONDITIONER] != 0.0) {
-    /* Q_l = Rn_l Rf_l^T for this solve */
-    for (int32_t l = 0; l < isl->nnodes; ++l) {
-      cl_mat3 Rn, Rf;
-      memcpy(Rn.m, isl->Rn + 9 * (size_t)l, sizeof Rn.m);
-      memcpy(Rf.m, isl->Rf + 9 * (size_t)l, sizeof Rf.m);
-      cl_mat3 Q = cl_mat3_mul_nt(&Rn, &Rf);
-      memcpy(isl->Q + 9 * (size_t)l, Q.m, sizeof Q.m);
-    }
-    def.user_fn = warped_precond;
-    def.user_ctx = isl;
-  } else if (pc == CL_PRECOND_USER) {
-    def.user_fn = cl_cholmod_precond;
-    def.user_ctx = isl->chol;
+  def.threads = s->threads;
+  def.reuse_factor = 1;
+  def.refactor_iterations = (int32_t)s->p[CL_COROT_REFACTOR_ITERATIONS];
+  def.factor_solve = (int32_t)s->p[CL_COROT_FACTOR_SOLVE];
+  if (warp) {
+    def.wrap.apply = warped_precond;
+    def.wrap.refreshed = warp_refreshed;
+    def.wrap.ctx = isl;
   }
-  return cl_cg_solve(isl->A, isl->r0, isl->dv, &def, isl->ws, res);
+  return cl_linear_solver_configure(isl->ls, &def);
 }
 
 /* The tolerance reference (parameter tolerance_reference). CG solves A dv = r0 and measures its
@@ -139,9 +146,9 @@ static double tolerance_scale(const cl_corot *s, cl_corot_island *isl) {
   /* Both norms in one pass over A that reads the values of a block only when its column node is
    * held: A_fc touches just the few blocks next to constrained nodes, so this costs a walk over
    * the column indices instead of two full products with A. */
-  const cl_bsr *A = isl->A;
-  const uint8_t *fx = isl->fixed;
-  const double *v = isl->v, *dv = isl->dv;
+  const cl_bsr *A = isl->sys.A;
+  const uint8_t *fx = isl->sys.fixed;
+  const double *v = isl->sys.v, *dv = isl->sys.dv;
   double bb = 0.0, rr = 0.0;
   for (int32_t i = 0; i < A->n; ++i) {
     double qb[3] = {0.0, 0.0, 0.0}, qr[3] = {0.0, 0.0, 0.0}; /* (A_fc v'_c)_i, (A_fc dv_c)_i */
@@ -162,8 +169,8 @@ static double tolerance_scale(const cl_corot *s, cl_corot_island *isl) {
     for (int r = 0; r < 3; ++r) {
       const size_t k = 3 * (size_t)i + (size_t)r;
       if (fx[k]) continue;
-      bb += (isl->b[k] - qb[r]) * (isl->b[k] - qb[r]);
-      rr += (isl->r0[k] - qr[r]) * (isl->r0[k] - qr[r]);
+      bb += (isl->sys.b[k] - qb[r]) * (isl->sys.b[k] - qb[r]);
+      rr += (isl->sys.r0[k] - qr[r]) * (isl->sys.r0[k] - qr[r]);
     }
   }
   if (!(rr > 0.0) || !(bb > 0.0) || !isfinite(bb / rr)) return 1.0;
@@ -179,8 +186,8 @@ static double tolerance_scale(const cl_corot *s, cl_corot_island *isl) {
 static void warm_start(const cl_corot *s, cl_corot_island *isl) {
   const int64_t n3 = 3 * (int64_t)isl->nnodes;
   const int extrapolate = s->p[CL_COROT_WARM_START] != 0.0 && isl->has_prev >= 2;
-  double *dv = isl->dv, *prev = isl->dv_prev;
-  const uint8_t *fixed = isl->fixed;
+  double *dv = isl->sys.dv, *prev = isl->sys.dv_prev;
+  const uint8_t *fixed = isl->sys.fixed;
   for (int64_t d = 0; d < n3; ++d) {
     const double now = dv[d];
     if (extrapolate && !fixed[d]) dv[d] = 2.0 * now - prev[d];
@@ -190,53 +197,33 @@ static void warm_start(const cl_corot *s, cl_corot_island *isl) {
 }
 
 cl_status cl_corot_solve_island(cl_corot *s, cl_corot_island *isl, int32_t index, int resolve, cl_step_report *rep) {
-  if (isl->ncons == isl->nnodes) return CL_OK; /* every node held: nothing to solve */
+  if (isl->sys.nfull == isl->nnodes) return CL_OK; /* every node held: nothing to solve */
   if (!resolve) warm_start(s, isl);
   isl->tol_scale = tolerance_scale(s, isl);
-  cl_cg_result res;
+  cl_linear_solver_stats before, after;
+  CL_TRY(island_solver(s, isl, index, &before));
+  const int warp = s->p[CL_COROT_WARP_PRECONDITIONER] != 0.0 && cl_linear_solver_reuses_setup(isl->ls);
+  CL_TRY(configure(s, isl, warp));
+  const uint8_t *mask = isl->sys.ncons ? isl->sys.fixed : NULL;
   cl_status r;
-  const int chol = (int)s->p[CL_COROT_LINEAR_SOLVER] == CL_COROT_SOLVER_CHOLMOD &&
-                   isl->nnodes >= CL_COROT_CHOLMOD_MIN_NODES;
-  if (chol) {
-    const int32_t limit = (int32_t)s->p[CL_COROT_REFACTOR_ITERATIONS];
-    int64_t analyses_before = 0;
-    if (isl->chol) {
-      cl_cholmod_stats cs;
-      cl_cholmod_get_stats(isl->chol, &cs);
-      analyses_before = cs.analyses;
+  if (!resolve) {
+    /* the step's first solve: new values of A, so a set-up (which may keep an older factor). A re-solve
+     * with contact nodes held keeps the set-up of the step's first solve: a factor made with another
+     * constraint mask is still a symmetric positive definite preconditioner on the free dofs (the
+     * projected CG zeroes the held ones) */
+    if (warp) {
+      node_rotations(s, isl);
+      isl->q_stale = 1;
     }
-    /* a re-solve with contact nodes held keeps the factor of the step's first solve: a factor made
-     * with another constraint mask is still a symmetric positive definite preconditioner on the free
-     * dofs (the projected CG zeroes the held ones) */
-    const int mask_changed = !resolve && memcmp(isl->fixed, isl->fixed_factor, 3 * (size_t)isl->nnodes) != 0;
-    if (!resolve) node_rotations(s, isl);
-    if (!isl->chol || (!resolve && (isl->refactor || mask_changed || limit == 0)) || !isl->factor_ok)
-      CL_TRY(factorize(s, isl, index));
-    if (isl->factor_ok) {
-      r = run_cg(s, isl, CL_PRECOND_USER, &res);
-      if (r == CL_WARN_NOT_CONVERGED && isl->solves_on_factor > 0) {
-        /* the old factor is too far from A: refactor and try once more */
-        rep->iterations += res.iterations;
-        CL_TRY(factorize(s, isl, index));
-        if (isl->factor_ok) r = run_cg(s, isl, CL_PRECOND_USER, &res);
-        else r = run_cg(s, isl, CL_PRECOND_BLOCK_JACOBI, &res);
-      }
-      isl->solves_on_factor++;
-      if (res.iterations > limit) isl->refactor = 1;
-      /* Rent or buy: the iterations beyond the one a fresh factor needs are the rent paid for an old
-       * factor; once the rent paid since the factorisation exceeds what it cost, buy a new one. This
-       * costs at most twice the best fixed refactoring interval, whatever the motion. */
-      if (res.iterations > 1) isl->rent += isl->iteration_cost * (double)(res.iterations - 1);
-      if (isl->rent > isl->factor_cost) isl->refactor = 1;
-    } else {
-      r = run_cg(s, isl, CL_PRECOND_BLOCK_JACOBI, &res);
-    }
-    cl_cholmod_stats cs;
-    cl_cholmod_get_stats(isl->chol, &cs);
-    s->timing.total_analyses += cs.analyses - analyses_before;
-  } else {
-    r = run_cg(s, isl, CL_PRECOND_BLOCK_JACOBI, &res);
+    r = cl_linear_solver_setup(isl->ls, isl->sys.A, mask);
+    if (r < 0) return cl_fail_context(r, "island %d: ", index);
   }
+  cl_linear_result res;
+  r = cl_linear_solver_solve(isl->ls, isl->sys.r0, isl->sys.dv, mask, &res);
+  cl_linear_solver_get_stats(isl->ls, &after);
+  s->timing.factorizations += (int32_t)(after.factorizations - before.factorizations);
+  s->timing.total_factorizations += after.factorizations - before.factorizations;
+  s->timing.total_analyses += after.analyses - before.analyses;
   rep->iterations += res.iterations;
   res.rel_residual /= isl->tol_scale; /* against the chosen reference */
   if (res.rel_residual > rep->residual) rep->residual = res.rel_residual;
@@ -245,8 +232,8 @@ cl_status cl_corot_solve_island(cl_corot *s, cl_corot_island *isl, int32_t index
   if (r == CL_WARN_NOT_CONVERGED)
     return cl_fail(CL_WARN_NOT_CONVERGED,
                    "island %d (%d nodes): CG did not converge in %d iterations (relative residual %.3g, "
-                   "tolerance %.3g); raise the solver parameter max_iterations, use linear_solver = 1 "
-                   "(CHOLMOD) or a smaller dt", index, isl->nnodes, res.iterations, res.rel_residual,
+                   "tolerance %.3g); raise the solver parameter max_iterations, use linear_solver = \"cholmod\" "
+                   "or a smaller dt", index, isl->nnodes, res.iterations, res.rel_residual,
                    s->p[CL_COROT_TOLERANCE]);
   return r;
 }

@@ -249,4 +249,5 @@ const cl_solver_ops cl_corotational_solver_ops = {
     .fracture = cl_corot_fracture,
     .topology_changed = cl_corot_topology_changed,
     .stats = cl_corot_stats_op,
+    .equilibrium = cl_corot_equilibrium,
 };

@@ -16,6 +16,7 @@
 #include "base/error.h"
 #include "geom/hash_grid.h"
 #include "geom/mesh.h"
+#include "geom/tet.h"
 #include "solvers/shape_matching/sm_internal.h"
 
 static cl_status fill_state(cl_body_state *st, const double *xyz, int32_t n) {
@@ -192,11 +193,7 @@ static cl_status from_tets(cl_sm *s, const cl_mesh *mesh, cl_body_state *st, dou
   double V = 0.0;
   for (int32_t t = 0; t < mesh->ncells; ++t) {
     const int32_t *c = mesh->cells + 4 * t;
-    const double *a = mesh->x + 3 * c[0];
-    cl_vec3 e1 = cl_vec3_sub(cl_vec3_load(mesh->x, c[1]), cl_vec3_make(a[0], a[1], a[2]));
-    cl_vec3 e2 = cl_vec3_sub(cl_vec3_load(mesh->x, c[2]), cl_vec3_make(a[0], a[1], a[2]));
-    cl_vec3 e3 = cl_vec3_sub(cl_vec3_load(mesh->x, c[3]), cl_vec3_make(a[0], a[1], a[2]));
-    double vol = cl_vec3_dot(e1, cl_vec3_cross(e2, e3)) / 6.0;
+    const double vol = cl_tet_volume(mesh->x + 3 * c[0], mesh->x + 3 * c[1], mesh->x + 3 * c[2], mesh->x + 3 * c[3]);
     V += vol;
     for (int k = 0; k < 4; ++k) st->m[c[k]] += s->density * vol / 4.0;
   }

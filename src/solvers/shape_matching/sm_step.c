@@ -1036,6 +1036,24 @@ static int mark_touched(cl_sm *s, const int32_t *cur, int32_t ncur) {
   return 1;
 }
 
+/* Supported particles (contract/step.h, cl_support_set): free in the dynamics of the step, then their
+ * held components are put on the targets, positions and velocities alike, a projection as the
+ * colliders' (the position-based way of the method); the reaction is the impulse of that projection
+ * over the step, m (v_after - v_before) / dt, which lies along the held directions and, at rest on a
+ * roller under gravity, balances m g. The cluster goals see the projected position from the next
+ * step on. */
+static void apply_supports(cl_body_state *st, const cl_support_set *ss, double ih) {
+  for (int32_t j = 0; j < ss->count; ++j) {
+    const int32_t i = ss->nodes[j];
+    double *x = st->x + 3 * (size_t)i, *v = st->v + 3 * (size_t)i;
+    const double v0[3] = {v[0], v[1], v[2]};
+    const double *axes = ss->axes + 9 * (size_t)j;
+    cl_support_project(axes, ss->held[j], ss->target_x + 3 * (size_t)j, x);
+    cl_support_project(axes, ss->held[j], ss->target_v + 3 * (size_t)j, v);
+    for (int k = 0; k < 3; ++k) ss->reaction[3 * j + k] = st->m[i] * (v[k] - v0[k]) * ih;
+  }
+}
+
 cl_status cl_sm_step(cl_sm *s, cl_body_state *st, const cl_step_input *in, cl_step_report *rep) {
   const double t_start = cl_time_ms();
   const double h = in->dt;
@@ -1243,6 +1261,7 @@ cl_status cl_sm_step(cl_sm *s, cl_body_state *st, const cl_step_input *in, cl_st
     }
     s->held[i] = 0;
   }
+  apply_supports(st, &in->supports, ih);
 
   /* plasticity (eqs 9-14) from the SVD of pass 1; takes effect from the next step as in the
    * authors' code */

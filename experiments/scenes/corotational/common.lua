@@ -1,0 +1,228 @@
+-- What the corotational scenes share (docs/solvers/corotational.md): the parameter entries of a
+-- body (material, plasticity, fracture, solver), the tables world:body takes built from them, the
+-- piece sizes after fracture and the runner's standard hooks.
+--
+--   local C = dofile(here .. "/common.lua")
+--   params = C.entries { { name = "size", ... } , C.material { young = 1e5 }, C.fracture { ... }, ... }
+local cl = require "cleave"
+local here = debug.getinfo(1, "S").source:match("^@(.*)/[^/]*$") or "."
+local P = dofile(here .. "/../params.lua")
+
+local C = { P = P }
+
+local inf = math.huge
+local number = P.number
+
+-- Flatten lists of entries (and single entries) into one parameter list.
+function C.entries(parts)
+  local out = {}
+  for _, part in ipairs(parts) do
+    if part.name then out[#out + 1] = part else
+      for _, e in ipairs(part) do out[#out + 1] = e end
+    end
+  end
+  return out
+end
+
+-- Elastic constants and plasticity, defaults given per scene. yield = inf: elastic (no plastic
+-- table at all, as the solver's default). A ductile scene sets yield, flow, hardening, plastic_max.
+function C.material(d)
+  return {
+    number("density", "material", d.density or 1000, "kg/m^3", { 0, inf, "()" }, "mass density"),
+    number("young", "material", d.young, "Pa", { 0, inf, "()" }, "Young's modulus"),
+    number("poisson", "material", d.poisson or 0.3, "1", { 0, 0.5, "[)" }, "Poisson's ratio"),
+    number("yield", "material", d.yield or inf, "1", { 0, inf, "[]" },
+           "plastic yield strain (von Mises, thesis sec 3.3); inf = elastic"),
+    number("flow", "material", d.flow or 0, "1/s", { 0, inf, "[)" }, "plastic flow rate"),
+    number("hardening", "material", d.hardening or 0, "1", { -inf, inf, "()" }, "work hardening K (negative softens)"),
+    number("plastic_max", "material", d.plastic_max or 0, "1", { 0, inf, "[)" },
+           "cap on the plastic strain (its excess drives plastic_excess); 0 = none"),
+  }
+end
+
+-- The fracture criterion: none, a corotational criterion, or (with solver = shape_matching)
+-- cluster_stretch, with its toughness.
+function C.fracture(d)
+  return {
+    { name = "criterion", group = "fracture", type = "enum", default = d.criterion or "none",
+      values = { "none", "separation_tensor", "plastic_excess", "cluster_stretch" },
+      help = "fracture criterion (none = the body never breaks; cluster_stretch needs solver = shape_matching)" },
+    number("toughness", "fracture", d.toughness or 1, "N", { 0, inf, "[)" },
+           "separation-tensor eigenvalue or accumulated excess plastic force (N) at which a node splits; "
+           .. "for cluster_stretch the stretch of a cluster (a strain)"),
+    { name = "largest_only", group = "fracture", type = "boolean", default = d.largest_only ~= false,
+      help = "true = only the largest event per step (thesis sec 5.4), false = every event above toughness" },
+  }
+end
+
+-- The solver and its settings (substeps per frame when d.substeps is given). The scene runs on
+-- shape_matching too (tets given as its particles, the same damping rate); linear_solver is the
+-- corotational solver's only.
+function C.solver(d)
+  return {
+    { name = "solver", group = "solver", type = "enum", default = "corotational",
+      values = { "corotational", "shape_matching" }, help = "the solver of the body" },
+    number("damping", "solver", d.damping, "1/s", { 0, 1e6 }, "mass damping rate (corotational: Rayleigh alpha)"),
+    { name = "linear_solver", group = "solver", type = "enum", values = { "pcg", "cholmod" }, index_from = 0,
+      default = "pcg", help = "the corotational solver's linear solver" },
+    P.threads(),
+    d.substeps and P.substeps(d.substeps) or nil,
+  }
+end
+
+-- TetGen's quality bound and largest tet.
+function C.resolution(max_volume)
+  return {
+    number("max_volume", "resolution", max_volume, "m^3", { 0, inf, "()" }, "largest tet volume (TetGen -a)"),
+    number("quality", "resolution", 1.8, "1", { 1, 10 }, "TetGen radius-edge ratio bound (-q)"),
+  }
+end
+
+-- Every parameter of the body, by group, with the scene's defaults: the material (C.material's
+-- keys), the fracture (C.fracture's), the solver (damping, substeps), the resolution (max_volume)
+-- and the frames.
+function C.body_params(d)
+  return C.entries { C.material(d), C.fracture(d), C.solver(d), C.resolution(d.max_volume), P.frames(d.frames) }
+end
+
+-- The scene's world: one step of 1/60 s per frame (p.substeps solver steps, when the scene has them).
+function C.world(p, gravity)
+  return cl.world { dt = 1 / 60, substeps = p.substeps, gravity = gravity, threads = p.threads }
+end
+
+-- A closed surface tetrahedralized at the scene's resolution.
+function C.tets(shape, p)
+  return shape:tetrahedralize { quality = p.quality, max_volume = p.max_volume }
+end
+
+-- world:body's material, params and fracture tables from the filled parameters.
+function C.material_table(p)
+  local m = { density = p.density, young = p.young, poisson = p.poisson }
+  if p.yield < inf then m.plastic = { yield = p.yield, flow = p.flow, hardening = p.hardening, max = p.plastic_max } end
+  return m
+end
+
+function C.params_table(p)
+  if p.solver == "corotational" then return { damping = p.damping, linear_solver = p.linear_solver } end
+  return { damping = p.damping }
+end
+
+function C.fracture_table(p)
+  if p.criterion == "none" then return false end
+  if p.criterion == "cluster_stretch" then return { criterion = p.criterion, toughness = p.toughness } end
+  return { criterion = p.criterion, toughness = p.toughness, largest_only = p.largest_only }
+end
+
+-- One body of the scene on the chosen solver.
+function C.body(w, name, mesh, p)
+  return w:body { name = name, mesh = mesh, solver = p.solver, material = C.material_table(p),
+                  params = C.params_table(p), fracture = C.fracture_table(p) }
+end
+
+-- Volumes (m^3) of the body's pieces, largest first, from its surface: the connected components of
+-- the surface triangles (fracture leaves every piece closed), each enclosing the signed volume
+-- sum a . (b x c) / 6 over its triangles. A cavity's surface (the inside of the hollow ball) is a
+-- component of its own with a negative volume: it is taken off the smallest piece whose bounding
+-- box holds it.
+function C.piece_volumes(body)
+  local surf = body:surface()
+  local x, tris = surf:points(), surf:cells()
+  surf:destroy()
+  local parent = {}
+  local function find(i)
+    while parent[i] ~= i do
+      parent[i] = parent[parent[i]]
+      i = parent[i]
+    end
+    return i
+  end
+  for _, t in ipairs(tris) do
+    for k = 1, 3 do parent[t[k]] = parent[t[k]] or t[k] end
+    local r = find(t[1])
+    for k = 2, 3 do
+      local q = find(t[k])
+      if q ~= r then parent[q] = r end
+    end
+  end
+  local comp = {}
+  for _, t in ipairs(tris) do
+    local a, b, c = x[t[1]], x[t[2]], x[t[3]]
+    local r = find(t[1])
+    local cp = comp[r]
+    if not cp then
+      cp = { v = 0, lo = { a[1], a[2], a[3] }, hi = { a[1], a[2], a[3] } }
+      comp[r] = cp
+    end
+    cp.v = cp.v + (a[1] * (b[2] * c[3] - b[3] * c[2]) - a[2] * (b[1] * c[3] - b[3] * c[1])
+                   + a[3] * (b[1] * c[2] - b[2] * c[1])) / 6
+    for _, q in ipairs({ a, b, c }) do
+      for k = 1, 3 do
+        cp.lo[k], cp.hi[k] = math.min(cp.lo[k], q[k]), math.max(cp.hi[k], q[k])
+      end
+    end
+  end
+  local solids, cavities = {}, {}
+  for _, cp in pairs(comp) do
+    if cp.v >= 0 then solids[#solids + 1] = cp else cavities[#cavities + 1] = cp end
+  end
+  table.sort(solids, function(a, b) return a.v < b.v end)
+  for _, cv in ipairs(cavities) do
+    for _, sd in ipairs(solids) do
+      local inside = true
+      for k = 1, 3 do inside = inside and sd.lo[k] <= cv.lo[k] and cv.hi[k] <= sd.hi[k] end
+      if inside then
+        sd.v = sd.v + cv.v
+        break
+      end
+    end
+  end
+  local out = {}
+  for _, sd in ipairs(solids) do out[#out + 1] = sd.v end
+  table.sort(out, function(a, b) return a > b end)
+  return out
+end
+
+-- "n pieces; largest: 61%, 12%, ... of the volume; k pieces under 1%"
+function C.piece_summary(body, shown)
+  local v = C.piece_volumes(body)
+  if #v == 0 then -- particles (solver = shape_matching) have no surface to measure
+    return string.format("%d pieces (no surface: piece volumes not measured)", body:info().pieces)
+  end
+  local total, small = 0, 0
+  for _, x in ipairs(v) do total = total + x end
+  local parts = {}
+  for i, x in ipairs(v) do
+    if i <= (shown or 6) then parts[#parts + 1] = string.format("%.1f%%", 100 * x / total) end
+    if x < 0.01 * total then small = small + 1 end
+  end
+  return string.format("%d pieces; largest %s of the volume; %d pieces under 1%%", #v, table.concat(parts, ", "), small)
+end
+
+-- The runner's hooks for a scene with one deformable body (experiments/scenes/init.lua, main):
+-- counts before the run, the pieces, volume, energies and phase times as probes, a summary line
+-- after it, then the scene's own report (built.report) and a shaded snapshot of the body.
+function C.standard(built)
+  local body = built.body
+  local info0 = body:info()
+  built.intro = built.intro or function(frames)
+    return string.format("  %d nodes, %d %s, %d frames of 1/60 s", info0.nodes, info0.units,
+                         body.solver == "corotational" and "tets" or "clusters", frames)
+  end
+  built.probes = built.probes or { pieces = cl.probe.pieces(body), volume = cl.probe.volume(body),
+                                   kinetic = cl.probe.kinetic(body), elastic = cl.probe.elastic(body),
+                                   phases = cl.probe.phase_time() }
+  local report = built.report
+  built.report = function(run)
+    local info = body:info()
+    print(string.format("  after %.2f s: %d nodes (%d added by fracture), %d pieces, volume %.4g m^3, "
+                        .. "last step %.1f ms, %d CG iterations", run.stats.time, info.nodes, info.nodes - info0.nodes,
+                        info.pieces, run.probes.volume[#run.probes.volume], run.stats.step_ms, run.stats.iterations))
+    if report then report(run) end
+  end
+  built.snapshot = built.snapshot or function(png, title)
+    return cl.plot.snapshot { surface = body, output = png, title = title }
+  end
+  return built
+end
+
+return C

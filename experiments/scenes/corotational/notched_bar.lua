@@ -1,0 +1,48 @@
+-- A notched bar pulled apart at both ends (corotational, issue 3; docs/solvers/corotational.md,
+-- "Experiments"): elastic with separation-tensor fracture, a crack starts at the notch and runs
+-- straight across (notched_bar_brittle, O'Brien & Hodgins 1999); plastic with a capped flow, it necks
+-- at the notch and tears by plastic excess (notched_bar_ductile, thesis sec 5.6). One step of 1/60 s
+-- per frame, no gravity.
+local cl = require "cleave"
+local here = debug.getinfo(1, "S").source:match("^@(.*)/[^/]*$") or "."
+local C = dofile(here .. "/common.lua")
+local P = C.P
+
+local notched_bar_brittle = cl.scene {
+  name = "notched_bar_brittle",
+  what = "an elastic notched bar pulled apart at 0.1 m/s: separation-tensor fracture starts at the notch and "
+         .. "runs straight across (brittle)",
+  params = C.entries {
+    P.size({ 0.6, 0.1, 0.1 }, "the bar (the notch is cut into its top face)"),
+    P.length("notch_depth", 0.03, "depth of the V-notch"),
+    P.number("notch_width", "geometry", 0, "m", { 0, 100 }, "width of the notch's flat bottom (0 = a V)"),
+    P.number("notch_angle", "geometry", 45, "degree", { 0, 180, "()" }, "opening angle of the V"),
+    P.number("notch_root_radius", "geometry", 0.002, "m", { 0, 100 }, "radius at the root of the notch"),
+    P.grip("grip", 0.28, "pulled apart"),
+    P.speed("pull", 0.05, "speed of each end (the ends separate at twice this)"),
+    C.body_params { young = 1e5, criterion = "separation_tensor", toughness = 1.5, largest_only = false, damping = 1,
+                    max_volume = 5e-6, frames = 180 },
+  },
+  check = function(p) return P.inside("grip", p.grip, p.size[1]) end,
+  quick = { frames = 3, max_volume = 2e-5 },
+  build = function(p)
+    local w = C.world(p, { 0, 0, 0 })
+    local shape = cl.shape.notched_beam { size = p.size, notch_depth = p.notch_depth, notch_width = p.notch_width,
+                                          notch_angle = p.notch_angle, notch_root_radius = p.notch_root_radius }
+    local body = C.body(w, "notched", C.tets(shape, p), p)
+    local left = w:drive(body, cl.region.slab { axis = "x", below = -p.grip },
+                         cl.motion.translate { velocity = { -p.pull, 0, 0 } })
+    local right = w:drive(body, cl.region.slab { axis = "x", above = p.grip },
+                          cl.motion.translate { velocity = { p.pull, 0, 0 } })
+    return C.standard { world = w, body = body, grips = { left = left, right = right } }
+  end,
+}
+
+local notched_bar_ductile = notched_bar_brittle:variant {
+  name = "notched_bar_ductile",
+  what = "the same bar, plastic with a capped flow: it necks at the notch and tears by plastic excess (ductile)",
+  defaults = { yield = 0.02, flow = 10, hardening = 0.05, plastic_max = 0.3, criterion = "plastic_excess",
+               toughness = 0.5, largest_only = true, frames = 300 },
+}
+
+return { notched_bar_brittle, notched_bar_ductile }
