@@ -207,6 +207,23 @@ Body.positions = body_vectors("cl_body_copy_positions", "body:positions")
 Body.velocities = body_vectors("cl_body_copy_velocities", "body:velocities")
 Body.rest_positions = body_vectors("cl_body_copy_rest_positions", "body:rest_positions")
 
+-- The piece of every node, 0-based labels in order of first appearance (nodes joined by cells or
+-- bonds share one; a node in none is its own): a table, or "cdata" (int32_t[?], count).
+function Body:piece_labels(fmt)
+  local what = "body:piece_labels"
+  local p = body_ptr(self, what)
+  if fmt ~= nil and fmt ~= "cdata" and fmt ~= "table" then
+    raise(what .. ": format must be \"table\" or \"cdata\", got " .. schema.show(fmt))
+  end
+  local n = self:info().nodes
+  local buf = ffi.new("int32_t[?]", math.max(n, 1))
+  check(C.cl_body_copy_piece_labels(p, self.id, buf, n), self.world)
+  if fmt == "cdata" then return buf, n end
+  local t = {}
+  for i = 1, n do t[i] = buf[i - 1] end
+  return t
+end
+
 specs.rigid_velocity = {
   { name = "linear", type = "vec3", unit = "m/s", default = { 0, 0, 0 }, help = "velocity of the centre of mass" },
   { name = "angular", type = "vec3", unit = "rad/s", default = { 0, 0, 0 }, help = "spin about the centre of mass" },
@@ -284,18 +301,21 @@ function Body:surface()
   return new_mesh_out(C.cl_mesh_from_arrays, 1, xyz, nn, tris, nt)
 end
 
-local unit_fields = { deformation_gradient = { 0, 9 }, stress = { 1, 9 }, plastic_strain = { 2, 9 }, center = { 3, 3 } }
+local unit_fields = { deformation_gradient = { 0, 9 }, stress = { 1, 9 }, plastic_strain = { 2, 9 }, center = { 3, 3 },
+  damage = { 4, 1 } }
 -- Per-unit (tet or cluster) field: "deformation_gradient", "stress", "plastic_strain" (9 per unit,
--- row-major) or "center" (3 per unit).
+-- row-major), "center" (3 per unit) or "damage" (a list of one number per unit, in [0, 1]:
+-- graph_fem's largest edge damage of the tet, 0 for solvers without damage).
 function Body:unit_field(name, fmt)
   local what = "body:unit_field"
   local p = body_ptr(self, what)
   local f = unit_fields[name]
-  if not f then raise(what .. ": " .. schema.unknown_name("field", name, { "center", "deformation_gradient", "plastic_strain", "stress" })) end
+  if not f then raise(what .. ": " .. schema.unknown_name("field", name, { "center", "damage", "deformation_gradient", "plastic_strain", "stress" })) end
   fmt = check_format(fmt, what)
   local n = self:info().units
   local buf = ffi.new("double[?]", math.max(f[2] * n, 1))
   check(C.cl_body_copy_unit_field(p, self.id, f[1], buf, f[2] * n), self.world)
+  if f[2] == 1 and fmt == "table" then fmt = "flat" end -- one number per unit: a plain list
   return reshape(buf, n, f[2], fmt, false)
 end
 

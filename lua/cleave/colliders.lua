@@ -25,6 +25,9 @@ local collider_common = {
   { name = "angular_velocity", type = "vec3", unit = "rad/s", default = { 0, 0, 0 }, help = "kinematic angular velocity about center" },
   { name = "friction", type = "number", unit = "1", default = 0, range = { 0, math.huge, "[)" }, help = "Coulomb coefficient" },
   { name = "restitution", type = "number", unit = "1", default = 0, range = { 0, 1 }, help = "coefficient of restitution" },
+  { name = "momentum_scale", type = "number", unit = "1", default = 0, range = { 0, math.huge, "[)" },
+    help = "non-physical scene device (Jones et al. 2016's projectiles): a touched node gains momentum_scale x the " ..
+           "collider's velocity every step it touches, instead of restitution and friction; kinematic only; 0 = off" },
   { name = "start", type = "number", unit = "s", default = 0, range = { 0, math.huge, "[)" },
     help = "kinematic: it rests until this time after it is added" },
   { name = "ramp", type = "number", unit = "s", default = 0, range = { 0, math.huge, "[)" },
@@ -90,6 +93,7 @@ function World:collider(opts)
   vec3_into(def.angular_velocity, o.angular_velocity)
   def.friction = o.friction
   def.restitution = o.restitution
+  def.momentum_scale = o.momentum_scale
   def.start, def.ramp, def.duration = o.start, o.ramp, o.duration
   local path_buf
   if o.path ~= nil then

@@ -8,6 +8,7 @@
 
 #include "base/error.h"
 #include "fracture/criterion.h"
+#include "geom/components.h"
 #include "geom/mesh.h"
 #include "solvers/solver.h"
 #include "world/world.h"
@@ -166,8 +167,10 @@ cl_status cl_world_add_body(cl_world *world, const cl_body_def *def, const cl_me
     if (s < 0) return cl_fail_context(s, "body '%s': mesh point %d: ", label, i);
   }
   cl_body *b;
-  CL_TRY(cl_body_new(world, def, mesh, &b));
-  return cl_world_insert_body(world, b, body);
+  const cl_status warn = cl_body_new(world, def, mesh, &b); /* > 0: a warning of the binding, kept */
+  if (warn < 0) return warn;
+  const cl_status s2 = cl_world_insert_body(world, b, body);
+  return s2 < 0 ? s2 : warn > s2 ? warn : s2;
 }
 
 cl_status cl_world_remove_body(cl_world *world, cl_id body) {
@@ -256,6 +259,22 @@ cl_status cl_body_copy_rest_positions(const cl_world *world, cl_id body, double 
   return copy_nodes("cl_body_copy_rest_positions", world, body, xyz, capacity, 2);
 }
 
+cl_status cl_body_copy_piece_labels(const cl_world *world, cl_id body, int32_t *labels, int64_t capacity) {
+  static const char fn[] = "cl_body_copy_piece_labels";
+  if (!world) return cl_fail(CL_ERR_INVALID_ARGUMENT, "%s: world is NULL", fn);
+  if (!labels) return cl_fail(CL_ERR_INVALID_ARGUMENT, "%s: output buffer is NULL", fn);
+  cl_body *b;
+  CL_TRY(cl_world_body(world, body, &b));
+  const cl_body_state *st = &b->state;
+  CL_TRY(check_capacity(fn, capacity, st->n, "int32 labels (1 per node)"));
+  int32_t count = 0;
+  if (st->cell_size == 0 || st->ncells == 0) {
+    for (int32_t i = 0; i < st->n; ++i) labels[i] = i;
+    return CL_OK;
+  }
+  return cl_components(st->n, st->cells, st->ncells, st->cell_size, labels, &count);
+}
+
 cl_status cl_body_set_velocities(cl_world *world, cl_id body, const double *v, int64_t count) {
   CHECK_NULL(world, "cl_body_set_velocities");
   CHECK_NULL(v, "cl_body_set_velocities");
@@ -320,19 +339,20 @@ cl_status cl_body_copy_unit_field(const cl_world *world, cl_id body, cl_unit_fie
                                   int64_t capacity) {
   CHECK_NULL(world, "cl_body_copy_unit_field");
   CHECK_NULL(out, "cl_body_copy_unit_field");
-  if (field < CL_UNIT_DEFORMATION_GRADIENT || field > CL_UNIT_CENTER)
+  if (field < CL_UNIT_DEFORMATION_GRADIENT || field > CL_UNIT_DAMAGE)
     return cl_fail(CL_ERR_INVALID_ARGUMENT,
                    "cl_body_copy_unit_field: field %d is not one of deformation gradient (0), stress (1), plastic "
-                   "strain (2), center (3)", (int)field);
+                   "strain (2), center (3), damage (4)", (int)field);
   cl_body *b;
   CL_TRY(cl_world_body(world, body, &b));
   int32_t units = b->ops->unit_count(b->solver);
-  int ncomp = field == CL_UNIT_CENTER ? 3 : 9;
+  int ncomp = field == CL_UNIT_CENTER ? 3 : field == CL_UNIT_DAMAGE ? 1 : 9;
   CL_TRY(check_capacity("cl_body_copy_unit_field", capacity, (int64_t)ncomp * units, "doubles"));
   CL_TRY(cl_body_measure(b));
   const double *src = field == CL_UNIT_DEFORMATION_GRADIENT ? b->units.F
                       : field == CL_UNIT_STRESS             ? b->units.stress
                       : field == CL_UNIT_PLASTIC_STRAIN     ? b->units.plastic
+                      : field == CL_UNIT_DAMAGE             ? b->units.damage
                                                             : b->units.center;
   if (units) memcpy(out, src, sizeof(double) * (size_t)ncomp * (size_t)units);
   return CL_OK;

@@ -119,6 +119,17 @@ int cl_collider_project_mass(const cl_collider_view *view, double *x, double *v,
     for (int k = 0; k < 3; ++k) x[k] = p[k];
     double vs[3];
     cl_collider_surface_velocity(s, p, vs);
+    if (s->momentum_scale > 0.0) {
+      /* the authors' projectile (projectile.cpp of strainLimitingForClusteredShapeMatching): the
+       * push to the surface leaves v alone, and v gains momentumScale x the projectile's velocity */
+      double dp[3];
+      for (int k = 0; k < 3; ++k) {
+        dp[k] = mass * s->momentum_scale * vs[k];
+        v[k] += s->momentum_scale * vs[k];
+      }
+      if (s->contact && mass > 0.0) record(s, p, dp, 1);
+      continue;
+    }
     double vr[3] = {v[0] - vs[0], v[1] - vs[1], v[2] - vs[2]};
     double vn = vr[0] * n[0] + vr[1] * n[1] + vr[2] * n[2];
     if (vn >= 0.0) continue; /* already separating: position fix only */

@@ -49,6 +49,7 @@ void cl_body_free(cl_body *b) {
   free(b->units.plastic);
   free(b->units.center);
   free(b->units.volume);
+  free(b->units.damage);
   cl_event_list_free(&b->events);
   free(b->tris);
   free(b);
@@ -110,7 +111,9 @@ static cl_status grow_units(cl_body *b, int32_t count) {
   if (C) u->center = C;
   double *V = realloc(u->volume, sizeof(double) * (size_t)cap);
   if (V) u->volume = V;
-  if (!F || !S || !P || !C || !V)
+  double *D = realloc(u->damage, sizeof(double) * (size_t)cap);
+  if (D) u->damage = D;
+  if (!F || !S || !P || !C || !V || !D)
     return cl_fail(CL_ERR_OUT_OF_MEMORY, "%s: out of memory for %d unit measures", b->label, count);
   b->units_capacity = cap;
   return CL_OK;
@@ -157,6 +160,7 @@ cl_status cl_body_new(const cl_world *world, const cl_body_def *def, const cl_me
   }
   b->material = def->material;
 
+  cl_status warn = CL_OK;
   cl_status s = cl_solver_find(def->solver, &b->ops);
   if (s < 0) goto fail;
   char owner[160];
@@ -203,6 +207,7 @@ cl_status cl_body_new(const cl_world *world, const cl_body_def *def, const cl_me
     cl_criterion_bind_input cin = {b->cparams, &b->material, b->ops->name, &b->ops->caps, &b->state, b->label};
     s = b->cops->bind(b->criterion, &cin);
     if (s < 0) goto fail;
+    warn = s; /* e.g. edge_stress lowering the strength of edges too long for the fracture energy */
   }
   s = cl_body_sync_nodes(b);
   if (s < 0) goto fail;
@@ -210,7 +215,7 @@ cl_status cl_body_new(const cl_world *world, const cl_body_def *def, const cl_me
   if (s < 0) goto fail;
   b->nodes_seen = b->state.n;
   *out = b;
-  return CL_OK;
+  return warn;
 fail:
   cl_fail_context(s, "%s: ", b->label);
   cl_body_free(b);
@@ -221,6 +226,7 @@ cl_status cl_body_measure(cl_body *b) {
   int32_t count = b->ops->unit_count(b->solver);
   CL_TRY(grow_units(b, count));
   b->units.count = count;
+  if (count > 0) memset(b->units.damage, 0, sizeof(double) * (size_t)count);
   cl_status s = b->ops->measure(b->solver, &b->state, &b->units);
   if (s < 0) return cl_fail_context(s, "%s: measure: ", b->label);
   /* a stress that overflowed is a blow-up, never an output (value * 0 is NaN only for NaN and Inf) */
@@ -240,14 +246,8 @@ cl_status cl_body_measure(cl_body *b) {
 cl_status cl_body_surface(cl_body *b) {
   const cl_body_state *st = &b->state;
   if (b->surface_version == st->topology_version) return CL_OK;
-  if (st->cell_size == 4) {
-    int32_t *tris = NULL, ntris = 0;
-    cl_status s = cl_boundary_faces(st->ncells, st->cells, &tris, &ntris);
-    if (s < 0) return cl_fail_context(s, "%s: surface: ", b->label);
-    free(b->tris);
-    b->tris = tris;
-    b->ntris = ntris;
-  } else if (b->ops->surface) {
+  if (b->ops->surface) {
+    /* the solver's own surface (solvers without tets; graph_fem's splits along damaged edges) */
     const int32_t *tris = NULL;
     int32_t ntris = 0;
     cl_status s = b->ops->surface(b->solver, st, &tris, &ntris);
@@ -258,6 +258,13 @@ cl_status cl_body_surface(cl_body *b) {
     free(b->tris);
     b->tris = copy;
     b->ntris = ntris;
+  } else if (st->cell_size == 4) {
+    int32_t *tris = NULL, ntris = 0;
+    cl_status s = cl_boundary_faces(st->ncells, st->cells, &tris, &ntris);
+    if (s < 0) return cl_fail_context(s, "%s: surface: ", b->label);
+    free(b->tris);
+    b->tris = tris;
+    b->ntris = ntris;
   } else {
     b->ntris = 0;
   }
@@ -265,16 +272,28 @@ cl_status cl_body_surface(cl_body *b) {
   return CL_OK;
 }
 
+cl_status cl_body_piece_labels(cl_body *b, int32_t *labels, int32_t *count) {
+  const cl_body_state *st = &b->state;
+  cl_status s = CL_OK;
+  if (b->ops->pieces) {
+    /* the solver's connectivity (graph_fem: the unbroken edges; its cells never change) */
+    s = b->ops->pieces(b->solver, st, labels, count);
+  } else if (st->cell_size == 0 || st->ncells == 0) {
+    *count = st->n;
+    if (labels)
+      for (int32_t i = 0; i < st->n; ++i) labels[i] = i;
+  } else {
+    s = cl_components(st->n, st->cells, st->ncells, st->cell_size, labels, count);
+  }
+  if (s < 0) return cl_fail_context(s, "%s: pieces: ", b->label);
+  return s;
+}
+
 cl_status cl_body_pieces(cl_body *b, int32_t *pieces) {
   const cl_body_state *st = &b->state;
   if (b->pieces_version != st->topology_version) {
     int32_t count = 0;
-    if (st->cell_size == 0 || st->ncells == 0) {
-      count = st->n;
-    } else {
-      cl_status s = cl_components(st->n, st->cells, st->ncells, st->cell_size, NULL, &count);
-      if (s < 0) return cl_fail_context(s, "%s: pieces: ", b->label);
-    }
+    CL_TRY(cl_body_piece_labels(b, NULL, &count));
     b->pieces = count;
     b->pieces_version = st->topology_version;
   }

@@ -63,6 +63,13 @@ cl_status cl_collider_check(const cl_collider_def *d) {
     return cl_fail(CL_ERR_INVALID_ARGUMENT, "collider: friction = %g must be finite and >= 0", d->friction);
   if (!(d->restitution >= 0.0 && d->restitution <= 1.0))
     return cl_fail(CL_ERR_INVALID_ARGUMENT, "collider: restitution = %g is outside [0, 1]", d->restitution);
+  if (!(d->momentum_scale >= 0.0) || isinf(d->momentum_scale))
+    return cl_fail(CL_ERR_INVALID_ARGUMENT, "collider: momentum_scale = %g must be finite and >= 0",
+                   d->momentum_scale);
+  if (d->dynamic && d->momentum_scale != 0.0)
+    return cl_fail(CL_ERR_INVALID_ARGUMENT,
+                   "collider: momentum_scale = %g needs a kinematic collider (a dynamic one would have to take "
+                   "the momentum back)", d->momentum_scale);
   CL_TRY(cl_rigid_check(d));
   CL_TRY(motion_check(d));
   switch (d->kind) {
@@ -187,6 +194,7 @@ void cl_collider_pose(const cl_collider *c, double t, cl_collider_shape *s) {
   s->radius = d->radius;
   s->friction = d->friction;
   s->restitution = d->restitution;
+  s->momentum_scale = d->momentum_scale;
   s->impulse = NULL; /* step.c points dynamic colliders at their accumulator */
   s->contact = NULL; /* and every collider at the contact record of the body stepping */
   for (int k = 0; k < 3; ++k) {

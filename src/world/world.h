@@ -141,6 +141,9 @@ cl_status cl_body_measure(cl_body *body);
 cl_status cl_body_surface(cl_body *body);
 /* Connected components, recomputed when topology changed. */
 cl_status cl_body_pieces(cl_body *body, int32_t *pieces);
+/* Piece label (0 .. count-1) per node when labels is not NULL (n entries), and the count: the
+ * solver's own connectivity when it has one (ops->pieces), else the components of the cells. */
+cl_status cl_body_piece_labels(cl_body *body, int32_t *labels, int32_t *count);
 /* Current volume (m^3): signed tet volumes, or the solver's volume op. */
 cl_status cl_body_volume(cl_body *body, double *volume);
 double cl_body_kinetic_energy(const cl_body *body);

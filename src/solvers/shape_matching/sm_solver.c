@@ -207,6 +207,7 @@ cl_status cl_shape_matching_stats(const void *solver, cl_sm_stats *out) {
   int32_t debris = 0;
   for (int32_t i = 0; i < s->n; ++i) debris += (s->flags[i] & SM_DEBRIS) != 0;
   out->debris = debris;
+  out->cluster_pieces = s->npieces;
   out->mean_clusters_per_particle = s->n - debris > 0 ? (double)m / (double)(s->n - debris) : 0.0;
   return CL_OK;
 }
