@@ -154,7 +154,9 @@ function World:collider(opts)
   end
   local id = ffi.new("cl_id[1]")
   check(C.cl_world_add_collider(p, def, id), self)
-  return setmetatable({ world = self, id = id[0], kind = kind, opts = o }, Collider)
+  -- numbered in the order of addition, as the C library's messages name it ("box collider #2")
+  self._colliders_added = (rawget(self, "_colliders_added") or 0) + 1
+  return setmetatable({ world = self, id = id[0], kind = kind, opts = o, number = self._colliders_added }, Collider)
 end
 
 -- Current centre (m) of a (moving) collider.
@@ -193,6 +195,7 @@ end
 function Collider:remove()
   local p = owned_ptr(self, Collider, "collider:remove")
   check(C.cl_world_remove_collider(p, self.id), self.world)
+  self._removed = true
 end
 
 return {}

@@ -15,10 +15,12 @@
 #include "world/world.h"
 
 void cl_body_set_label(cl_body *b) {
+  /* the name the user gave; an id means nothing to a user, so an unnamed body is named by the order
+   * of its slot in the world (slots are the low bits of the id, ids.c) */
   if (b->name && b->name[0])
-    snprintf(b->label, sizeof b->label, "body '%.60s' (id %u)", b->name, b->id);
+    snprintf(b->label, sizeof b->label, "body '%.60s'", b->name);
   else
-    snprintf(b->label, sizeof b->label, "body (id %u)", b->id);
+    snprintf(b->label, sizeof b->label, "unnamed body #%u", (unsigned)(b->id & 0x3fffu) + 1u);
 }
 
 void cl_body_free(cl_body *b) {
@@ -243,6 +245,17 @@ cl_status cl_body_measure(cl_body *b) {
   if (count > 0) memset(b->units.damage, 0, sizeof(double) * (size_t)count);
   cl_status s = b->ops->measure(b->solver, &b->state, &b->units);
   if (s < 0) return cl_fail_context(s, "%s: measure: ", b->label);
+  /* a stress that overflowed is a blow-up, never an output (value * 0 is NaN only for NaN and Inf) */
+  const double *S = b->units.stress;
+  double z = 0.0;
+  for (int64_t j = 0; j < 9 * (int64_t)count; ++j) z += S[j] * 0.0;
+  if (z != 0.0)
+    for (int64_t j = 0; j < 9 * (int64_t)count; ++j)
+      if (!isfinite(S[j]))
+        return cl_fail(CL_ERR_NUMERICAL,
+                       "%s: non-finite stress %g Pa in unit %lld (component %lld): the simulation blew up; try a "
+                       "smaller dt or more substeps, or a material within range", b->label, S[j],
+                       (long long)(j / 9), (long long)(j % 9));
   return s;
 }
 
