@@ -78,7 +78,13 @@ local function param_array(given, anchor)
   for i, k in ipairs(names) do
     anchor[#anchor + 1] = k
     arr[i - 1].name = k
-    arr[i - 1].value = given[k]
+    if type(given[k]) == "string" then -- a text parameter (registry: type "string")
+      anchor[#anchor + 1] = given[k]
+      arr[i - 1].value = 0
+      arr[i - 1].text = given[k]
+    else
+      arr[i - 1].value = given[k]
+    end
   end
   return arr, #names
 end

@@ -23,6 +23,12 @@ void cl_body_set_label(cl_body *b) {
     snprintf(b->label, sizeof b->label, "unnamed body #%u", (unsigned)(b->id & 0x3fffu) + 1u);
 }
 
+static void free_texts(char **texts, int32_t count) {
+  if (!texts) return;
+  for (int32_t i = 0; i < count; ++i) free(texts[i]);
+  free(texts);
+}
+
 void cl_body_free(cl_body *b) {
   if (!b) return;
   if (b->cops && b->criterion) b->cops->destroy(b->criterion);
@@ -31,6 +37,8 @@ void cl_body_free(cl_body *b) {
   free(b->name);
   free(b->params);
   free(b->cparams);
+  free_texts(b->ptexts, b->ops ? b->ops->param_count : 0);
+  free_texts(b->ctexts, b->cops ? b->cops->param_count : 0);
   free(b->f_ext);
   free(b->slot);
   free(b->pslot);
@@ -119,6 +127,26 @@ static cl_status grow_units(cl_body *b, int32_t count) {
   return CL_OK;
 }
 
+/* Resolve a solver's or criterion's parameters (contract/params.h) into *values (malloc'd, one per
+ * table entry) and *texts (malloc'd copies of the text parameters' values, NULL for the others). */
+static cl_status resolve_params(const char *owner, const cl_param_info *table, int32_t count, const cl_param *given,
+                                int32_t ngiven, double **values, char ***texts) {
+  *values = cl_malloc(sizeof(double) * (size_t)(count + 1), "parameters");
+  *texts = cl_calloc((size_t)count + 1, sizeof(char *), "text parameters");
+  const char **view = cl_calloc((size_t)count + 1, sizeof(char *), "text parameters");
+  cl_status s = *values && *texts && view ? CL_OK : CL_ERR_OUT_OF_MEMORY;
+  if (s == CL_OK) s = cl_params_resolve_text(owner, table, count, given, ngiven, *values, view);
+  for (int32_t i = 0; s == CL_OK && i < count; ++i) {
+    if (!view[i]) continue;
+    const size_t len = strlen(view[i]);
+    (*texts)[i] = cl_malloc(len + 1, "text parameter");
+    if (!(*texts)[i]) s = CL_ERR_OUT_OF_MEMORY;
+    else memcpy((*texts)[i], view[i], len + 1);
+  }
+  free(view);
+  return s;
+}
+
 /* The names of the registered criteria that fit `solver` (crit NULL) or of the solvers that `crit`
  * can drive (solver NULL), comma separated; the number found. */
 static int fitting_names(const cl_solver_ops *solver, const cl_criterion_ops *crit, char *names, size_t size) {
@@ -181,12 +209,8 @@ cl_status cl_body_new(const cl_world *world, const cl_body_def *def, const cl_me
   if (s < 0) goto fail;
   char owner[160];
   snprintf(owner, sizeof owner, "solver '%s'", b->ops->name);
-  b->params = cl_malloc(sizeof(double) * (size_t)(b->ops->param_count + 1), "solver parameters");
-  if (!b->params) {
-    s = CL_ERR_OUT_OF_MEMORY;
-    goto fail;
-  }
-  s = cl_params_resolve(owner, b->ops->params, b->ops->param_count, def->params, def->param_count, b->params);
+  s = resolve_params(owner, b->ops->params, b->ops->param_count, def->params, def->param_count, &b->params,
+                     &b->ptexts);
   if (s < 0) goto fail;
 
   if (def->criterion && def->criterion[0]) {
@@ -195,13 +219,8 @@ cl_status cl_body_new(const cl_world *world, const cl_body_def *def, const cl_me
     s = check_criterion_fits(b->ops, b->cops);
     if (s < 0) goto fail;
     snprintf(owner, sizeof owner, "criterion '%s'", b->cops->name);
-    b->cparams = cl_malloc(sizeof(double) * (size_t)(b->cops->param_count + 1), "criterion parameters");
-    if (!b->cparams) {
-      s = CL_ERR_OUT_OF_MEMORY;
-      goto fail;
-    }
-    s = cl_params_resolve(owner, b->cops->params, b->cops->param_count, def->criterion_params,
-                          def->criterion_param_count, b->cparams);
+    s = resolve_params(owner, b->cops->params, b->cops->param_count, def->criterion_params,
+                       def->criterion_param_count, &b->cparams, &b->ctexts);
     if (s < 0) goto fail;
   } else if (def->criterion_param_count > 0) {
     s = cl_fail(CL_ERR_INVALID_ARGUMENT, "%d criterion parameters given without a criterion",
@@ -211,7 +230,9 @@ cl_status cl_body_new(const cl_world *world, const cl_body_def *def, const cl_me
 
   s = b->ops->create(&b->solver);
   if (s < 0) goto fail;
-  cl_bind_input in = {mesh, &b->material, b->params, b->label, world->def.seed, world->threads};
+  cl_bind_input in = {mesh,          &b->material,   b->params,
+                      b->label,      world->def.seed, world->threads,
+                      (const char *const *)b->ptexts};
   s = b->ops->bind(b->solver, &in, &b->state);
   if (s < 0) goto fail;
   s = check_bound_state(b);
@@ -220,7 +241,8 @@ cl_status cl_body_new(const cl_world *world, const cl_body_def *def, const cl_me
   if (b->cops) {
     s = b->cops->create(&b->criterion);
     if (s < 0) goto fail;
-    cl_criterion_bind_input cin = {b->cparams, &b->material, b->ops->name, &b->ops->caps, &b->state, b->label};
+    cl_criterion_bind_input cin = {b->cparams, &b->material, b->ops->name, &b->ops->caps,
+                                   &b->state,  b->label,     (const char *const *)b->ctexts};
     s = b->cops->bind(b->criterion, &cin);
     if (s < 0) goto fail;
     warn = s; /* e.g. edge_stress lowering the strength of edges too long for the fracture energy */

@@ -532,6 +532,7 @@ int cl_rigid_contact_broad_phase = 1;
 static int resolve_slots(cl_world *w, int32_t i, int32_t j, double h, double t1, double v_rest, double margin,
                          cl_rigid_contact_stats *st) {
   rbody A, B;
+  st->tested++;
   load(&A, cl_pool_at(&w->colliders, i), t1);
   load(&B, cl_pool_at(&w->colliders, j), t1);
   if (!resolve_pair(&A, &B, h, v_rest, margin, st)) return 0;
@@ -646,7 +647,7 @@ static int64_t *candidate_pairs(cl_world *w, double t1, double margin, int64_t *
 }
 
 void cl_rigid_contacts(cl_world *w, double h, double t1, cl_rigid_contact_stats *out) {
-  cl_rigid_contact_stats st = {0, 0, 0.0};
+  cl_rigid_contact_stats st = {0, 0, 0.0, 0};
   const double v_rest = 2.0 * sqrt(dot(w->gravity, w->gravity)) * h;
   /* resting-contact margin: a few times the fall of one substep from rest (g h^2 / 2), so the corners
    * of a box lying flat all count as contacts; 1e-6 m without gravity (then such contacts do nothing

@@ -13,6 +13,7 @@ typedef struct cl_rigid_contact_stats {
   int32_t pairs;    /* pair resolutions that found at least one contact */
   int32_t contacts; /* contact points handled */
   double max_depth; /* deepest penetration found, m */
+  int64_t tested;   /* pairs handed to the narrow phase (all pairs, or the broad phase's candidates) */
 } cl_rigid_contact_stats;
 
 /* For the substep of length h ending at t1 (dynamic colliders already predicted to t1 and pushed by

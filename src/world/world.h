@@ -88,9 +88,11 @@ typedef struct cl_body {
   const cl_solver_ops *ops;
   void *solver;
   double *params;                    /* one per ops->params entry */
+  char **ptexts;                     /* one per ops->params entry: a text parameter's value (owned) */
   const cl_criterion_ops *cops;      /* NULL without fracture */
   void *criterion;
   double *cparams;
+  char **ctexts;                     /* the same for the criterion's parameters */
   cl_body_state state;
 
   /* Per-node arrays the world owns, sized to node_capacity (>= state.n). */

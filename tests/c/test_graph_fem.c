@@ -48,7 +48,7 @@ static cl_id add_bar(cl_world *w, int nx, int ny, int nz, double lx, int model, 
   bd.material.young = k_young;
   bd.material.poisson = k_poisson;
   bd.material.density = k_density;
-  cl_param p = {"model", model};
+  cl_param p = {"model", model, NULL};
   bd.params = &p;
   bd.param_count = 1;
   if (criterion) {
@@ -415,7 +415,7 @@ static cl_status crit_open_status(crit_fixture *f, const cl_param *cp, int32_t n
   mat.young = k_young;
   mat.poisson = k_poisson;
   mat.density = k_density;
-  cl_criterion_bind_input in = {params, &mat, "graph_fem", &k_edge_caps, f->st, "fixture"};
+  cl_criterion_bind_input in = {params, &mat, "graph_fem", &k_edge_caps, f->st, "fixture", NULL};
   return f->ops->bind(f->crit, &in);
 }
 
@@ -456,7 +456,7 @@ static double edge_normal_stress(const cl_body_state *st, int32_t a, int32_t b, 
 static void test_threshold_is_the_tensor_projection(void **state) {
   (void)state;
   const double ft = 1e4;
-  cl_param cp[1] = {{"strength", ft}};
+  cl_param cp[1] = {{"strength", ft, NULL}};
   const double cases[2][9] = {{1.5 * ft, 0, 0, 0, 0, 0, 0, 0, 0}, {0, 1.4 * ft, 0, 1.4 * ft, 0, 0, 0, 0, 0}};
   for (int c = 0; c < 2; ++c) {
     crit_fixture f;
@@ -499,7 +499,7 @@ static void test_threshold_is_the_tensor_projection(void **state) {
 static void test_softening_law(void **state) {
   (void)state;
   const double ft = 5e3, gf = 50.0, L = 0.1, e0 = ft / k_young, ef = 2 * gf / (ft * L);
-  cl_param cp[3] = {{"strength", ft}, {"mode", 1}, {"fracture_energy", gf}};
+  cl_param cp[3] = {{"strength", ft, NULL}, {"mode", 1, NULL}, {"fracture_energy", gf, NULL}};
   crit_fixture f;
   crit_open(&f, cp, 3);
   cl_body_state *st = f.st;
@@ -530,7 +530,7 @@ static void test_softening_law(void **state) {
   crit_close(&f);
 
   /* G_f so small that 2 E G_f / f_t^2 = 0.04 m < 0.1 m: a warning, the edges still break */
-  cl_param weak[3] = {{"strength", ft}, {"mode", 1}, {"fracture_energy", 5e3 * 5e3 * 0.04 / (2 * k_young)}};
+  cl_param weak[3] = {{"strength", ft, NULL}, {"mode", 1, NULL}, {"fracture_energy", 5e3 * 5e3 * 0.04 / (2 * k_young), NULL}};
   assert_int_equal(crit_open_status(&f, weak, 3), CL_WARN_CLAMPED);
   assert_non_null(strstr(cl_last_error(), "snap back"));
   for (int32_t i = 0; i < st->n; ++i) st->x[3 * i] = st->X[3 * i] * 1.5;
@@ -546,7 +546,7 @@ static void test_diffusion_radius(void **state) {
   int32_t prev = -1;
   const double radii[3] = {0.0, 0.08, 0.16};
   for (int c = 0; c < 3; ++c) {
-    cl_param cp[2] = {{"strength", 1e4}, {"diffusion_radius", radii[c]}};
+    cl_param cp[2] = {{"strength", 1e4, NULL}, {"diffusion_radius", radii[c], NULL}};
     crit_fixture f;
     crit_open(&f, cp, 2);
     const double S[9] = {3e4, 0, 0, 0, 3e4, 0, 0, 0, 3e4}; /* every direction above the strength */
@@ -576,13 +576,13 @@ static void test_bad_input(void **state) {
     int n;
     const char *needle;
   } cases[] = {
-      {{{"strength", 0.0}}, 1, "strength"},
-      {{{"strength", NAN}}, 1, "strength"},
-      {{{"strength", -1.0}}, 1, "strength"},
-      {{{"mode", 1}, {"fracture_energy", 0.0}}, 2, "fracture_energy"},
-      {{{"mode", 2}}, 1, "mode"},
-      {{{"diffusion_radius", -0.1}}, 1, "diffusion_radius"},
-      {{{"diffusion_radius", INFINITY}}, 1, "diffusion_radius"},
+      {{{"strength", 0.0, NULL}}, 1, "strength"},
+      {{{"strength", NAN, NULL}}, 1, "strength"},
+      {{{"strength", -1.0, NULL}}, 1, "strength"},
+      {{{"mode", 1, NULL}, {"fracture_energy", 0.0, NULL}}, 2, "fracture_energy"},
+      {{{"mode", 2, NULL}}, 1, "mode"},
+      {{{"diffusion_radius", -0.1, NULL}}, 1, "diffusion_radius"},
+      {{{"diffusion_radius", INFINITY, NULL}}, 1, "diffusion_radius"},
   };
   for (size_t c = 0; c < sizeof cases / sizeof cases[0]; ++c) {
     cl_world *w = cl_test_world(1e-3, 0.0, 1);

@@ -209,7 +209,7 @@ static void test_cluster_radius_overflow(void **state) {
   cl_body_def bd;
   cl_body_def_default(&bd);
   bd.solver = "shape_matching";
-  cl_param p[2] = {{"cluster_radius", 1e-9}, {"particles", 500}};
+  cl_param p[2] = {{"cluster_radius", 1e-9, NULL}, {"particles", 500, NULL}};
   bd.params = p;
   bd.param_count = 2;
   cl_id id;
@@ -283,7 +283,7 @@ static void test_blowup_stops_the_world(void **state) {
   td.max_volume = 2e-4;
   cl_mesh *tets = NULL;
   assert_ok(cl_mesh_tetrahedralize(box, &td, &tets));
-  cl_param p[1] = {{"max_iterations", 1}};
+  cl_param p[1] = {{"max_iterations", 1, NULL}};
   cl_id b = add_named(w, "corotational", "bar", tets, p, 1);
   cl_test_x_slab(w, b, -1.0, -0.19, 0.0);
   cl_status s = CL_OK;
@@ -421,8 +421,11 @@ static void test_rigid_broad_phase(void **state) {
   }
   cl_rigid_contact_broad_phase = 1;
   if (memcmp(a, b, sizeof a) != 0) fail_msg("the broad phase changed the result of the small heap");
-  /* speed: against all pairs on 400 spheres (a ratio, so it holds in sanitizer builds too), then 2000 */
+  /* the work: pairs handed to the narrow phase, broad phase against all pairs on 400 spheres (counts,
+   * not times, so the test holds on a loaded machine and in sanitizer builds; the times are printed
+   * for the record: 4-7x faster at 400-500 spheres, 20x at 2000, bench figures in docs) */
   double ms[2];
+  int64_t tested[2];
   for (int mode = 0; mode < 2; ++mode) {
     cl_world *w = sphere_heap(400, 0.05);
     assert_ok(cl_world_step(w, 6)); /* the bottom layer rests on the plane */
@@ -430,6 +433,9 @@ static void test_rigid_broad_phase(void **state) {
     double t0 = cl_time_ms();
     assert_ok(cl_world_step(w, 2));
     ms[mode] = (cl_time_ms() - t0) / 2.0;
+    cl_rigid_contact_stats cs;
+    cl_rigid_contacts(w, 1e-3, w->time, &cs);
+    tested[mode] = cs.tested;
     cl_rigid_contact_broad_phase = 1;
     cl_world_destroy(w);
   }
@@ -439,9 +445,10 @@ static void test_rigid_broad_phase(void **state) {
   assert_ok(cl_world_step(w, 1));
   cl_rigid_contact_stats st;
   cl_rigid_contacts(w, 1e-3, w->time, &st);
-  print_message("400 spheres: %.1f ms per step all pairs, %.1f ms broad phase; 2000 spheres: %.1f ms per step, %d "
-                "contact pairs in one call\n", ms[0], ms[1], cl_time_ms() - t0, st.pairs);
-  assert_true(ms[1] < ms[0] / 3.0); /* measured 4-7x at 400-500 spheres, 20x at 2000 */
+  print_message("400 spheres: %.1f ms per step all pairs (%lld pair tests), %.1f ms broad phase (%lld); 2000 spheres: "
+                "%.1f ms per step, %d contact pairs in one call\n", ms[0], (long long)tested[0], ms[1],
+                (long long)tested[1], cl_time_ms() - t0, st.pairs);
+  assert_true(tested[1] * 10 < tested[0]); /* 19x fewer measured */
   cl_world_destroy(w);
 }
 

@@ -19,15 +19,19 @@ typedef uint32_t cl_id;
 
 /* ---- parameters: every solver and criterion publishes a table of these ---------------------- */
 
-/* What a parameter's value means. The value is always a double (C callers give numbers); the
- * kind tells a front end how to present it: Lua takes a boolean as true/false and a choice by
- * one of its names, and hands C the number. */
+/* What a parameter's value means. The value is a double (C callers give numbers) except for text
+ * parameters; the kind tells a front end how to present it: Lua takes a boolean as true/false and a
+ * choice by one of its names, and hands C the number. */
 typedef enum cl_param_kind {
   CL_PARAM_NUMBER = 0,  /* a real number in [min, max] */
   CL_PARAM_INTEGER = 1, /* an integer in [min, max]: a count, a cap */
   CL_PARAM_BOOLEAN = 2, /* 0 = false, 1 = true (min 0, max 1) */
-  CL_PARAM_CHOICE = 3   /* the index 0 .. n-1 of one of the n names in `choices` (min 0, max n-1) */
+  CL_PARAM_CHOICE = 3,  /* the index 0 .. n-1 of one of the n names in `choices` (min 0, max n-1) */
+  CL_PARAM_TEXT = 4     /* a string (cl_param.text; default cl_param_info.text), at most
+                         * CL_PARAM_TEXT_MAX characters of printable ASCII, e.g. a multigrid grid spec
+                         * "50/1000/all"; its meaning is checked by the solver or criterion at bind */
 } cl_param_kind;
+enum { CL_PARAM_TEXT_MAX = 255 };
 
 /* Tables of these are written with designated initialisers ({.name = ..., .kind = ...}), so a new
  * member never breaks them; a member left out is 0 / NULL. */
@@ -40,11 +44,13 @@ typedef struct cl_param_info {
   int32_t kind;        /* a cl_param_kind: every kind but CL_PARAM_NUMBER takes integers only */
   const char *choices; /* CL_PARAM_CHOICE: the names of the values 0, 1, ... in order, separated by
                           '|', e.g. "pcg|cholmod" (identifiers); NULL for the other kinds */
+  const char *text;    /* CL_PARAM_TEXT: the default; NULL for the other kinds */
 } cl_param_info;
 
 typedef struct cl_param {
   const char *name;
-  double value;
+  double value;        /* every kind but text */
+  const char *text;    /* a text parameter's value (NULL for the other kinds) */
 } cl_param;
 
 typedef enum cl_registry { CL_REGISTRY_SOLVER = 0, CL_REGISTRY_CRITERION = 1 } cl_registry;
