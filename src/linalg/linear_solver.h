@@ -100,8 +100,9 @@ typedef struct cl_linear_solver_def {
                                   V-cycle, to rel_tol, at most max_iter iterations). Default 1 */
   int32_t mg_cycles;           /* V-cycles per solve in mode fixed, [1, 100000]; default 1 (Algorithm 2: one
                                   pass down and up per solve) */
-  double mg_regularization;    /* pivot floor of a handle's 12x12 diagonal block, relative to its mean
-                                  diagonal (cl_mg_regularize), [1e-14, 1e-2]; default 1e-10 */
+  double mg_regularization;    /* a pivot of a coarse handle's 12x12 diagonal block below this times the
+                                  block's mean diagonal is a null direction, raised to the mean diagonal
+                                  (cl_mg_regularize), [1e-14, 1e-2]; default 1e-10 */
 } cl_linear_solver_def;
 
 void cl_linear_solver_def_default(cl_linear_solver_def *def);

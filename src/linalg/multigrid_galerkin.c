@@ -240,17 +240,19 @@ void cl_mg_galerkin_product(const cl_mg_galerkin *g, const cl_mg_transfer *t, co
   }
 }
 
-/* Modified Cholesky of the 12 x 12 block B (row-major, overwritten by L) with the pivot floor `floor`:
- * the amounts added to the diagonal go to add[]; returns how many pivots were raised. */
-static int32_t floored_cholesky(double *B, double floor, double *add) {
+/* Modified Cholesky of the 12 x 12 block B (row-major, overwritten by L): a pivot below `floor` is
+ * a null direction of the block; it is raised to `pivot` (the block's mean diagonal, so the
+ * direction is as well conditioned as the others) by adding the difference to that diagonal entry.
+ * The amounts added go to add[]; returns how many pivots were raised. */
+static int32_t floored_cholesky(double *B, double floor, double pivot, double *add) {
   int32_t raised = 0;
   for (int i = 0; i < 12; ++i) {
     add[i] = 0.0;
     double p = B[13 * i];
     for (int k = 0; k < i; ++k) p -= B[12 * i + k] * B[12 * i + k];
     if (!(p >= floor)) { /* also NaN: the caller checked the values, this is only round-off */
-      add[i] = floor - (isfinite(p) ? p : 0.0);
-      p = floor;
+      add[i] = pivot - (isfinite(p) ? p : 0.0);
+      p = pivot;
       raised++;
     }
     const double l = sqrt(p);
@@ -309,7 +311,7 @@ int32_t cl_mg_regularize(const cl_mg_galerkin *g, double tau, cl_bsr *Ac) {
       }
     }
     double add[12];
-    raised += floored_cholesky(B, tau * s, add);
+    raised += floored_cholesky(B, tau * s, s, add);
     for (int i = 0; i < 12; ++i) *slot[i] += add[i];
   }
   return raised;

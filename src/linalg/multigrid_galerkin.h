@@ -58,9 +58,10 @@ void cl_mg_galerkin_product(const cl_mg_galerkin *g, const cl_mg_transfer *t, co
  * mean over the handles for a handle with a zero block):
  *   - a unknown whose row is exactly zero (a dropped frame axis, a handle whose nodes are all fixed)
  *     gets the pivot s_k: decoupled, it solves to the zero its restricted residual has;
- *   - then a Cholesky factorisation of B_k with a pivot floor tau s_k (modified Cholesky): a pivot
- *     below the floor is raised to it by adding the difference to that diagonal entry. This catches
- *     the null directions that are combinations of unknowns (a cluster whose free nodes are flat).
+ *   - then a Cholesky factorisation of B_k in which a pivot below tau s_k counts as a null direction
+ *     and is raised to s_k by adding the difference to that diagonal entry (a modified Cholesky).
+ *     This catches the null directions that are combinations of unknowns (a cluster whose free nodes
+ *     are flat), and leaves them as well conditioned as the rest of the block.
  * A_c = P^T D A D P with A positive definite on the free dofs has exactly the null space of D P, which
  * splits over the handles (their clusters are disjoint), so positive definite B_k + E_k for every k
  * make A_c + E positive definite. Returns the number of raised pivots. */
