@@ -196,12 +196,28 @@ cl_status cl_mg_setup(cl_mg *mg, const cl_linear_solver_def *def, const cl_bsr *
   /* eq 14, level by level, each coarse matrix made positive definite where P's null space leaves it
    * singular (degenerate clusters, fixed clusters) */
   const uint64_t tg = cl_time_ns();
+  int32_t bad_level = -1, bad_handle = -1;
+  double bad_pivot = 0.0;
   for (int32_t l = 0; l + 1 < mg->nlev; ++l) {
     mg_level *L = &mg->lev[l], *C = &mg->lev[l + 1];
     cl_mg_galerkin_product(&L->G, &L->T, L->A, l == 0 ? mask : NULL, def->threads, C->own);
-    C->regularized = cl_mg_regularize(&L->G, def->mg_regularization, C->own);
+    int32_t bh;
+    double bp;
+    C->regularized = cl_mg_regularize(&L->G, &L->T, l == 0 ? mask : NULL, def->mg_regularization, C->own, &bh, &bp);
+    if (bh >= 0 && bad_level < 0) {
+      bad_level = l + 1;
+      bad_handle = bh;
+      bad_pivot = bp;
+    }
   }
   mg->st.galerkin_ms = 1e-6 * (double)(cl_time_ns() - tg);
+  if (bad_level >= 0) {
+    *reason = CL_SOLVE_NOT_POSDEF;
+    return cl_fail(CL_WARN_NOT_POSDEF,
+                   "Galerkin multigrid set-up: the matrix is not positive definite on the free dofs (the coarse "
+                   "matrix of level %d has the pivot %.3g times its mean diagonal at handle %d, where the "
+                   "prolongation is not degenerate)", bad_level, bad_pivot, bad_handle);
+  }
   for (int32_t l = 0; l + 1 < mg->nlev; ++l) {
     cl_status s = cl_bsr_diag_inverse(mg->lev[l].A, l == 0 ? mask : NULL, mg->lev[l].dinv);
     if (s < 0) {

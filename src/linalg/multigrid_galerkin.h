@@ -53,18 +53,22 @@ void cl_mg_galerkin_free(cl_mg_galerkin *g);
 void cl_mg_galerkin_product(const cl_mg_galerkin *g, const cl_mg_transfer *t, const cl_bsr *A, const uint8_t *fixed,
                             int32_t threads, cl_bsr *Ac);
 
-/* Make A_c positive definite where the Galerkin product leaves it singular, changing only diagonal
- * entries of each handle's 12 x 12 diagonal block B_k (s_k = trace(B_k) / 12 its mean diagonal, or the
- * mean over the handles for a handle with a zero block):
- *   - a unknown whose row is exactly zero (a dropped frame axis, a handle whose nodes are all fixed)
- *     gets the pivot s_k: decoupled, it solves to the zero its restricted residual has;
- *   - then a Cholesky factorisation of B_k in which a pivot below tau s_k counts as a null direction
- *     and is raised to s_k by adding the difference to that diagonal entry (a modified Cholesky).
- *     This catches the null directions that are combinations of unknowns (a cluster whose free nodes
- *     are flat), and leaves them as well conditioned as the rest of the block.
- * A_c = P^T D A D P with A positive definite on the free dofs has exactly the null space of D P, which
- * splits over the handles (their clusters are disjoint), so positive definite B_k + E_k for every k
- * make A_c + E positive definite. Returns the number of raised pivots. */
-int32_t cl_mg_regularize(const cl_mg_galerkin *g, double tau, cl_bsr *Ac);
+/* Make A_c positive definite where the Galerkin product leaves it singular, and check that the rest
+ * of it is. A_c = P^T D A D P with A positive definite on the free dofs has exactly the null space of
+ * D P, which splits over the handles (their clusters are disjoint): a handle's null directions are
+ * those of its columns D P_k, the directions its nodes cannot show (a dropped frame axis, a handle
+ * whose nodes are all fixed, a handle whose free nodes are flat). They are found from the Gram matrix
+ * G_k = (D P_k)^T D P_k (a pivot of its Cholesky factorisation below tau times its mean diagonal),
+ * and the same elimination on the handle's diagonal block B_k = P_k^T D A D P_k sets those pivots to
+ * s_k = trace(B_k) / 12 (adding the difference to that diagonal entry; a zero block takes the mean of
+ * the others). The null space of D P_k and that of B_k are the same when A is positive definite
+ * (column q of D P_k depends on the earlier ones in the A inner product iff it does in the Euclidean
+ * one), so each B_k + E_k, and with them A_c + E, is positive definite, and a null direction is as
+ * well conditioned as its block. Any other pivot of B_k below tau s_k means A is not positive definite
+ * on the range of D P_k: *bad_handle is then the first such handle (else -1) and *bad_pivot its
+ * smallest such pivot over s_k. fixed: the mask of level 0 (3 t->n_fine flags), NULL below. Returns
+ * the number of pivots set. */
+int32_t cl_mg_regularize(const cl_mg_galerkin *g, const cl_mg_transfer *t, const uint8_t *fixed, double tau,
+                         cl_bsr *Ac, int32_t *bad_handle, double *bad_pivot);
 
 #endif

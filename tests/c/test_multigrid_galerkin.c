@@ -105,10 +105,7 @@ static cl_linear_solver *hierarchy(const cl_test_mg_sys *s, const char *grid, in
   cl_linear_solver_def def;
   cl_test_mg_def(s, grid, &def);
   def.threads = threads;
-  cl_linear_solver *ls = NULL;
-  assert_ok(cl_linear_solver_create("galerkin_mg", &def, &ls));
-  assert_ok(cl_linear_solver_analyse(ls, s->A));
-  return ls;
+  return cl_test_mg_solver(s, NULL, &def);
 }
 
 static void test_equals_dense_product(void **state) {

@@ -189,11 +189,7 @@ static void test_levels_nested(void **state) {
   (void)state;
   cl_test_mg_sys s;
   cl_test_mg_bar(&s, 10, 4, 4, 1.0, 0.4, 1e5, 0.3, 1.0);
-  cl_linear_solver_def def;
-  cl_test_mg_def(&s, "5/20/80/all", &def);
-  cl_linear_solver *ls = NULL;
-  assert_ok(cl_linear_solver_create("galerkin_mg", &def, &ls));
-  assert_ok(cl_linear_solver_analyse(ls, s.A));
+  cl_linear_solver *ls = cl_test_mg_solver(&s, "5/20/80/all", NULL);
   const cl_mg *mg = cl_linear_solver_multigrid(ls);
   assert_non_null(mg);
   const int32_t *h1 = cl_mg_level_handles(mg, 1), *h2 = cl_mg_level_handles(mg, 2), *h3 = cl_mg_level_handles(mg, 3);

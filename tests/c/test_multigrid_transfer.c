@@ -57,11 +57,7 @@ static void test_affine_reproduced(void **state) {
   cl_test_mg_sys s;
   cl_test_mg_bar(&s, 10, 4, 3, 1.0, 0.3, 1e5, 0.3, 1.0);
   for (int32_t i = 0; i < s.mesh->npoints; ++i) s.mesh->x[3 * i] += 5.0; /* frames, not world origin */
-  cl_linear_solver_def def;
-  cl_test_mg_def(&s, "6/40/all", &def);
-  cl_linear_solver *ls = NULL;
-  assert_ok(cl_linear_solver_create("galerkin_mg", &def, &ls));
-  assert_ok(cl_linear_solver_analyse(ls, s.A));
+  cl_linear_solver *ls = cl_test_mg_solver(&s, "6/40/all", NULL);
   const cl_mg *mg = cl_linear_solver_multigrid(ls);
   const cl_mg_transfer *t0 = cl_mg_level_transfer(mg, 0), *t1 = cl_mg_level_transfer(mg, 1);
   assert_non_null(t1);
@@ -115,11 +111,7 @@ static void test_restriction_is_transpose(void **state) {
   (void)state;
   cl_test_mg_sys s;
   cl_test_mg_bar(&s, 8, 4, 3, 1.0, 0.4, 1e5, 0.3, 1.0);
-  cl_linear_solver_def def;
-  cl_test_mg_def(&s, "5/30/all", &def);
-  cl_linear_solver *ls = NULL;
-  assert_ok(cl_linear_solver_create("galerkin_mg", &def, &ls));
-  assert_ok(cl_linear_solver_analyse(ls, s.A));
+  cl_linear_solver *ls = cl_test_mg_solver(&s, "5/30/all", NULL);
   const cl_mg *mg = cl_linear_solver_multigrid(ls);
   uint64_t seed = 4;
   for (int l = 0; l < 2; ++l) {

@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "base/error.h"
 #include "geom/tet_grid.h"
 #include "support/elastic_assembly.h"
 
@@ -43,6 +44,18 @@ void cl_test_mg_def(const cl_test_mg_sys *s, const char *grid, cl_linear_solver_
   snprintf(def->mg_grid, sizeof def->mg_grid, "%s", grid);
   def->mg_positions = s->mesh->x;
   def->mg_position_count = s->mesh->npoints;
+}
+
+cl_linear_solver *cl_test_mg_solver(const cl_test_mg_sys *s, const char *grid, const cl_linear_solver_def *def) {
+  cl_linear_solver_def d;
+  if (def) d = *def;
+  else cl_test_mg_def(s, grid, &d);
+  cl_linear_solver *ls = NULL;
+  if (cl_linear_solver_create("galerkin_mg", &d, &ls) < 0 || cl_linear_solver_analyse(ls, s->A) < 0) {
+    fprintf(stderr, "galerkin_mg on the test system: %s\n", cl_last_error());
+    abort();
+  }
+  return ls;
 }
 
 double cl_test_mg_error_a(const cl_test_mg_sys *s, const double *x) {

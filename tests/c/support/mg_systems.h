@@ -26,6 +26,10 @@ void cl_test_mg_free(cl_test_mg_sys *s);
 /* The default definition with the mesh's positions and the given grid spec. */
 void cl_test_mg_def(const cl_test_mg_sys *s, const char *grid, cl_linear_solver_def *def);
 
+/* A "galerkin_mg" instance with def (made by cl_test_mg_def if def is NULL, with the grid spec) and
+ * analysed for s->A; aborts on failure (the caller's assertions are about what follows). */
+cl_linear_solver *cl_test_mg_solver(const cl_test_mg_sys *s, const char *grid, const cl_linear_solver_def *def);
+
 /* ||x - xstar||_A over the free dofs (fixed dofs of x are taken as exact). */
 double cl_test_mg_error_a(const cl_test_mg_sys *s, const double *x);
 
