@@ -179,8 +179,11 @@ static void run(problem *p, const method *m) {
   memset(&res, 0, sizeof res);
   cl_mg_stats st;
   memset(&st, 0, sizeof st);
+  double level_ms[CL_MG_MAX_COARSE + 1] = {0};
   for (int r = 0; r < g_runs; ++r) {
     memset(p->x, 0, sizeof(double) * (size_t)p->n3);
+    cl_mg_get_stats(cl_linear_solver_multigrid(ls), &st);
+    for (int32_t l = 0; l < st.levels; ++l) level_ms[l] = -st.level[l].smooth_ms;
     double c0 = cpu_ms();
     t0 = cl_time_ms();
     if (cl_linear_solver_setup(ls, p->A, p->fixed) != CL_OK) die(m->label);
@@ -194,6 +197,7 @@ static void run(problem *p, const method *m) {
     if (s < 0) die(m->label);
     const cl_mg *mg = cl_linear_solver_multigrid(ls);
     cl_mg_get_stats(mg, &st);
+    for (int32_t l = 0; l < st.levels; ++l) level_ms[l] += st.level[l].smooth_ms; /* the last run's */
     gal[r] = st.galerkin_ms;
     coarse[r] = st.coarse_factor_ms;
   }
@@ -211,6 +215,11 @@ static void run(problem *p, const method *m) {
       printf(" %d: %d %s (%lld blocks, %d degenerate)%s", l, l ? st.level[l].handles : st.level[l].nodes,
              l ? "handles" : "nodes", (long long)st.level[l].blocks, st.level[l].degenerate,
              l + 1 < st.levels ? "," : "\n");
+  }
+  if (st.levels > 0) {
+    printf("  %-28s time in the last solve per level (smoothing and transfers; the coarse solve last):", "");
+    for (int32_t l = 0; l < st.levels; ++l) printf(" %.2f", level_ms[l]);
+    printf(" ms\n");
   }
   cl_linear_solver_destroy(ls);
 }
