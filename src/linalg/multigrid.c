@@ -138,7 +138,10 @@ cl_status cl_mg_analyse(cl_mg *mg, const cl_linear_solver_def *def, const cl_bsr
     st = cl_mg_galerkin_analyse(mg->lev[l].A, &mg->lev[l].T, mg->threads, &mg->lev[l].G, &mg->lev[l + 1].own);
     if (st >= 0) mg->lev[l + 1].A = mg->lev[l + 1].own;
   }
-  for (int32_t l = 0; st >= 0 && l < mg->nlev; ++l) st = alloc_vectors(&mg->lev[l], mg->lev[l].A->n, l + 1 < mg->nlev);
+  for (int32_t l = 0; st >= 0 && l < mg->nlev; ++l) {
+    mg->lev[l].blocks = mg->lev[l].A->nnzb;
+    st = alloc_vectors(&mg->lev[l], mg->lev[l].A->n, l + 1 < mg->nlev);
+  }
   if (st >= 0) st = cl_mg_coarse_analyse(&mg->coarse, def->mg_coarse_solver, mg->lev[mg->nlev - 1].A);
   if (st >= 0) {
     mg->fixed = cl_calloc(3 * (size_t)A->n + 1, 1, "multigrid mask");
@@ -254,7 +257,7 @@ void cl_mg_get_stats(const cl_mg *mg, cl_mg_stats *out) {
     cl_mg_level_stats *o = &out->level[l];
     o->nodes = l == 0 ? L->T.n_fine : L->own->n;
     o->handles = L->nhandles;
-    o->blocks = L->A ? L->A->nnzb : 0;
+    o->blocks = L->blocks;
     o->degenerate = l >= 1 ? mg->lev[l - 1].T.degenerate : 0;
     o->regularized = L->regularized;
     o->smooth_ms = L->ms;

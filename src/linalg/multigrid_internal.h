@@ -21,6 +21,7 @@ typedef struct mg_level {
   cl_mg_galerkin G;     /* the plan of A_{l+1} = P_l^T A_l P_l */
   int32_t *handles;     /* l >= 1: the mesh node of each handle */
   int32_t nhandles;
+  int64_t blocks;       /* of A_l's pattern (level 0: the analysed one; A may be gone by now) */
   double *dinv;         /* 9 n: the smoother's inverted diagonal blocks (not at the coarsest level) */
   double *b, *x, *r;    /* 3 n each: right-hand side, iterate, residual of the cycle at this level */
   int32_t regularized;  /* pivots the last set-up raised (cl_mg_regularize) */
