@@ -238,6 +238,7 @@ static void bench_problem(problem *p) {
       {"galerkin_mg", "mg pcg 50/all coarse dense", "50/all", CL_MG_MODE_PCG, -1, 0, CL_MG_COARSE_DENSE},
       {"galerkin_mg", "mg pcg 50/all jacobi 2", "50/all", CL_MG_MODE_PCG, CL_MG_SMOOTH_JACOBI, 2, -1},
       {"galerkin_mg", "mg pcg 50/all sym GS 1", "50/all", CL_MG_MODE_PCG, CL_MG_SMOOTH_SYMMETRIC_GS, 1, -1},
+      {"galerkin_mg", "mg pcg 50/all GS 1", "50/all", CL_MG_MODE_PCG, CL_MG_SMOOTH_GAUSS_SEIDEL, 1, -1},
       {"galerkin_mg", "mg pcg 50/all GS 3", "50/all", CL_MG_MODE_PCG, CL_MG_SMOOTH_GAUSS_SEIDEL, 3, -1},
   };
   for (size_t k = 0; k < sizeof k_methods / sizeof k_methods[0]; ++k) run(p, &k_methods[k]);

@@ -226,7 +226,6 @@ void cl_mg_galerkin_product(const cl_mg_galerkin *g, const cl_mg_transfer *t, co
   const int32_t nh = g->nh;
   int nt = threads < 1 ? 1 : threads;
   if (nt > g->threads) nt = g->threads;
-  (void)nt;
 #pragma omp parallel num_threads(nt) if (nt > 1 && A->nnzb > 20000)
   {
     int tid = 0;
