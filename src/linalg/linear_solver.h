@@ -82,7 +82,8 @@ typedef struct cl_linear_solver_def {
      mg_coarse_solver (a change takes effect at the next analysis); by every set-up and solve: the rest */
   char mg_grid[CL_MG_GRID_CHARS]; /* grid spec, coarsest level first as in the paper: the vertex counts of
                                   the coarse levels, strictly increasing, then "all" ("50/all",
-                                  "50/1000/all"); each count in [1, nodes]. Default "50/all" */
+                                  "50/1000/all"); each count in [1, nodes with a neighbour]. Default
+                                  "50/all" */
   const double *mg_positions;  /* rest positions of the matrix's nodes, 3 per node (m): the geodesic
                                   distances and the skinning frames. Read (not kept) by the analysis;
                                   required there. Default NULL */

@@ -128,7 +128,7 @@ cl_status cl_mg_analyse(cl_mg *mg, const cl_linear_solver_def *def, const cl_bsr
   memset(&mg->st, 0, sizeof mg->st);
   cl_mg_grid grid;
   CL_TRY(cl_mg_grid_parse(def->mg_grid, &grid));
-  CL_TRY(cl_mg_grid_check(&grid, def->mg_grid, A->n));
+  CL_TRY(cl_mg_grid_check(&grid, def->mg_grid, A->n, cl_mg_connected_nodes(A)));
   CL_TRY(check_positions(def, A->n));
   mg->threads = def->threads;
   mg->lev[0].A = A;

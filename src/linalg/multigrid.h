@@ -68,8 +68,9 @@ typedef struct cl_mg_grid {
  * levels. Spaces around the tokens are allowed. */
 cl_status cl_mg_grid_parse(const char *spec, cl_mg_grid *out);
 
-/* The grid against a mesh of n nodes: no level may ask for more vertices than the mesh has. */
-cl_status cl_mg_grid_check(const cl_mg_grid *grid, const char *spec, int32_t n);
+/* The grid against a mesh of n nodes of which `connected` share an element with another node: no
+ * level may ask for more vertices than the mesh has, nor than those (multigrid_sampling.h). */
+cl_status cl_mg_grid_check(const cl_mg_grid *grid, const char *spec, int32_t n, int32_t connected);
 
 /* ---- the hierarchy ---- */
 

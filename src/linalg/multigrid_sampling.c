@@ -129,6 +129,12 @@ cl_status cl_mg_geodesic_voronoi(const cl_bsr *A, const double *len, const int32
   return CL_OK;
 }
 
+/* Whether row i has a block besides its diagonal one. */
+static int has_neighbour(const cl_bsr *A, int32_t i) {
+  const int64_t len = A->row_ptr[i + 1] - A->row_ptr[i];
+  return len > 1 || (len == 1 && A->col[A->row_ptr[i]] != i);
+}
+
 /* The node of largest dist (INFINITY counts as largest), the smallest index among ties; picked nodes
  * hold -1. */
 static int32_t farthest(const double *dist, int32_t n) {
@@ -138,10 +144,18 @@ static int32_t farthest(const double *dist, int32_t n) {
   return best;
 }
 
+int32_t cl_mg_connected_nodes(const cl_bsr *A) {
+  int32_t m = 0;
+  for (int32_t i = 0; i < A->n; ++i) m += has_neighbour(A, i);
+  return m;
+}
+
 cl_status cl_mg_farthest_points(const cl_bsr *A, const double *len, int32_t k, int32_t *picked, double *radius) {
-  const int32_t n = A->n;
-  if (k < 1 || k > n)
-    return cl_fail(CL_ERR_INVALID_ARGUMENT, "farthest point sampling: %d points asked of a graph of %d nodes", k, n);
+  const int32_t n = A->n, connected = cl_mg_connected_nodes(A);
+  if (k < 1 || k > connected)
+    return cl_fail(CL_ERR_INVALID_ARGUMENT,
+                   "farthest point sampling: %d points asked of a graph of %d nodes with a neighbour (of %d)", k,
+                   connected, n);
   double *dist = cl_malloc(sizeof(double) * (size_t)n, "farthest point sampling");
   heap h;
   cl_status st = heap_init(&h, A->nnzb + n + 1);
@@ -155,9 +169,12 @@ cl_status cl_mg_farthest_points(const cl_bsr *A, const double *len, int32_t k, i
   dist[0] = 0.0;
   heap_push(&h, 0.0, 0);
   relax_all(A, len, &h, dist, NULL);
-  /* nodes node 0 does not reach are at INFINITY: the start is then the first of them */
+  /* nodes node 0 does not reach are at INFINITY: the start is then the first of them; nodes without a
+   * neighbour are never picked (-1, as picked ones) */
+  for (int32_t i = 0; i < n; ++i)
+    if (!has_neighbour(A, i)) dist[i] = -1.0;
   int32_t next = farthest(dist, n);
-  for (int32_t i = 0; i < n; ++i) dist[i] = INFINITY;
+  for (int32_t i = 0; i < n; ++i) dist[i] = has_neighbour(A, i) ? INFINITY : -1.0;
   for (int32_t m = 0; m < k; ++m) {
     picked[m] = next;
     if (radius) radius[m] = dist[next];

@@ -28,7 +28,13 @@ void cl_mg_edge_lengths(const cl_bsr *A, const double *x, double *len);
 cl_status cl_mg_geodesic_voronoi(const cl_bsr *A, const double *len, const int32_t *sources, int32_t nsources,
                                  double *dist, int32_t *label);
 
-/* Farthest point sampling of k nodes (1 <= k <= A->n): picked[0] is the node farthest from node 0
+/* Nodes with a block besides their diagonal one: those the sampling may pick. */
+int32_t cl_mg_connected_nodes(const cl_bsr *A);
+
+/* Farthest point sampling of k nodes (1 <= k <= cl_mg_connected_nodes(A)): nodes without a neighbour
+ * in the graph are never picked (a coarse space gains nothing from them: block relaxation solves
+ * their own equations exactly, and a handle spent on each would starve the body when a matrix
+ * carries many unused nodes); they keep no handle. picked[0] is the node farthest from node 0
  * (deterministic, and a point on the boundary), then each next pick is the node farthest from those
  * already picked (ties: the smallest index). Every prefix picked[0..m) is itself a farthest point
  * sample, so the coarse levels of a hierarchy are the prefixes of one run and nested (eq 15). Nodes

@@ -75,11 +75,16 @@ cl_status cl_mg_grid_parse(const char *spec, cl_mg_grid *out) {
   return CL_OK;
 }
 
-cl_status cl_mg_grid_check(const cl_mg_grid *grid, const char *spec, int32_t n) {
+cl_status cl_mg_grid_check(const cl_mg_grid *grid, const char *spec, int32_t n, int32_t connected) {
   /* count[0] is the largest */
   if (grid->count[0] > n)
     return cl_fail(CL_ERR_INVALID_ARGUMENT,
                    "parameter 'mg_grid' = \"%s\" asks for %d vertices at level 1 but the mesh has %d (\"all\"); "
-                   "every count must be in [1, %d]", spec, grid->count[0], n, n);
+                   "every count must be in [1, %d]", spec, grid->count[0], n, connected);
+  if (grid->count[0] > connected)
+    return cl_fail(CL_ERR_INVALID_ARGUMENT,
+                   "parameter 'mg_grid' = \"%s\" asks for %d vertices at level 1 but only %d of the mesh's %d nodes "
+                   "share an element with another (the others get no handle); every count must be in [1, %d]",
+                   spec, grid->count[0], connected, n, connected);
   return CL_OK;
 }

@@ -3,7 +3,8 @@
  * prefix of a sample is a subset of distinct nodes whose smallest pairwise distance is at least its
  * covering radius (the maximal min-distance property, which makes it a 2-approximation of the best
  * spread, checked against brute force on a small mesh); each connected component gets a pick; the
- * geodesic Voronoi labels are nearest sources; a hierarchy's levels are nested prefixes. */
+ * geodesic Voronoi labels are nearest sources; nodes without a neighbour get no handle; a hierarchy's
+ * levels are nested prefixes. */
 #include <math.h>
 #include <setjmp.h>
 #include <stdarg.h>
@@ -23,6 +24,7 @@
 #include "linalg/multigrid_sampling.h"
 #include "linalg/multigrid_transfer.h"
 #include "support/cl_asserts.h"
+#include "support/elastic_assembly.h"
 #include "support/mg_systems.h"
 
 /* A path of n nodes at x = 0, 1, ..., n-1 (edges between neighbours). */
@@ -65,7 +67,7 @@ static void test_path(void **state) {
   assert_int_equal(label[14], 2); /* 4 from node 10, 6 from node 20 */
   assert_near(dist[14], 4.0, 0.0);
   assert_int_equal(label[20], 0);
-  assert_error(cl_mg_farthest_points(A, len, 22, picked, NULL), CL_ERR_INVALID_ARGUMENT, "22 points asked");
+  assert_error(cl_mg_farthest_points(A, len, 22, picked, NULL), CL_ERR_INVALID_ARGUMENT, "22 points asked of a graph of 21");
   cl_bsr_destroy(A);
 }
 
@@ -184,6 +186,59 @@ static void test_components(void **state) {
   cl_bsr_destroy(A);
 }
 
+/* A matrix with unused nodes (a diagonal block only): none becomes a handle, they belong to no
+ * cluster, the block relaxation solves them, and a grid asking for more handles than the nodes with
+ * a neighbour is refused. */
+static void test_isolated_nodes(void **state) {
+  (void)state;
+  cl_test_mg_sys s;
+  cl_test_mg_bar(&s, 6, 3, 3, 1.0, 0.5, 1e5, 0.3, 10.0); /* 112 nodes */
+  const int32_t n = s.A->n, extra = 40, m = n + extra;
+  cl_bsr *B = NULL;
+  assert_ok(cl_bsr_from_cells(m, s.mesh->cells, s.mesh->ncells, 4, &B));
+  for (int32_t i = 0; i < n; ++i)
+    for (int64_t q = s.A->row_ptr[i]; q < s.A->row_ptr[i + 1]; ++q)
+      memcpy(B->val + 9 * cl_bsr_find(B, i, s.A->col[q]), s.A->val + 9 * q, 9 * sizeof(double));
+  for (int32_t i = n; i < m; ++i)
+    for (int c = 0; c < 3; ++c) B->val[9 * B->diag[i] + 4 * c] = 2.0;
+  double *x = malloc(sizeof(double) * 3 * (size_t)m), *b = malloc(sizeof(double) * 3 * (size_t)m);
+  double *sol = calloc(3 * (size_t)m, sizeof(double));
+  memcpy(x, s.mesh->x, sizeof(double) * 3 * (size_t)n);
+  for (int32_t i = n; i < m; ++i)
+    for (int c = 0; c < 3; ++c) x[3 * i + c] = 10.0 + (double)(i * (c + 1)); /* far away, apart */
+  for (int64_t d = 0; d < 3 * (int64_t)m; ++d) b[d] = d < s.n3 ? s.b[d] : 1.0;
+  assert_int_equal(cl_mg_connected_nodes(B), n);
+  cl_linear_solver_def def;
+  cl_linear_solver_def_default(&def);
+  snprintf(def.mg_grid, sizeof def.mg_grid, "3/12/all");
+  def.mg_positions = x;
+  def.mg_position_count = m;
+  def.rel_tol = 1e-10;
+  cl_linear_solver *ls = NULL;
+  assert_ok(cl_linear_solver_create("galerkin_mg", &def, &ls));
+  assert_ok(cl_linear_solver_analyse(ls, B));
+  const cl_mg *mg = cl_linear_solver_multigrid(ls);
+  const int32_t *h1 = cl_mg_level_handles(mg, 1);
+  for (int k = 0; k < 12; ++k) assert_true(h1[k] < n);
+  const cl_mg_transfer *t0 = cl_mg_level_transfer(mg, 0);
+  for (int32_t i = n; i < m; ++i) assert_int_equal(t0->handle[i], -1);
+  for (int32_t i = 0; i < n; ++i) assert_true(t0->handle[i] >= 0);
+  assert_ok(cl_linear_solver_setup(ls, B, NULL));
+  cl_linear_result res;
+  assert_ok(cl_linear_solver_solve(ls, b, sol, NULL, &res));
+  assert_true(cl_test_true_residual(B, b, sol, NULL) <= 1e-9);
+  for (int32_t i = n; i < m; ++i) assert_near(sol[3 * i], 0.5, 1e-9);
+  snprintf(def.mg_grid, sizeof def.mg_grid, "%d/all", n + 1);
+  assert_ok(cl_linear_solver_configure(ls, &def));
+  assert_error(cl_linear_solver_analyse(ls, B), CL_ERR_INVALID_ARGUMENT, "share an element with another");
+  cl_linear_solver_destroy(ls);
+  free(x);
+  free(b);
+  free(sol);
+  cl_bsr_destroy(B);
+  cl_test_mg_free(&s);
+}
+
 /* The levels of a hierarchy are nested: each coarser level's handles are the first ones of the finer. */
 static void test_levels_nested(void **state) {
   (void)state;
@@ -216,6 +271,7 @@ int main(void) {
       cmocka_unit_test(test_max_min_property),
       cmocka_unit_test(test_two_approximation),
       cmocka_unit_test(test_components),
+      cmocka_unit_test(test_isolated_nodes),
       cmocka_unit_test(test_levels_nested),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);

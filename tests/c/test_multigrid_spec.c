@@ -67,9 +67,11 @@ static void test_grid_errors(void **state) {
   assert_error(cl_mg_grid_parse("1000/50/all", &g), CL_ERR_INVALID_ARGUMENT, "'mg_grid' = \"1000/50/all\"");
   /* more vertices than the mesh */
   assert_ok(cl_mg_grid_parse("50/1000/all", &g));
-  assert_ok(cl_mg_grid_check(&g, "50/1000/all", 1000));
-  assert_error(cl_mg_grid_check(&g, "50/1000/all", 999), CL_ERR_INVALID_ARGUMENT,
+  assert_ok(cl_mg_grid_check(&g, "50/1000/all", 1000, 1000));
+  assert_error(cl_mg_grid_check(&g, "50/1000/all", 999, 999), CL_ERR_INVALID_ARGUMENT,
                "asks for 1000 vertices at level 1 but the mesh has 999");
+  assert_error(cl_mg_grid_check(&g, "50/1000/all", 1200, 900), CL_ERR_INVALID_ARGUMENT,
+               "but only 900 of the mesh's 1200 nodes share an element");
 }
 
 /* Each option outside its range is refused by create and by configure, naming it. */
