@@ -13,8 +13,9 @@
  *                  the clusters, frames and weights of P (multigrid_transfer.h), the patterns of the
  *                  coarse matrices and the scatter that fills them (multigrid_galerkin.h), the coarse
  *                  solver's symbolic work (multigrid_coarse.c)
- *   cl_mg_setup    the Galerkin products for A's values and the set-up's mask, the smoothers'
- *                  inverted diagonal blocks, the coarsest level's factor
+ *   cl_mg_setup    the Galerkin products for A's values and the set-up's mask (multigrid_galerkin.c)
+ *                  made positive definite on the prolongation's null space (multigrid_regularize.c),
+ *                  the smoothers' inverted diagonal blocks, the coarsest level's factor
  *   cl_mg_cycle    one V-cycle (eqs 5, 9-13)
  * The fixed-cycle and PCG modes are the entry's (linear_multigrid.c). */
 #ifndef CL_LINALG_MULTIGRID_H
