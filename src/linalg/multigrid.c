@@ -225,7 +225,7 @@ cl_status cl_mg_setup(cl_mg *mg, const cl_linear_solver_def *def, const cl_bsr *
     cl_status s = cl_bsr_diag_inverse(mg->lev[l].A, l == 0 ? mask : NULL, mg->lev[l].dinv);
     if (s < 0) {
       *reason = CL_SOLVE_NOT_POSDEF;
-      return cl_fail(CL_WARN_NOT_POSDEF, "Galerkin multigrid set-up, smoother of level %d: %s", l, cl_last_error());
+      return cl_fail_context(CL_WARN_NOT_POSDEF, "Galerkin multigrid set-up, smoother of level %d: ", l);
     }
   }
   const uint64_t tc = cl_time_ns();

@@ -237,6 +237,21 @@ static void test_never_singular(void **state) {
   for (int64_t d = 0; d < s.n3; ++d)
     if (fixed[d]) assert_true(s.x[d] == 0.0);
   assert_true(res.rel_residual <= 1e-8);
+  /* the same blocks zeroed without holding the nodes: A is singular, and the set-up says so (the
+   * handle's coarse block vanishes where its nodes are free) */
+  assert_error(cl_linear_solver_setup(ls, B, NULL), CL_WARN_NOT_POSDEF, "not positive definite on the free dofs");
+  assert_int_equal(cl_linear_solver_reason(ls), CL_SOLVE_NOT_POSDEF);
+  assert_int_equal(cl_linear_solver_solve(ls, s.b, s.x, NULL, &res), CL_ERR_NUMERICAL);
+  assert_int_equal(res.reason, CL_SOLVE_NOT_POSDEF);
+  /* one free node's blocks zeroed: its cluster still has a positive block, its smoother block not */
+  cl_bsr_destroy(B);
+  assert_ok(cl_bsr_copy(s.A, &B));
+  for (int32_t i = 0; i < B->n; ++i)
+    for (int64_t q = B->row_ptr[i]; q < B->row_ptr[i + 1]; ++q)
+      if (i == 5 || B->col[q] == 5) memset(B->val + 9 * q, 0, 9 * sizeof(double));
+  assert_error(cl_linear_solver_setup(ls, B, NULL), CL_WARN_NOT_POSDEF, "smoother of level 0: diagonal block of node 5");
+  assert_int_equal(cl_linear_solver_solve(ls, s.b, s.x, NULL, &res), CL_ERR_NUMERICAL);
+  assert_int_equal(res.reason, CL_SOLVE_NOT_POSDEF);
   cl_bsr_destroy(B);
   free(fixed);
   cl_linear_solver_destroy(ls);
