@@ -25,6 +25,9 @@ local collider_common = {
   { name = "angular_velocity", type = "vec3", unit = "rad/s", default = { 0, 0, 0 }, help = "kinematic angular velocity about center" },
   { name = "friction", type = "number", unit = "1", default = 0, range = { 0, math.huge, "[)" }, help = "Coulomb coefficient" },
   { name = "restitution", type = "number", unit = "1", default = 0, range = { 0, 1 }, help = "coefficient of restitution" },
+  { name = "momentum_scale", type = "number", unit = "1", default = 0, range = { 0, math.huge, "[)" },
+    help = "non-physical scene device (Jones et al. 2016's projectiles): a touched node gains momentum_scale x the " ..
+           "collider's velocity every step it touches, instead of restitution and friction; kinematic only; 0 = off" },
   { name = "start", type = "number", unit = "s", default = 0, range = { 0, math.huge, "[)" },
     help = "kinematic: it rests until this time after it is added" },
   { name = "ramp", type = "number", unit = "s", default = 0, range = { 0, math.huge, "[)" },
@@ -90,6 +93,7 @@ function World:collider(opts)
   vec3_into(def.angular_velocity, o.angular_velocity)
   def.friction = o.friction
   def.restitution = o.restitution
+  def.momentum_scale = o.momentum_scale
   def.start, def.ramp, def.duration = o.start, o.ramp, o.duration
   local path_buf
   if o.path ~= nil then
@@ -150,7 +154,9 @@ function World:collider(opts)
   end
   local id = ffi.new("cl_id[1]")
   check(C.cl_world_add_collider(p, def, id), self)
-  return setmetatable({ world = self, id = id[0], kind = kind, opts = o }, Collider)
+  -- numbered in the order of addition, as the C library's messages name it ("box collider #2")
+  self._colliders_added = (rawget(self, "_colliders_added") or 0) + 1
+  return setmetatable({ world = self, id = id[0], kind = kind, opts = o, number = self._colliders_added }, Collider)
 end
 
 -- Current centre (m) of a (moving) collider.
@@ -189,6 +195,7 @@ end
 function Collider:remove()
   local p = owned_ptr(self, Collider, "collider:remove")
   check(C.cl_world_remove_collider(p, self.id), self.world)
+  self._removed = true
 end
 
 return {}

@@ -20,6 +20,8 @@ typedef struct cl_solver_caps {
   /* 1: free flight conserves angular momentum to rounding (symplectic or exact projections);
    * 0: only approximately (e.g. backward Euler with the stiffness of the step start damps spin). */
   int32_t conserves_angular_momentum;
+  /* 1: measure fills cl_unit_fields.damage (a damage variable per unit, e.g. graph_fem's edges) */
+  int32_t reports_damage;
 } cl_solver_caps;
 
 typedef struct cl_criterion_caps {

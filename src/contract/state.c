@@ -4,30 +4,20 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "base/alloc.h"
 #include "base/error.h"
 #include "contract/state.h"
-
-/* realloc that reports through cl_fail; *p is left untouched on failure. */
-static cl_status grow(void **p, size_t bytes, const char *what) {
-  void *q = realloc(*p, bytes ? bytes : 1);
-  if (!q) return cl_fail(CL_ERR_OUT_OF_MEMORY, "out of memory growing %s to %zu bytes", what, bytes);
-  *p = q;
-  return CL_OK;
-}
 
 cl_status cl_body_state_reserve(cl_body_state *s, int32_t nodes) {
   if (!s || nodes < 0) return cl_fail(CL_ERR_INVALID_ARGUMENT, "cl_body_state_reserve: bad arguments");
   if (nodes <= s->capacity) return CL_OK;
-  int64_t cap = s->capacity ? s->capacity : 16;
-  while (cap < nodes) cap += cap / 2 + 16;
-  if (cap > INT32_MAX) cap = INT32_MAX;
-  size_t c = (size_t)cap;
-  CL_TRY(grow((void **)&s->x, sizeof(double) * 3 * c, "node positions"));
-  CL_TRY(grow((void **)&s->v, sizeof(double) * 3 * c, "node velocities"));
-  CL_TRY(grow((void **)&s->X, sizeof(double) * 3 * c, "rest positions"));
-  CL_TRY(grow((void **)&s->m, sizeof(double) * c, "node masses"));
-  CL_TRY(grow((void **)&s->origin, sizeof(int32_t) * c, "node origins"));
-  s->capacity = (int32_t)cap;
+  const size_t c = cl_grow_capacity((size_t)s->capacity, (size_t)nodes, INT32_MAX);
+  CL_TRY(CL_RESIZE(s->x, 3 * c, "node positions"));
+  CL_TRY(CL_RESIZE(s->v, 3 * c, "node velocities"));
+  CL_TRY(CL_RESIZE(s->X, 3 * c, "rest positions"));
+  CL_TRY(CL_RESIZE(s->m, c, "node masses"));
+  CL_TRY(CL_RESIZE(s->origin, c, "node origins"));
+  s->capacity = (int32_t)c;
   return CL_OK;
 }
 
@@ -51,10 +41,8 @@ cl_status cl_body_state_reserve_cells(cl_body_state *s, int32_t cell_size, int32
     s->cells_capacity = 0; /* contents are meaningless under another cell size */
   }
   if (ncells <= s->cells_capacity || cell_size == 0) return CL_OK;
-  int64_t cap = s->cells_capacity ? s->cells_capacity : 16;
-  while (cap < ncells) cap += cap / 2 + 16;
-  if (cap > INT32_MAX / 8) cap = INT32_MAX / 8;
-  CL_TRY(grow((void **)&s->cells, sizeof(int32_t) * (size_t)cell_size * (size_t)cap, "cells"));
+  const size_t cap = cl_grow_capacity((size_t)s->cells_capacity, (size_t)ncells, INT32_MAX / 8);
+  CL_TRY(CL_RESIZE(s->cells, (size_t)cell_size * cap, "cells"));
   s->cells_capacity = (int32_t)cap;
   return CL_OK;
 }

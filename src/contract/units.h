@@ -27,6 +27,8 @@ typedef struct cl_unit_fields {
   double *plastic;   /* 9 count plastic strain (zero without plasticity) */
   double *center;    /* 3 count current centres, m */
   double *volume;    /* count rest volumes, m^3 */
+  double *damage;    /* count damage in [0, 1] (the world zeroes it before measure; solvers with a
+                      * damage variable fill it: graph_fem's largest edge damage of the tet) */
 } cl_unit_fields;
 
 #endif

@@ -27,6 +27,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "base/alloc.h"
 #include "base/error.h"
 #include "base/mat3.h"
 #include "fracture/criterion.h"
@@ -83,16 +84,11 @@ static cl_status cs_bind(void *p, const cl_criterion_bind_input *in) {
 
 static cl_status grow(cs *c, int32_t n) {
   if (n <= c->cap) return CL_OK;
-  int32_t cap = c->cap ? c->cap : 64;
-  while (cap < n) cap += cap / 2 + 64;
-  double *v = realloc(c->volume, sizeof(double) * (size_t)cap);
-  if (v) c->volume = v;
-  double *t = realloc(c->since, sizeof(double) * (size_t)cap);
-  if (t) c->since = t;
-  uint8_t *l = realloc(c->locked, (size_t)cap);
-  if (l) c->locked = l;
-  if (!v || !t || !l) return cl_fail(CL_ERR_OUT_OF_MEMORY, "criterion 'cluster_stretch': out of memory");
-  c->cap = cap;
+  const size_t cap = cl_grow_capacity((size_t)c->cap, (size_t)n, INT32_MAX);
+  CL_TRY(CL_RESIZE(c->volume, cap, "cluster_stretch unit volumes"));
+  CL_TRY(CL_RESIZE(c->since, cap, "cluster_stretch break times"));
+  CL_TRY(CL_RESIZE(c->locked, cap, "cluster_stretch unit flags"));
+  c->cap = (int32_t)cap;
   return CL_OK;
 }
 

@@ -11,7 +11,9 @@
  * solvers. NULL terminates the list (C forbids an empty initialiser). */
 extern const cl_solver_ops cl_corotational_solver_ops;   /* solvers/corotational/solver.c */
 extern const cl_solver_ops cl_shape_matching_solver_ops; /* solvers/shape_matching/sm_solver.c */
-static const cl_solver_ops *const k_builtin[] = {&cl_corotational_solver_ops, &cl_shape_matching_solver_ops, NULL};
+extern const cl_solver_ops cl_graph_fem_solver_ops;      /* solvers/graph_fem/solver.c */
+static const cl_solver_ops *const k_builtin[] = {&cl_corotational_solver_ops, &cl_shape_matching_solver_ops,
+                                                  &cl_graph_fem_solver_ops, NULL};
 
 enum { CL_MAX_REGISTERED = 32 };
 static const cl_solver_ops *g_registered[CL_MAX_REGISTERED];

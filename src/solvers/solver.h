@@ -82,8 +82,10 @@ typedef struct cl_solver_ops {
   /* Current volume, m^3, for solvers whose state has no tets (cell_size != 4); the world sums
    * signed tet volumes itself otherwise. */
   cl_status (*volume)(void *solver, const cl_body_state *state, double *volume);
-  /* Surface triangles (3 node indices each, outward) for solvers without tets; *tris stays owned by
-   * the solver and valid until the next step or topology change. The world computes tet boundaries. */
+  /* Surface triangles (3 node indices each, outward); *tris stays owned by the solver and valid until
+   * the next step or topology change. Without it the world computes the tets' boundary (solvers
+   * without tets need it; a tet solver gives it when its surface is not the cells' boundary, e.g.
+   * graph_fem's surface splits along damaged edges). */
   cl_status (*surface)(void *solver, const cl_body_state *state, const int32_t **tris, int32_t *ntris);
   /* The topology operation: apply the events (sorted by decreasing priority, only of the kinds in
    * caps.applies) that are still valid after the earlier ones, appending nodes / rewriting cells
@@ -100,6 +102,11 @@ typedef struct cl_solver_ops {
    * no allocation, called between steps. NULL: the solver reports none. */
   cl_status (*stats)(const void *solver, const cl_body_state *state, cl_body_stat *out, int32_t capacity,
                      int32_t *count);
+
+  /* Connected pieces (optional): *count, and a label (0 .. count-1) per node when labels is not NULL,
+   * for solvers whose connectivity is not their cells' (graph_fem: the unbroken edges). Without it the
+   * world counts the components of the cells. */
+  cl_status (*pieces)(void *solver, const cl_body_state *state, int32_t *labels, int32_t *count);
 
   /* Static equilibrium (optional; a solver without it cannot take cl_world_solve_static): move
    * state->x to where the elastic forces balance in->gravity and in->f_ext under in's constraints,

@@ -15,10 +15,12 @@
 #include "world/world.h"
 
 void cl_body_set_label(cl_body *b) {
+  /* the name the user gave; an id means nothing to a user, so an unnamed body is named by the order
+   * of its slot in the world (slots are the low bits of the id, ids.c) */
   if (b->name && b->name[0])
-    snprintf(b->label, sizeof b->label, "body '%.60s' (id %u)", b->name, b->id);
+    snprintf(b->label, sizeof b->label, "body '%.60s'", b->name);
   else
-    snprintf(b->label, sizeof b->label, "body (id %u)", b->id);
+    snprintf(b->label, sizeof b->label, "unnamed body #%u", (unsigned)(b->id & 0x3fffu) + 1u);
 }
 
 void cl_body_free(cl_body *b) {
@@ -47,6 +49,7 @@ void cl_body_free(cl_body *b) {
   free(b->units.plastic);
   free(b->units.center);
   free(b->units.volume);
+  free(b->units.damage);
   cl_event_list_free(&b->events);
   free(b->tris);
   free(b);
@@ -108,32 +111,50 @@ static cl_status grow_units(cl_body *b, int32_t count) {
   if (C) u->center = C;
   double *V = realloc(u->volume, sizeof(double) * (size_t)cap);
   if (V) u->volume = V;
-  if (!F || !S || !P || !C || !V)
+  double *D = realloc(u->damage, sizeof(double) * (size_t)cap);
+  if (D) u->damage = D;
+  if (!F || !S || !P || !C || !V || !D)
     return cl_fail(CL_ERR_OUT_OF_MEMORY, "%s: out of memory for %d unit measures", b->label, count);
   b->units_capacity = cap;
   return CL_OK;
 }
 
+/* The names of the registered criteria that fit `solver` (crit NULL) or of the solvers that `crit`
+ * can drive (solver NULL), comma separated; the number found. */
+static int fitting_names(const cl_solver_ops *solver, const cl_criterion_ops *crit, char *names, size_t size) {
+  size_t used = 0;
+  int found = 0;
+  names[0] = '\0';
+  const int32_t count = solver ? cl_criterion_count() : cl_solver_count();
+  for (int32_t i = 0; i < count && used + 1 < size; ++i) {
+    const cl_criterion_ops *c = solver ? cl_criterion_at(i) : crit;
+    const cl_solver_ops *o = solver ? solver : cl_solver_at(i);
+    if (!cl_criterion_fits(&o->caps, &c->caps, NULL, 0)) continue;
+    int w = snprintf(names + used, size - used, "%s%s", used ? ", " : "", solver ? c->name : o->name);
+    if (w < 0) break;
+    used += (size_t)w;
+    ++found;
+  }
+  return found;
+}
+
 /* CL_ERR_INVALID_ARGUMENT unless the criterion can drive the solver (contract/capabilities.h); the
- * message says why and names the criteria that would (or that the solver cannot fracture). */
+ * message says why and names the criteria that would (or that the solver cannot fracture), and the
+ * solvers the criterion works with. */
 static cl_status check_criterion_fits(const cl_solver_ops *ops, const cl_criterion_ops *cops) {
   char why[256];
   if (cl_criterion_fits(&ops->caps, &cops->caps, why, sizeof why)) return CL_OK;
-  char names[512];
-  size_t used = 0;
-  names[0] = '\0';
-  for (int32_t i = 0; i < cl_criterion_count() && used + 1 < sizeof names; ++i) {
-    const cl_criterion_ops *c = cl_criterion_at(i);
-    if (!cl_criterion_fits(&ops->caps, &c->caps, NULL, 0)) continue;
-    int w = snprintf(names + used, sizeof names - used, "%s%s", used ? ", " : "", c->name);
-    if (w < 0) break;
-    used += (size_t)w;
-  }
-  if (!used)
+  char names[512], solvers[512];
+  const int ncrit = fitting_names(ops, NULL, names, sizeof names);
+  const int nsolv = fitting_names(NULL, cops, solvers, sizeof solvers);
+  char tail[600];
+  snprintf(tail, sizeof tail, nsolv ? "; criterion '%s' works with solver(s): %s" : "%s%s", nsolv ? cops->name : "",
+           solvers);
+  if (!ncrit)
     return cl_fail(CL_ERR_INVALID_ARGUMENT, "fracture criterion '%s' cannot drive solver '%s' (%s); solver '%s' "
-                   "takes no fracture criterion", cops->name, ops->name, why, ops->name);
+                   "takes no fracture criterion%s", cops->name, ops->name, why, ops->name, tail);
   return cl_fail(CL_ERR_INVALID_ARGUMENT, "fracture criterion '%s' cannot drive solver '%s' (%s); criteria that work "
-                 "with solver '%s': %s", cops->name, ops->name, why, ops->name, names);
+                 "with solver '%s': %s%s", cops->name, ops->name, why, ops->name, names, tail);
 }
 
 cl_status cl_body_new(const cl_world *world, const cl_body_def *def, const cl_mesh *mesh, cl_body **out) {
@@ -155,6 +176,7 @@ cl_status cl_body_new(const cl_world *world, const cl_body_def *def, const cl_me
   }
   b->material = def->material;
 
+  cl_status warn = CL_OK;
   cl_status s = cl_solver_find(def->solver, &b->ops);
   if (s < 0) goto fail;
   char owner[160];
@@ -201,6 +223,7 @@ cl_status cl_body_new(const cl_world *world, const cl_body_def *def, const cl_me
     cl_criterion_bind_input cin = {b->cparams, &b->material, b->ops->name, &b->ops->caps, &b->state, b->label};
     s = b->cops->bind(b->criterion, &cin);
     if (s < 0) goto fail;
+    warn = s; /* e.g. edge_stress lowering the strength of edges too long for the fracture energy */
   }
   s = cl_body_sync_nodes(b);
   if (s < 0) goto fail;
@@ -208,7 +231,7 @@ cl_status cl_body_new(const cl_world *world, const cl_body_def *def, const cl_me
   if (s < 0) goto fail;
   b->nodes_seen = b->state.n;
   *out = b;
-  return CL_OK;
+  return warn;
 fail:
   cl_fail_context(s, "%s: ", b->label);
   cl_body_free(b);
@@ -219,22 +242,28 @@ cl_status cl_body_measure(cl_body *b) {
   int32_t count = b->ops->unit_count(b->solver);
   CL_TRY(grow_units(b, count));
   b->units.count = count;
+  if (count > 0) memset(b->units.damage, 0, sizeof(double) * (size_t)count);
   cl_status s = b->ops->measure(b->solver, &b->state, &b->units);
   if (s < 0) return cl_fail_context(s, "%s: measure: ", b->label);
+  /* a stress that overflowed is a blow-up, never an output (value * 0 is NaN only for NaN and Inf) */
+  const double *S = b->units.stress;
+  double z = 0.0;
+  for (int64_t j = 0; j < 9 * (int64_t)count; ++j) z += S[j] * 0.0;
+  if (z != 0.0)
+    for (int64_t j = 0; j < 9 * (int64_t)count; ++j)
+      if (!isfinite(S[j]))
+        return cl_fail(CL_ERR_NUMERICAL,
+                       "%s: non-finite stress %g Pa in unit %lld (component %lld): the simulation blew up; try a "
+                       "smaller dt or more substeps, or a material within range", b->label, S[j],
+                       (long long)(j / 9), (long long)(j % 9));
   return s;
 }
 
 cl_status cl_body_surface(cl_body *b) {
   const cl_body_state *st = &b->state;
   if (b->surface_version == st->topology_version) return CL_OK;
-  if (st->cell_size == 4) {
-    int32_t *tris = NULL, ntris = 0;
-    cl_status s = cl_boundary_faces(st->ncells, st->cells, &tris, &ntris);
-    if (s < 0) return cl_fail_context(s, "%s: surface: ", b->label);
-    free(b->tris);
-    b->tris = tris;
-    b->ntris = ntris;
-  } else if (b->ops->surface) {
+  if (b->ops->surface) {
+    /* the solver's own surface (solvers without tets; graph_fem's splits along damaged edges) */
     const int32_t *tris = NULL;
     int32_t ntris = 0;
     cl_status s = b->ops->surface(b->solver, st, &tris, &ntris);
@@ -245,6 +274,13 @@ cl_status cl_body_surface(cl_body *b) {
     free(b->tris);
     b->tris = copy;
     b->ntris = ntris;
+  } else if (st->cell_size == 4) {
+    int32_t *tris = NULL, ntris = 0;
+    cl_status s = cl_boundary_faces(st->ncells, st->cells, &tris, &ntris);
+    if (s < 0) return cl_fail_context(s, "%s: surface: ", b->label);
+    free(b->tris);
+    b->tris = tris;
+    b->ntris = ntris;
   } else {
     b->ntris = 0;
   }
@@ -252,16 +288,28 @@ cl_status cl_body_surface(cl_body *b) {
   return CL_OK;
 }
 
+cl_status cl_body_piece_labels(cl_body *b, int32_t *labels, int32_t *count) {
+  const cl_body_state *st = &b->state;
+  cl_status s = CL_OK;
+  if (b->ops->pieces) {
+    /* the solver's connectivity (graph_fem: the unbroken edges; its cells never change) */
+    s = b->ops->pieces(b->solver, st, labels, count);
+  } else if (st->cell_size == 0 || st->ncells == 0) {
+    *count = st->n;
+    if (labels)
+      for (int32_t i = 0; i < st->n; ++i) labels[i] = i;
+  } else {
+    s = cl_components(st->n, st->cells, st->ncells, st->cell_size, labels, count);
+  }
+  if (s < 0) return cl_fail_context(s, "%s: pieces: ", b->label);
+  return s;
+}
+
 cl_status cl_body_pieces(cl_body *b, int32_t *pieces) {
   const cl_body_state *st = &b->state;
   if (b->pieces_version != st->topology_version) {
     int32_t count = 0;
-    if (st->cell_size == 0 || st->ncells == 0) {
-      count = st->n;
-    } else {
-      cl_status s = cl_components(st->n, st->cells, st->ncells, st->cell_size, NULL, &count);
-      if (s < 0) return cl_fail_context(s, "%s: pieces: ", b->label);
-    }
+    CL_TRY(cl_body_piece_labels(b, NULL, &count));
     b->pieces = count;
     b->pieces_version = st->topology_version;
   }

@@ -36,6 +36,8 @@ static cl_status volume_mesh(cl_body *b, cl_mesh **out) {
   if (st >= 0 && tets && b->ops->unit_count(b->solver) == s->ncells) {
     st = cl_body_measure(b);
     if (st >= 0) st = cl_mesh_set_field(m, "stress", CL_FIELD_CELL, 9, b->units.stress, s->ncells);
+    /* damage only from solvers that have it (graph_fem): a crack shows in ParaView by thresholding it */
+    if (st >= 0 && b->ops->caps.reports_damage) st = cl_mesh_set_field(m, "damage", CL_FIELD_CELL, 1, b->units.damage, s->ncells);
   }
   if (st < 0) {
     cl_mesh_destroy(m);

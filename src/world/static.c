@@ -109,7 +109,7 @@ static cl_status check_rigid_modes(cl_body *b) {
   int32_t *label = calloc((size_t)st->n + 1, sizeof *label);
   if (!label) return cl_fail(CL_ERR_OUT_OF_MEMORY, "static solve: out of memory");
   if (st->cell_size > 0 && st->ncells > 0) {
-    cl_status s = cl_components(st->n, st->cells, st->ncells, st->cell_size, label, &pieces);
+    cl_status s = cl_body_piece_labels(b, label, &pieces);
     if (s < 0) {
       free(label);
       return s;

@@ -79,8 +79,8 @@ static cl_status check_units(const cl_body *b, const char *phase) {
   }
   const int64_t n = u->count;
   if (!finite_all(u->F, 9 * n) || !finite_all(u->stress, 9 * n) || !finite_all(u->plastic, 9 * n) ||
-      !finite_all(u->center, 3 * n) || !finite_all(u->volume, n))
-    return broken(b, phase, "a non-finite unit measure (F, stress, plastic strain, centre or volume)");
+      !finite_all(u->center, 3 * n) || !finite_all(u->volume, n) || !finite_all(u->damage, n))
+    return broken(b, phase, "a non-finite unit measure (F, stress, plastic strain, centre, volume or damage)");
   return CL_OK;
 }
 

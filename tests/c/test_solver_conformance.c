@@ -33,15 +33,17 @@ static const double k_lo[3] = {-0.05, -0.05, -0.05};
 static const double k_hi[3] = {0.05, 0.05, 0.05};
 static const double k_young = 1e5, k_density = 1000.0, k_dt = 1e-3;
 
-static cl_world *make_world(double gy) {
+static cl_world *make_world_dt(double gy, double dt) {
   cl_world_def def;
   cl_world_def_default(&def);
-  def.dt = k_dt;
+  def.dt = dt;
   def.gravity[1] = gy;
   cl_world *w = NULL;
   assert_int_equal(cl_world_create(&def, &w), CL_OK);
   return w;
 }
+
+static cl_world *make_world(double gy) { return make_world_dt(gy, k_dt); }
 
 static cl_id add_box(cl_world *w, const cl_solver_ops *ops, double damping) {
   cl_param p = {"damping", damping};
@@ -151,54 +153,72 @@ static void test_rigid_motion_has_no_elastic_force(void **state) {
   }
 }
 
+/* Free flight of the box from a translating, spinning and deforming velocity field for `steps` steps
+ * of dt: relative drift of linear (*dp) and angular (*dl) momentum, and the elastic energy at the end
+ * (> 0: the body did deform, so conservation was tested with forces at work). */
+static void free_flight(const cl_solver_ops *ops, double dt, int32_t steps, double *dp_rel, double *dl_rel,
+                        double *energy_end) {
+  cl_world *w = make_world_dt(0.0, dt);
+  cl_id b = add_box(w, ops, 0.0);
+  cl_body_state *st = cl_world_body_state(w, b);
+  const double vt[3] = {0.3, -0.2, 0.1}, om[3] = {1.0, 2.0, -0.5};
+  for (int32_t j = 0; j < st->n; ++j) {
+    const double *x = st->x + 3 * j;
+    double *v = st->v + 3 * j;
+    v[0] = vt[0] + om[1] * x[2] - om[2] * x[1] + 2.0 * x[0] * x[1];
+    v[1] = vt[1] + om[2] * x[0] - om[0] * x[2] - 3.0 * x[2];
+    v[2] = vt[2] + om[0] * x[1] - om[1] * x[0] + 4.0 * x[0] * x[0];
+  }
+  double p0[3], l0[3], p1[3], l1[3];
+  cl_double_momentum(st, p0, l0);
+  assert_int_equal(cl_world_step(w, steps), CL_OK);
+  st = cl_world_body_state(w, b);
+  cl_double_momentum(st, p1, l1);
+  double dp[3] = {p1[0] - p0[0], p1[1] - p0[1], p1[2] - p0[2]};
+  double dl[3] = {l1[0] - l0[0], l1[1] - l0[1], l1[2] - l0[2]};
+  *dp_rel = norm3(dp) / norm3(p0);
+  *dl_rel = norm3(dl) / norm3(l0);
+  cl_probe_def pd;
+  cl_probe_def_default(&pd, CL_PROBE_ELASTIC_ENERGY);
+  pd.body = b;
+  cl_id energy;
+  assert_int_equal(cl_world_add_probe(w, &pd, &energy), CL_OK);
+  assert_int_equal(cl_probe_read(w, energy, energy_end, 1), CL_OK);
+  cl_world_destroy(w);
+}
+
 static void test_momentum_in_free_flight(void **state) {
   (void)state;
+  int bad = 0;
   for (int32_t i = 0; i < cl_solver_count(); ++i) {
     const cl_solver_ops *ops = cl_solver_at(i);
-    cl_world *w = make_world(0.0);
-    cl_id b = add_box(w, ops, 0.0);
-    cl_body_state *st = cl_world_body_state(w, b);
-    /* translation + spin + a deforming field, so elastic forces are at work */
-    const double vt[3] = {0.3, -0.2, 0.1}, om[3] = {1.0, 2.0, -0.5};
-    for (int32_t j = 0; j < st->n; ++j) {
-      const double *x = st->x + 3 * j;
-      double *v = st->v + 3 * j;
-      v[0] = vt[0] + om[1] * x[2] - om[2] * x[1] + 2.0 * x[0] * x[1];
-      v[1] = vt[1] + om[2] * x[0] - om[0] * x[2] - 3.0 * x[2];
-      v[2] = vt[2] + om[0] * x[1] - om[1] * x[0] + 4.0 * x[0] * x[0];
-    }
-    double p0[3], l0[3], p1[3], l1[3];
-    cl_double_momentum(st, p0, l0);
-    assert_int_equal(cl_world_step(w, 200), CL_OK);
-    st = cl_world_body_state(w, b);
-    cl_double_momentum(st, p1, l1);
-    double dp[3] = {p1[0] - p0[0], p1[1] - p0[1], p1[2] - p0[2]};
-    double dl[3] = {l1[0] - l0[0], l1[1] - l0[1], l1[2] - l0[2]};
-    print_message("conformance: solver '%s': momentum drift |dP|/|P| = %.2g, |dL|/|L| = %.2g\n", ops->name,
-                  norm3(dp) / norm3(p0), norm3(dl) / norm3(l0));
-    /* Angular momentum: a solver that declares it conserved (symplectic explicit solvers, shape
-     * matching's projections) keeps it to rounding. Backward Euler with the stiffness linearised at
-     * the start of the step (corotational, thesis eq 3.8) does not and says so in its capabilities:
-     * the warped K v' term exerts a small torque proportional to the deformation, so the implicit
-     * integrator damps spin as it damps every unresolved motion (3e-4 relative here over 200 steps).
-     * Linear momentum stays exact for every solver. */
-    const double l_tol = ops->caps.conserves_angular_momentum ? 1e-12 : 1e-3;
-    if (!(norm3(dp) <= 1e-12 * norm3(p0)) || !(norm3(dl) <= l_tol * norm3(l0))) {
-      print_error("solver '%s': momentum drift |dP|/|P| = %g, |dL|/|L| = %g over 200 steps\n", ops->name,
-                  norm3(dp) / norm3(p0), norm3(dl) / norm3(l0));
+    double dp, dl, e;
+    free_flight(ops, k_dt, 200, &dp, &dl, &e);
+    print_message("conformance: solver '%s': momentum drift |dP|/|P| = %.2g, |dL|/|L| = %.2g\n", ops->name, dp, dl);
+    assert_true(e > 0.0); /* it deformed: conservation with no forces would prove nothing */
+    /* Linear momentum stays exact for every solver. */
+    if (!(dp <= 1e-12)) {
+      print_error("solver '%s': linear momentum drift |dP|/|P| = %g over 200 steps\n", ops->name, dp);
       fail();
     }
-    /* the body did deform: a check of conservation with no forces would prove nothing */
-    cl_probe_def pd;
-    cl_probe_def_default(&pd, CL_PROBE_ELASTIC_ENERGY);
-    pd.body = b;
-    cl_id energy;
-    double e;
-    assert_int_equal(cl_world_add_probe(w, &pd, &energy), CL_OK);
-    assert_int_equal(cl_probe_read(w, energy, &e, 1), CL_OK);
-    assert_true(e > 0.0);
-    cl_world_destroy(w);
+    /* Angular momentum: a solver that declares it conserved (symplectic explicit solvers, shape
+     * matching's projections) keeps it to rounding. Backward Euler with the stiffness linearised at
+     * the start of the step (corotational, thesis eq 3.8; graph_fem, the paper's eq 3) does not and
+     * says so in its capabilities: K v' exerts a small torque proportional to the stress (for the
+     * full tangent of a rotation-invariant energy K (w x x) = -(w x f), so the linearisation is not
+     * torque-free; the warped K0 of the corotational solver is, likely why its drift is 10x
+     * smaller: 3e-4 against graph_fem's 3.4e-3 here over 200 steps; neither changes with a tighter
+     * solver tolerance). It is not a clean O(dt) error here either: the box's stiff modes are
+     * resolved by neither dt, so halving dt changes how fast they are damped (drift 4.7e-4 and 2.4e-3
+     * at dt / 2). Bound: 1e-2 over the 200 steps. */
+    const double l_tol = ops->caps.conserves_angular_momentum ? 1e-12 : 1e-2;
+    if (!(dl <= l_tol)) {
+      print_error("solver '%s': angular momentum drift |dL|/|L| = %g over 200 steps (bound %g)\n", ops->name, dl,
+                  l_tol);
+      bad = 1;
+    }
   }
+  if (bad) fail();
 }
 
 static void test_equilibrium_under_gravity(void **state) {
@@ -267,7 +287,8 @@ static void test_stepping_after_fracture(void **state) {
     cl_body_def_default(&def);
     def.solver = ops->name;
     def.material.young = k_young;
-    def.criterion = "test_recorder";
+    /* the test criterion whose events the solver applies: split a unit, or damage a node's edges */
+    def.criterion = ops->caps.applies & CL_EVENT_BIT(CL_EVENT_SPLIT_UNIT) ? "test_recorder" : "test_edge_recorder";
     cl_param raise[2] = {{"raise_unit", 0}, {"repeat", 1}};
     def.criterion_params = raise;
     def.criterion_param_count = 2;

@@ -91,7 +91,7 @@ static void test_world_def(void **state) {
 static void test_world_calls(void **state) {
   fixture *f = *state;
   const double bad_g[3] = {0.0, INFINITY, 0.0};
-  expect(cl_world_set_gravity(f->w, bad_g), CL_ERR_INVALID_ARGUMENT, "g[1]");
+  expect(cl_world_set_gravity(f->w, bad_g), CL_ERR_INVALID_ARGUMENT, "gravity[1]");
   expect(cl_world_set_gravity(NULL, bad_g), CL_ERR_INVALID_ARGUMENT, "world is NULL");
   expect(cl_world_set_gravity(f->w, NULL), CL_ERR_INVALID_ARGUMENT, "g is NULL");
   expect(cl_world_step(f->w, -1), CL_ERR_INVALID_ARGUMENT, "steps = -1");

@@ -134,6 +134,10 @@ cl_status cl_body_get_stat(const cl_world *world, cl_id body, const char *name, 
 cl_status cl_body_copy_positions(const cl_world *world, cl_id body, double *xyz, int64_t capacity);
 cl_status cl_body_copy_velocities(const cl_world *world, cl_id body, double *v, int64_t capacity);
 cl_status cl_body_copy_rest_positions(const cl_world *world, cl_id body, double *xyz, int64_t capacity);
+/* The piece of every node (capacity >= nodes int32 labels, 0..pieces-1 in order of first
+ * appearance; nodes joined by the body's cells or bonds share a piece, a node in none is its own):
+ * to colour pictures by piece. */
+cl_status cl_body_copy_piece_labels(const cl_world *world, cl_id body, int32_t *labels, int64_t capacity);
 /* Set every node's velocity (3 doubles per node, count = 3 * nodes): initial conditions, a throw,
  * a restart. Takes effect at the next step; nodes held by a condition keep following it. A value
  * that is not finite is refused naming the node. */
@@ -150,7 +154,8 @@ typedef enum cl_unit_field {
   CL_UNIT_DEFORMATION_GRADIENT = 0, /* F, 9 per unit */
   CL_UNIT_STRESS = 1,               /* Cauchy stress, Pa, 9 per unit */
   CL_UNIT_PLASTIC_STRAIN = 2,       /* plastic deformation / strain, 9 per unit */
-  CL_UNIT_CENTER = 3                /* current centre, 3 per unit */
+  CL_UNIT_CENTER = 3,               /* current centre, 3 per unit */
+  CL_UNIT_DAMAGE = 4                /* damage in [0, 1], 1 per unit (0 for solvers without damage) */
 } cl_unit_field;
 cl_status cl_body_copy_unit_field(const cl_world *world, cl_id body, cl_unit_field field,
                                   double *out, int64_t capacity);
@@ -299,6 +304,13 @@ typedef struct cl_collider_def {
   int32_t hinged;          /* 1 = pendulum: turns only about the fixed line (hinge_point, hinge_axis) */
   double hinge_point[3];   /* m, a point of the hinge line (fixed in the world) */
   double hinge_axis[3];    /* hinge direction, non-zero (normalised internally) */
+  /* A non-physical scene device, the projectiles of Jones et al. (I3D 2016; their code's
+   * `momentumScale`): with momentum_scale = s > 0, a node the collider touches is pushed to its
+   * surface and s x the collider's surface velocity is ADDED to the node's velocity, every step it
+   * touches, instead of the restitution and friction response (which it replaces). It injects
+   * momentum without bound (nothing takes it back), so it is a way to reproduce their scenes, not a
+   * contact model. Kinematic colliders only; 0 (default) = ordinary contact. */
+  double momentum_scale;   /* 1, >= 0 */
 } cl_collider_def;
 void cl_collider_def_default(cl_collider_def *def, cl_collider_kind kind);
 cl_status cl_world_add_collider(cl_world *world, const cl_collider_def *def, cl_id *collider);

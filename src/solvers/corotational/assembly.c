@@ -26,7 +26,7 @@ void cl_corot_assemble_island(const cl_corot *s, const cl_body_state *st, const 
   const double ms = s->statics ? s->static_shift : 1.0 + dt * s->p[CL_COROT_ALPHA];
   const double lam = s->lambda, mu = s->mu;
   const double *g = in->gravity, *fext = in->f_ext;
-  cl_bsr *A = isl->A;
+  cl_bsr *A = isl->sys.A;
   const int32_t nn = isl->nnodes;
 #pragma omp parallel for schedule(static) num_threads(s->threads) if (nn > 256)
   for (int32_t li = 0; li < nn; ++li) {
@@ -53,7 +53,7 @@ void cl_corot_assemble_island(const cl_corot *s, const cl_body_state *st, const 
       for (int b = 0; b < 4; ++b) cl_fem_stiffness_block_add(la, ma, h + 3 * b, A->val + 9 * slot[b]);
     }
     const double *v = st->v + 3 * (size_t)node;
-    double *bi = isl->b + 3 * (size_t)li, *vi = isl->v + 3 * (size_t)li;
+    double *bi = isl->sys.b + 3 * (size_t)li, *vi = isl->sys.v + 3 * (size_t)li;
     const double fe0 = fext ? fext[3 * (size_t)node] : 0.0;
     const double fe1 = fext ? fext[3 * (size_t)node + 1] : 0.0;
     const double fe2 = fext ? fext[3 * (size_t)node + 2] : 0.0;
@@ -65,5 +65,5 @@ void cl_corot_assemble_island(const cl_corot *s, const cl_body_state *st, const 
     vi[2] = v[2];
   }
   /* r0 = b - A v: the right-hand side of the correction solve A dv = r0 (linsolve.c) */
-  cl_bsr_residual(A, isl->b, isl->v, NULL, isl->r0);
+  cl_bsr_residual(A, isl->sys.b, isl->sys.v, NULL, isl->sys.r0);
 }

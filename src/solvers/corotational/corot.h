@@ -28,6 +28,7 @@
 #include <stdint.h>
 
 #include "base/mat3.h"
+#include "fem/system.h"
 #include "linalg/bsr.h"
 #include "linalg/linear_solver.h"
 #include "solvers/solver.h"
@@ -59,8 +60,6 @@ typedef enum cl_corot_param {
  * keeps its order fixed; tests/c/test_linear_solver.c checks that the names match. */
 enum { CL_COROT_SOLVER_PCG = 0, CL_COROT_SOLVER_CHOLMOD = 1 };
 enum { CL_COROT_ROTATION_POLAR = 0, CL_COROT_ROTATION_GRAM_SCHMIDT = 1 };
-/* What a node of an island is this step (step.c). */
-enum { CL_COROT_FREE = 0, CL_COROT_HELD = 1, CL_COROT_SUPPORTED = 2, CL_COROT_CONTACT = 3 };
 /* Islands below this many nodes always use block-Jacobi PCG: a factorisation costs more there. */
 enum { CL_COROT_CHOLMOD_MIN_NODES = 64 };
 
@@ -70,34 +69,17 @@ typedef struct cl_corot_island {
   int32_t nnodes, nelems;
   int32_t *nodes;
   int32_t *elems;
-  cl_bsr *A;                 /* 3 nnodes square, pattern from the island's elements */
+  /* A dv = r0 (eq 3.8 for the velocity change) with its constraints, supports and contacts:
+   * A (3 nnodes square, pattern from the island's elements), b, r0 = b - A v, v (gathered), dv (kept
+   * between steps as the warm start), dv_prev (warm_start = 1) and the mask (fem/system.h) */
+  cl_fem_system sys;
   cl_linear_solver *ls;      /* linalg's table entry solving A dv = r0; NULL until the first solve */
-  uint8_t *fixed;            /* 3 nnodes, this step's constraint mask */
-  double *v;                 /* 3 nnodes, velocity at the start of the step (gathered) */
-  double *b;                 /* 3 nnodes, right-hand side of eq 3.8 */
-  double *r0;                /* 3 nnodes, b - A v: right-hand side of the correction solve */
-  double *dv;                /* 3 nnodes, v' - v; kept between steps as the warm start */
-  double *dv_prev;           /* 3 nnodes, the dv of the step before (warm_start = 1) */
   int has_prev;              /* solved steps behind dv (capped at 2): extrapolate from 2 */
   double *Rn;                /* 9 nnodes, node rotations this step (warped preconditioner only) */
   double *Rf;                /* 9 nnodes, node rotations when the factor was made */
   double *Q;                 /* 9 nnodes, Rn Rf^T: the preconditioner's per-node rotation */
   int q_stale;               /* Rn or Rf changed since Q was made */
   double *tmp;               /* 3 nnodes, scratch of the preconditioner */
-  /* supports and contacts (step.c): per node, this step */
-  uint8_t *role;             /* nnodes: CL_COROT_FREE, _HELD (a constraint), _SUPPORTED, _CONTACT */
-  uint8_t *contact;          /* nnodes: contact mode (none, sliding, sticking) of a _CONTACT node */
-  uint8_t *frame;            /* nnodes: 1 while its rows are turned into its basis */
-  uint8_t *turn;             /* nnodes: to be turned at the next frames_in */
-  double *basis;             /* 9 nnodes: rows = held directions first, then the rest (orthonormal) */
-  double *hold;              /* 3 nnodes: dv of its held rows (in its frame) */
-  int32_t *ccol;             /* nnodes: the collider of a contact */
-  double *cx, *cv;           /* 3 nnodes: contact point on the collider and the surface's velocity there */
-  double *capproach;         /* nnodes: normal speed toward the collider before the contact (<= 0) */
-  double *cfric;             /* 2 nnodes: kinetic friction impulse on the tangent rows, N s */
-  double *cimp;              /* 3 nnodes: the impulse the constraint, support or contact gave (x, y, z) */
-  int32_t ncons;             /* nodes with a held dof this step (constraints, supports, contacts) */
-  int32_t nfull;             /* nodes held in all three dofs by a constraint */
   double tol_scale;          /* this solve: the CG tolerance on r0 is tolerance * tol_scale */
   int reused;                /* 1 if carried over unchanged from before a topology change */
 } cl_corot_island;

@@ -79,14 +79,9 @@ static int32_t replicate(frac_ctx *c, int32_t p) {
   st->m[q] = 0.0; /* relumped at the end of the operation */
   st->origin[q] = p;
   if (q - c->base >= c->anc_cap) {
-    int32_t cap = c->anc_cap * 2 + 64;
-    int32_t *a = realloc(c->anc, sizeof(int32_t) * (size_t)cap);
-    if (!a) {
-      cl_fail(CL_ERR_OUT_OF_MEMORY, "out of memory replicating node %d", p);
-      return -1;
-    }
-    c->anc = a;
-    c->anc_cap = cap;
+    const size_t cap = cl_grow_capacity((size_t)c->anc_cap, (size_t)(q - c->base) + 1, INT32_MAX);
+    if (CL_RESIZE(c->anc, cap, "fracture: node ancestors") < 0) return -1;
+    c->anc_cap = (int32_t)cap;
   }
   c->anc[q - c->base] = ancestor(c, p);
   return q;
@@ -106,11 +101,9 @@ static cl_vec3 centre(const cl_body_state *st, int32_t e) {
 
 static cl_status push_work(frac_ctx *c, int32_t node) {
   if (c->work_n == c->work_cap) {
-    int32_t cap = c->work_cap * 2 + 64;
-    int32_t *w = realloc(c->work, sizeof(int32_t) * (size_t)cap);
-    if (!w) return cl_fail(CL_ERR_OUT_OF_MEMORY, "out of memory in joint pruning");
-    c->work = w;
-    c->work_cap = cap;
+    const size_t cap = cl_grow_capacity((size_t)c->work_cap, (size_t)c->work_n + 1, INT32_MAX);
+    CL_TRY(CL_RESIZE(c->work, cap, "joint pruning worklist"));
+    c->work_cap = (int32_t)cap;
   }
   c->work[c->work_n++] = node;
   return CL_OK;

@@ -53,30 +53,13 @@ cl_status cl_corot_build_incidence(cl_corot *s, const cl_body_state *st) {
 static void free_island(cl_corot_island *isl) {
   free(isl->nodes);
   free(isl->elems);
-  cl_bsr_destroy(isl->A);
+  cl_bsr_destroy(isl->sys.A);
   cl_linear_solver_destroy(isl->ls);
-  free(isl->fixed);
-  free(isl->v);
-  free(isl->b);
-  free(isl->r0);
-  free(isl->dv);
-  free(isl->dv_prev);
+  cl_fem_system_free(&isl->sys);
   free(isl->Rn);
   free(isl->Rf);
   free(isl->Q);
   free(isl->tmp);
-  free(isl->role);
-  free(isl->contact);
-  free(isl->frame);
-  free(isl->turn);
-  free(isl->basis);
-  free(isl->hold);
-  free(isl->ccol);
-  free(isl->cx);
-  free(isl->cv);
-  free(isl->capproach);
-  free(isl->cfric);
-  free(isl->cimp);
   memset(isl, 0, sizeof *isl);
 }
 
@@ -106,32 +89,13 @@ static cl_status make_island(cl_corot *s, const cl_body_state *st, cl_corot_isla
   isl->elems = cl_malloc(sizeof(int32_t) * (size_t)ne, "island elements");
   int32_t *lc = cl_malloc(sizeof(int32_t) * 4 * (size_t)ne, "island cells");
   size_t n3 = 3 * (size_t)nn;
-  isl->fixed = cl_calloc(n3, 1, "island mask");
-  isl->v = cl_calloc(n3, sizeof(double), "island vectors");
-  isl->b = cl_calloc(n3, sizeof(double), "island vectors");
-  isl->r0 = cl_calloc(n3, sizeof(double), "island vectors");
-  isl->dv = cl_calloc(n3, sizeof(double), "island vectors");
-  isl->dv_prev = cl_calloc(n3, sizeof(double), "island vectors");
+  cl_status ar = cl_fem_system_alloc(&isl->sys, nn, "island system");
+  isl->sys.nodes = isl->nodes;
   isl->tmp = cl_calloc(n3, sizeof(double), "island vectors");
   isl->Rn = cl_calloc(3 * n3, sizeof(double), "island rotations");
   isl->Rf = cl_calloc(3 * n3, sizeof(double), "island rotations");
   isl->Q = cl_calloc(3 * n3, sizeof(double), "island rotations");
-  isl->role = cl_calloc((size_t)nn, 1, "island contacts");
-  isl->contact = cl_calloc((size_t)nn, 1, "island contacts");
-  isl->frame = cl_calloc((size_t)nn, 1, "island frames");
-  isl->turn = cl_calloc((size_t)nn, 1, "island frames");
-  isl->basis = cl_calloc(3 * n3, sizeof(double), "island frames");
-  isl->hold = cl_calloc(n3, sizeof(double), "island frames");
-  isl->ccol = cl_calloc((size_t)nn, sizeof(int32_t), "island contacts");
-  isl->cx = cl_calloc(n3, sizeof(double), "island contacts");
-  isl->cv = cl_calloc(n3, sizeof(double), "island contacts");
-  isl->capproach = cl_calloc((size_t)nn, sizeof(double), "island contacts");
-  isl->cfric = cl_calloc(2 * (size_t)nn, sizeof(double), "island contacts");
-  isl->cimp = cl_calloc(n3, sizeof(double), "island contacts");
-  if (!isl->nodes || !isl->elems || !lc || !isl->fixed || !isl->v || !isl->b || !isl->r0 ||
-      !isl->dv || !isl->dv_prev || !isl->tmp ||
-      !isl->Rn || !isl->Rf || !isl->Q || !isl->role || !isl->contact || !isl->frame || !isl->turn || !isl->basis ||
-      !isl->hold || !isl->ccol || !isl->cx || !isl->cv || !isl->capproach || !isl->cfric || !isl->cimp) {
+  if (!isl->nodes || !isl->elems || !lc || ar < 0 || !isl->tmp || !isl->Rn || !isl->Rf || !isl->Q) {
     free(lc);
     return CL_ERR_OUT_OF_MEMORY;
   }
@@ -139,7 +103,7 @@ static cl_status make_island(cl_corot *s, const cl_body_state *st, cl_corot_isla
   memcpy(isl->elems, elems, sizeof(int32_t) * (size_t)ne);
   for (int32_t j = 0; j < ne; ++j)
     for (int a = 0; a < 4; ++a) lc[4 * j + a] = s->node_local[st->cells[4 * elems[j] + a]];
-  cl_status r = cl_bsr_from_cells(nn, lc, ne, 4, &isl->A);
+  cl_status r = cl_bsr_from_cells(nn, lc, ne, 4, &isl->sys.A);
   free(lc);
   return r;
 }
@@ -233,7 +197,7 @@ cl_status cl_corot_build_islands(cl_corot *s, const cl_body_state *st) {
   for (int32_t i = 0; i < n && r == CL_OK; ++i) {
     int32_t k = s->node_island[i];
     if (k < 0) continue;
-    const cl_bsr *A = s->islands[k].A;
+    const cl_bsr *A = s->islands[k].sys.A;
     int32_t li = s->node_local[i];
     for (int32_t q = s->inc_ptr[i]; q < s->inc_ptr[i + 1]; ++q) {
       int32_t e = s->inc[q] >> 2;

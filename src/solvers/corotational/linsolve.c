@@ -108,7 +108,7 @@ static cl_status island_solver(cl_corot *s, cl_corot_island *isl, int32_t index,
   cl_linear_solver_destroy(isl->ls);
   isl->ls = NULL;
   cl_status r = cl_linear_solver_create(name, NULL, &isl->ls);
-  if (r >= 0) r = cl_linear_solver_analyse(isl->ls, isl->A);
+  if (r >= 0) r = cl_linear_solver_analyse(isl->ls, isl->sys.A);
   if (r < 0) {
     cl_linear_solver_destroy(isl->ls); /* the next solve tries again from scratch */
     isl->ls = NULL;
@@ -146,9 +146,9 @@ static double tolerance_scale(const cl_corot *s, cl_corot_island *isl) {
   /* Both norms in one pass over A that reads the values of a block only when its column node is
    * held: A_fc touches just the few blocks next to constrained nodes, so this costs a walk over
    * the column indices instead of two full products with A. */
-  const cl_bsr *A = isl->A;
-  const uint8_t *fx = isl->fixed;
-  const double *v = isl->v, *dv = isl->dv;
+  const cl_bsr *A = isl->sys.A;
+  const uint8_t *fx = isl->sys.fixed;
+  const double *v = isl->sys.v, *dv = isl->sys.dv;
   double bb = 0.0, rr = 0.0;
   for (int32_t i = 0; i < A->n; ++i) {
     double qb[3] = {0.0, 0.0, 0.0}, qr[3] = {0.0, 0.0, 0.0}; /* (A_fc v'_c)_i, (A_fc dv_c)_i */
@@ -169,8 +169,8 @@ static double tolerance_scale(const cl_corot *s, cl_corot_island *isl) {
     for (int r = 0; r < 3; ++r) {
       const size_t k = 3 * (size_t)i + (size_t)r;
       if (fx[k]) continue;
-      bb += (isl->b[k] - qb[r]) * (isl->b[k] - qb[r]);
-      rr += (isl->r0[k] - qr[r]) * (isl->r0[k] - qr[r]);
+      bb += (isl->sys.b[k] - qb[r]) * (isl->sys.b[k] - qb[r]);
+      rr += (isl->sys.r0[k] - qr[r]) * (isl->sys.r0[k] - qr[r]);
     }
   }
   if (!(rr > 0.0) || !(bb > 0.0) || !isfinite(bb / rr)) return 1.0;
@@ -186,8 +186,8 @@ static double tolerance_scale(const cl_corot *s, cl_corot_island *isl) {
 static void warm_start(const cl_corot *s, cl_corot_island *isl) {
   const int64_t n3 = 3 * (int64_t)isl->nnodes;
   const int extrapolate = s->p[CL_COROT_WARM_START] != 0.0 && isl->has_prev >= 2;
-  double *dv = isl->dv, *prev = isl->dv_prev;
-  const uint8_t *fixed = isl->fixed;
+  double *dv = isl->sys.dv, *prev = isl->sys.dv_prev;
+  const uint8_t *fixed = isl->sys.fixed;
   for (int64_t d = 0; d < n3; ++d) {
     const double now = dv[d];
     if (extrapolate && !fixed[d]) dv[d] = 2.0 * now - prev[d];
@@ -197,14 +197,14 @@ static void warm_start(const cl_corot *s, cl_corot_island *isl) {
 }
 
 cl_status cl_corot_solve_island(cl_corot *s, cl_corot_island *isl, int32_t index, int resolve, cl_step_report *rep) {
-  if (isl->nfull == isl->nnodes) return CL_OK; /* every node held: nothing to solve */
+  if (isl->sys.nfull == isl->nnodes) return CL_OK; /* every node held: nothing to solve */
   if (!resolve) warm_start(s, isl);
   isl->tol_scale = tolerance_scale(s, isl);
   cl_linear_solver_stats before, after;
   CL_TRY(island_solver(s, isl, index, &before));
   const int warp = s->p[CL_COROT_WARP_PRECONDITIONER] != 0.0 && cl_linear_solver_reuses_setup(isl->ls);
   CL_TRY(configure(s, isl, warp));
-  const uint8_t *mask = isl->ncons ? isl->fixed : NULL;
+  const uint8_t *mask = isl->sys.ncons ? isl->sys.fixed : NULL;
   cl_status r;
   if (!resolve) {
     /* the step's first solve: new values of A, so a set-up (which may keep an older factor). A re-solve
@@ -215,11 +215,11 @@ cl_status cl_corot_solve_island(cl_corot *s, cl_corot_island *isl, int32_t index
       node_rotations(s, isl);
       isl->q_stale = 1;
     }
-    r = cl_linear_solver_setup(isl->ls, isl->A, mask);
+    r = cl_linear_solver_setup(isl->ls, isl->sys.A, mask);
     if (r < 0) return cl_fail_context(r, "island %d: ", index);
   }
   cl_linear_result res;
-  r = cl_linear_solver_solve(isl->ls, isl->r0, isl->dv, mask, &res);
+  r = cl_linear_solver_solve(isl->ls, isl->sys.r0, isl->sys.dv, mask, &res);
   cl_linear_solver_get_stats(isl->ls, &after);
   s->timing.factorizations += (int32_t)(after.factorizations - before.factorizations);
   s->timing.total_factorizations += after.factorizations - before.factorizations;

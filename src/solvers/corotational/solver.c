@@ -7,6 +7,7 @@
 
 #include "base/alloc.h"
 #include "base/error.h"
+#include "fem/mesh_state.h"
 #include "geom/mesh.h"
 #include "solvers/corotational/corot.h"
 #include "solvers/corotational/stats.h"
@@ -114,10 +115,7 @@ static cl_status corot_bind(void *p, const cl_bind_input *in, cl_body_state *st)
   s->threads = in->threads > 0 ? in->threads : 1;
   memcpy(s->p, in->params, sizeof s->p);
   const cl_mesh *m = in->mesh;
-  if (m->kind != CL_MESH_TETS || m->ncells < 1)
-    return cl_fail(CL_ERR_MESH, "solver 'corotational' needs a tetrahedral mesh (got a %s with %d cells); "
-                   "tetrahedralize the surface first (cl_mesh_tetrahedralize)", m->kind == CL_MESH_POINTS ? "point set" : m->kind == CL_MESH_TRIANGLES ? "triangle surface" : "mesh",
-                   m->ncells);
+  CL_TRY(cl_fem_state_from_mesh(m, "corotational", st));
   const cl_material_def *mat = in->material;
   const double E = mat->young, nu = mat->poisson;
   s->mu = E / (2.0 * (1.0 + nu));
@@ -128,38 +126,6 @@ static cl_status corot_bind(void *p, const cl_bind_input *in, cl_body_state *st)
   s->flow = mat->plastic_flow;
   s->hardening = mat->plastic_hardening;
   s->plastic_max = mat->plastic_max;
-
-  /* every node must belong to a tet: an isolated node has no mass and no stiffness */
-  int32_t *uses = cl_calloc((size_t)m->npoints, sizeof(int32_t), "node use counts");
-  if (!uses) return CL_ERR_OUT_OF_MEMORY;
-  for (int64_t j = 0; j < 4 * (int64_t)m->ncells; ++j) {
-    int32_t v = m->cells[j];
-    if (v < 0 || v >= m->npoints) {
-      free(uses);
-      return cl_fail(CL_ERR_MESH, "tet %lld refers to node %d outside [0, %d)", (long long)(j / 4), v,
-                     m->npoints);
-    }
-    uses[v]++;
-  }
-  int32_t isolated = 0, first = -1;
-  for (int32_t i = 0; i < m->npoints; ++i)
-    if (!uses[i]) {
-      if (first < 0) first = i;
-      ++isolated;
-    }
-  free(uses);
-  if (isolated)
-    return cl_fail(CL_ERR_MESH, "%d of %d mesh nodes belong to no tet (first: node %d); the corotational solver "
-                   "cannot give them mass or stiffness: remove unused points from the mesh", isolated,
-                   m->npoints, first);
-
-  CL_TRY(cl_body_state_resize(st, m->npoints));
-  memcpy(st->x, m->x, sizeof(double) * 3 * (size_t)m->npoints);
-  memcpy(st->X, m->x, sizeof(double) * 3 * (size_t)m->npoints);
-  memset(st->v, 0, sizeof(double) * 3 * (size_t)m->npoints);
-  CL_TRY(cl_body_state_reserve_cells(st, 4, m->ncells));
-  memcpy(st->cells, m->cells, sizeof(int32_t) * 4 * (size_t)m->ncells);
-  st->ncells = m->ncells;
 
   const size_t ne = (size_t)m->ncells;
   s->ntets = m->ncells;

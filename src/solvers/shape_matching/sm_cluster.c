@@ -32,16 +32,11 @@ typedef struct pairs {
 
 static cl_status pairs_push(pairs *P, int32_t c, int32_t i, double d2) {
   if (P->n == P->cap) {
-    size_t cap = P->cap ? P->cap * 2 : 4096;
-    int32_t *a = realloc(P->c, cap * sizeof *a);
-    if (a) P->c = a;
-    int32_t *b = realloc(P->i, cap * sizeof *b);
-    if (b) P->i = b;
-    double *d = realloc(P->d2, cap * sizeof *d);
-    if (d) P->d2 = d;
-    double *u = realloc(P->u, cap * sizeof *u);
-    if (u) P->u = u;
-    if (!a || !b || !d || !u) return cl_fail(CL_ERR_OUT_OF_MEMORY, "solver 'shape_matching': out of memory clustering");
+    const size_t cap = cl_grow_capacity(P->cap, P->n + 1, SIZE_MAX / sizeof(double));
+    CL_TRY(CL_RESIZE(P->c, cap, "shape matching: cluster pairs"));
+    CL_TRY(CL_RESIZE(P->i, cap, "shape matching: cluster pairs"));
+    CL_TRY(CL_RESIZE(P->d2, cap, "shape matching: cluster pairs"));
+    CL_TRY(CL_RESIZE(P->u, cap, "shape matching: cluster pairs"));
     P->cap = cap;
   }
   P->c[P->n] = c;
@@ -103,9 +98,7 @@ static cl_status memberships(ctx *C, const double *cen, int32_t k, pairs *P) {
   for (int32_t j = 0; j < k; ++j) {
     int32_t found = cl_hash_grid_query(C->grid, cen + 3 * j, C->r, C->qbuf, C->qcap);
     if (found > C->qcap) {
-      int32_t *q = realloc(C->qbuf, sizeof(int32_t) * (size_t)found);
-      if (!q) return cl_fail(CL_ERR_OUT_OF_MEMORY, "solver 'shape_matching': out of memory clustering");
-      C->qbuf = q;
+      CL_TRY(CL_RESIZE(C->qbuf, (size_t)found, "shape matching: neighbour query"));
       C->qcap = found;
       found = cl_hash_grid_query(C->grid, cen + 3 * j, C->r, C->qbuf, C->qcap);
     }
@@ -125,9 +118,7 @@ static cl_status memberships(ctx *C, const double *cen, int32_t k, pairs *P) {
     }
   /* particle-major index of the pairs */
   if (P->n > C->byp_cap) {
-    int32_t *b = realloc(C->byp, sizeof(int32_t) * P->n);
-    if (!b) return cl_fail(CL_ERR_OUT_OF_MEMORY, "solver 'shape_matching': out of memory clustering");
-    C->byp = b;
+    CL_TRY(CL_RESIZE(C->byp, P->n, "shape matching: cluster pairs"));
     C->byp_cap = P->n;
   }
   C->ofs[0] = 0;
@@ -153,7 +144,16 @@ cl_status cl_sm_cluster(cl_sm *s, const cl_body_state *st, double V, uint64_t se
   const int32_t n = st->n;
   int32_t k = s->p.cluster_count;
   double r = s->p.cluster_radius;
-  if (k == 0 && r > 0.0) k = (int32_t)fmax(1.0, floor(V / (r * r * r) + 0.5));
+  if (k == 0 && r > 0.0) {
+    /* the count as a double first: a tiny radius gives more clusters than an int32 holds */
+    const double kd = fmax(1.0, floor(V / (r * r * r) + 0.5));
+    if (!(kd <= (double)(n / 4 > 1 ? n / 4 : 1)))
+      return cl_fail(CL_ERR_INVALID_ARGUMENT,
+                     "solver 'shape_matching': cluster_radius = %g m gives about %.3g clusters for this body's "
+                     "%g m^3, but its %d particles allow at most %d (4 per cluster); use cluster_radius >= %.3g m, "
+                     "or 0 for automatic", r, kd, V, n, n / 4 > 1 ? n / 4 : 1, cbrt(V / (n / 4 > 1 ? n / 4 : 1)));
+    k = (int32_t)kd;
+  }
   if (k == 0) k = n / 40 > 1 ? n / 40 : 1;
   if (k > n)
     return cl_fail(CL_ERR_INVALID_ARGUMENT,

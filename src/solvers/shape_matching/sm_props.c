@@ -13,13 +13,10 @@
 #include "geom/components.h"
 #include "solvers/shape_matching/sm_internal.h"
 
-/* realloc of *p from `old` to `cap` elements of `size` bytes, zeroing the new part */
+/* cl_resize of *p from `old` to `cap` elements of `size` bytes, zeroing the new part */
 static cl_status regrow(void **p, size_t old, size_t cap, size_t size, const char *what) {
-  size_t bytes = cap * size;
-  void *q = realloc(*p, bytes > 0 ? bytes : 1);
-  if (!q) return cl_fail(CL_ERR_OUT_OF_MEMORY, "solver 'shape_matching': out of memory growing %s", what);
-  if (cap > old) memset((char *)q + old * size, 0, (cap - old) * size);
-  *p = q;
+  CL_TRY(cl_resize(p, cap, size, what));
+  if (cap > old) memset((char *)*p + old * size, 0, (cap - old) * size);
   return CL_OK;
 }
 
@@ -456,9 +453,7 @@ static void mark_alone(cl_sm *s) {
 
 cl_status cl_sm_pieces(cl_sm *s, const cl_body_state *st) {
   if (st->n > s->plabel_cap) {
-    int32_t *l = realloc(s->plabel, sizeof(int32_t) * (size_t)st->n);
-    if (!l) return cl_fail(CL_ERR_OUT_OF_MEMORY, "solver 'shape_matching': out of memory (pieces)");
-    s->plabel = l;
+    CL_TRY(CL_RESIZE(s->plabel, (size_t)st->n, "shape matching: piece labels"));
     s->plabel_cap = st->n;
   }
   int32_t count = 0;
@@ -525,9 +520,7 @@ static cl_status grow_plabel(cl_sm *s, int32_t n) {
   if (n <= s->plabel_cap) return CL_OK;
   int64_t want = (int64_t)n + n / 4 + 64; /* headroom: fracture adds particles every step */
   int32_t cap = want > INT32_MAX ? INT32_MAX : (int32_t)want;
-  int32_t *l = realloc(s->plabel, sizeof(int32_t) * (size_t)cap);
-  if (!l) return cl_fail(CL_ERR_OUT_OF_MEMORY, "solver 'shape_matching': out of memory (pieces)");
-  s->plabel = l;
+  CL_TRY(CL_RESIZE(s->plabel, (size_t)cap, "shape matching: piece labels"));
   s->plabel_cap = cap;
   return CL_OK;
 }

@@ -363,9 +363,48 @@ static const cl_criterion_ops g_recorder = {
 
 const cl_criterion_ops *cl_double_recorder_ops(void) { return &g_recorder; }
 
+/* The same for solvers that damage edges (graph_fem): on request, every edge at the first node of
+ * the raised unit (tets only) gets damage 1, so that node comes loose as a piece of its own. */
+static cl_status edge_rec_evaluate(void *p, const cl_unit_fields *u, const cl_body_state *s, double dt,
+                                   cl_event_list *out) {
+  recorder *r = p;
+  g_record.calls++;
+  g_record.units = u->count;
+  g_record.nodes = s->n;
+  g_record.dt = dt;
+  if (r->raise_unit < 0 || r->raise_unit >= s->ncells || s->cell_size != 4 || (!r->repeat && r->raised))
+    return CL_OK;
+  const int32_t node = s->cells[4 * r->raise_unit];
+  for (int32_t c = 0; c < s->ncells; ++c) {
+    const int32_t *t = s->cells + 4 * c;
+    if (t[0] != node && t[1] != node && t[2] != node && t[3] != node) continue;
+    for (int k = 0; k < 4; ++k) {
+      if (t[k] == node) continue;
+      cl_fracture_event e = cl_event_damage_edge(node, t[k], c, 1.0, 1.0, 1.0);
+      CL_TRY(cl_event_push(out, &e));
+    }
+  }
+  r->raised++;
+  g_record.raised++;
+  return CL_OK;
+}
+
+static const cl_criterion_ops g_edge_recorder = {
+    .name = "test_edge_recorder",
+    .help = "records what it is asked; on request cuts one node loose by damaging its edges (tests only)",
+    .params = k_recorder_params,
+    .param_count = 2,
+    .caps = {.reads = CL_UNIT_BIT(CL_UNITS_TETS), .emits = CL_EVENT_BIT(CL_EVENT_DAMAGE_EDGE)},
+    .create = rec_create,
+    .destroy = rec_destroy,
+    .bind = rec_bind,
+    .evaluate = edge_rec_evaluate,
+};
+
 cl_status cl_double_register(void) {
   CL_TRY(cl_solver_register(&g_ops));
-  return cl_criterion_register(&g_recorder);
+  CL_TRY(cl_criterion_register(&g_recorder));
+  return cl_criterion_register(&g_edge_recorder);
 }
 
 void cl_double_momentum(const cl_body_state *s, double *p, double *l) {

@@ -1,0 +1,543 @@
+/* The linear system of an implicit FEM step with its constraints, supports and contact active set
+ * (fem/system.h has the method). */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "base/alloc.h"
+#include "base/error.h"
+#include "fem/system.h"
+
+static int32_t node_of(const cl_fem_system *sys, int32_t l) { return sys->nodes ? sys->nodes[l] : l; }
+
+/* (A dv - r0)_row for one local row: the constraint force times dt (in the node's frame when it has
+ * one). */
+static void row_residual(const cl_fem_system *sys, int32_t li, double *out) {
+  const cl_bsr *A = sys->A;
+  double s0 = -sys->r0[3 * li], s1 = -sys->r0[3 * li + 1], s2 = -sys->r0[3 * li + 2];
+  for (int64_t q = A->row_ptr[li]; q < A->row_ptr[li + 1]; ++q) {
+    const double *B = A->val + 9 * q, *d = sys->dv + 3 * (size_t)A->col[q];
+    s0 += B[0] * d[0] + B[1] * d[1] + B[2] * d[2];
+    s1 += B[3] * d[0] + B[4] * d[1] + B[5] * d[2];
+    s2 += B[6] * d[0] + B[7] * d[1] + B[8] * d[2];
+  }
+  out[0] = s0;
+  out[1] = s1;
+  out[2] = s2;
+}
+
+/* Constrained islands: shift the free dofs' dv by one vector d (per component, x y z) so that the
+ * residual of eq 3.8 summed over the free rows, e = sum_free (A dv - r0), vanishes. With L_i the map
+ * from x y z to node i's free rows (its frame's rows, Q_i = I without one, with the held rows zeroed),
+ * a shift d moves dv_j by L_j d, so e changes by G d with
+ *     G = sum_ij L_i^T A_ij L_j,
+ * symmetric positive definite (w^T A w > 0 for the shift vector w), and d = -G^-1 e. A uniform shift
+ * of the free nodes is a rigid translation of all but the held directions: it changes the elastic
+ * forces only next to the held nodes, by the order of the solver tolerance. The residual that is left
+ * in single rows is the solver's tolerance; the momentum it would carry is gone, so the held rows'
+ * reactions account for the whole momentum change of the island. One pass over A. */
+static void free_map(const cl_fem_system *sys, int32_t i, double L[9]) {
+  const uint8_t *f = sys->fixed + 3 * (size_t)i;
+  if (sys->frame[i]) {
+    memcpy(L, sys->basis + 9 * (size_t)i, 9 * sizeof(double));
+  } else {
+    memset(L, 0, 9 * sizeof(double));
+    L[0] = L[4] = L[8] = 1.0;
+  }
+  for (int r = 0; r < 3; ++r)
+    if (f[r]) L[3 * r] = L[3 * r + 1] = L[3 * r + 2] = 0.0;
+}
+
+static void balance_free_rows(cl_fem_system *sys) {
+  const cl_bsr *A = sys->A;
+  double e[3] = {0.0, 0.0, 0.0}, G[9] = {0.0};
+  for (int32_t i = 0; i < A->n; ++i) {
+    const uint8_t *fi = sys->fixed + 3 * (size_t)i;
+    if (fi[0] && fi[1] && fi[2]) continue;
+    double Li[9], res[3];
+    free_map(sys, i, Li);
+    row_residual(sys, i, res);
+    for (int c = 0; c < 3; ++c) e[c] += Li[c] * res[0] + Li[3 + c] * res[1] + Li[6 + c] * res[2];
+    for (int64_t q = A->row_ptr[i]; q < A->row_ptr[i + 1]; ++q) {
+      const int32_t j = A->col[q];
+      const uint8_t *fj = sys->fixed + 3 * (size_t)j;
+      if (fj[0] && fj[1] && fj[2]) continue;
+      double Lj[9], BL[9];
+      free_map(sys, j, Lj);
+      const double *B = A->val + 9 * q;
+      for (int r = 0; r < 3; ++r) /* BL = B L_j */
+        for (int c = 0; c < 3; ++c) BL[3 * r + c] = B[3 * r] * Lj[c] + B[3 * r + 1] * Lj[3 + c] + B[3 * r + 2] * Lj[6 + c];
+      for (int r = 0; r < 3; ++r) /* G += L_i^T BL */
+        for (int c = 0; c < 3; ++c) G[3 * r + c] += Li[r] * BL[c] + Li[3 + r] * BL[3 + c] + Li[6 + r] * BL[6 + c];
+    }
+  }
+  /* a component without free dofs has a zero row and column in G: leave it out */
+  double det = G[0] * (G[4] * G[8] - G[5] * G[7]) - G[1] * (G[3] * G[8] - G[5] * G[6]) +
+               G[2] * (G[3] * G[7] - G[4] * G[6]);
+  const double scale = fabs(G[0]) + fabs(G[4]) + fabs(G[8]);
+  if (!(scale > 0.0) || !(fabs(det) > 1e-12 * scale * scale * scale) || !isfinite(det)) return;
+  double Gi[9] = {G[4] * G[8] - G[5] * G[7], G[2] * G[7] - G[1] * G[8], G[1] * G[5] - G[2] * G[4],
+                  G[5] * G[6] - G[3] * G[8], G[0] * G[8] - G[2] * G[6], G[2] * G[3] - G[0] * G[5],
+                  G[3] * G[7] - G[4] * G[6], G[1] * G[6] - G[0] * G[7], G[0] * G[4] - G[1] * G[3]};
+  double d[3];
+  for (int r = 0; r < 3; ++r) d[r] = -(Gi[3 * r] * e[0] + Gi[3 * r + 1] * e[1] + Gi[3 * r + 2] * e[2]) / det;
+  for (int32_t l = 0; l < sys->n; ++l) {
+    double L[9];
+    free_map(sys, l, L);
+    for (int r = 0; r < 3; ++r) sys->dv[3 * l + r] += L[3 * r] * d[0] + L[3 * r + 1] * d[1] + L[3 * r + 2] * d[2];
+  }
+}
+
+/* Add the reaction of an impulse I (N s) a node received at point p to a dynamic collider:
+ * -I and -(p - c) x I about its centre c. */
+static void give_back(const cl_collider_shape *s, const double *p, const double *I) {
+  const double r[3] = {p[0] - s->center[0], p[1] - s->center[1], p[2] - s->center[2]};
+  s->impulse[0] -= I[0];
+  s->impulse[1] -= I[1];
+  s->impulse[2] -= I[2];
+  s->impulse[3] -= r[1] * I[2] - r[2] * I[1];
+  s->impulse[4] -= r[2] * I[0] - r[0] * I[2];
+  s->impulse[5] -= r[0] * I[1] - r[1] * I[0];
+}
+
+/* ---- local frames ---------------------------------------------------------------------------- */
+
+/* Complete the first `held` rows of Q (orthonormal) to an orthonormal basis (rows), right-handed. */
+static void basis_complete(double Q[9], int held) {
+  if (held <= 0) {
+    memset(Q, 0, 9 * sizeof(double));
+    Q[0] = Q[4] = Q[8] = 1.0;
+    return;
+  }
+  if (held == 1) {
+    /* a unit vector across the first row: with the axis least aligned with it */
+    const double *n = Q;
+    int m = fabs(n[0]) <= fabs(n[1]) && fabs(n[0]) <= fabs(n[2]) ? 0 : (fabs(n[1]) <= fabs(n[2]) ? 1 : 2);
+    double e[3] = {0.0, 0.0, 0.0};
+    e[m] = 1.0;
+    double u[3] = {n[1] * e[2] - n[2] * e[1], n[2] * e[0] - n[0] * e[2], n[0] * e[1] - n[1] * e[0]};
+    const double un = sqrt(u[0] * u[0] + u[1] * u[1] + u[2] * u[2]);
+    for (int k = 0; k < 3; ++k) Q[3 + k] = u[k] / un;
+  }
+  if (held <= 2) {
+    const double *a = Q, *b = Q + 3;
+    Q[6] = a[1] * b[2] - a[2] * b[1];
+    Q[7] = a[2] * b[0] - a[0] * b[2];
+    Q[8] = a[0] * b[1] - a[1] * b[0];
+  }
+}
+
+/* y = Q x and y = Q^T x for one node (in place allowed). */
+static void turn_in(const double *Q, double *x) {
+  const double a = Q[0] * x[0] + Q[1] * x[1] + Q[2] * x[2], b = Q[3] * x[0] + Q[4] * x[1] + Q[5] * x[2],
+               c = Q[6] * x[0] + Q[7] * x[1] + Q[8] * x[2];
+  x[0] = a, x[1] = b, x[2] = c;
+}
+static void turn_out(const double *Q, double *x) {
+  const double a = Q[0] * x[0] + Q[3] * x[1] + Q[6] * x[2], b = Q[1] * x[0] + Q[4] * x[1] + Q[7] * x[2],
+               c = Q[2] * x[0] + Q[5] * x[1] + Q[8] * x[2];
+  x[0] = a, x[1] = b, x[2] = c;
+}
+
+/* Turn the nodes marked in sys->turn (their basis in sys->basis) into their local frames: every
+ * block A_ij <- Q_i A_ij Q_j^T (Q = I for unmarked nodes), and their parts of b, r0, v, dv and dv_prev.
+ * One pass over A, made only when some node is marked. Clears the marks and sets sys->frame. */
+static void frames_in(cl_fem_system *sys) {
+  cl_bsr *A = sys->A;
+  const uint8_t *tn = sys->turn;
+  for (int32_t i = 0; i < A->n; ++i) {
+    const double *Qi = sys->basis + 9 * (size_t)i;
+    for (int64_t q = A->row_ptr[i]; q < A->row_ptr[i + 1]; ++q) {
+      const int32_t j = A->col[q];
+      if (!tn[i] && !tn[j]) continue;
+      double *B = A->val + 9 * q, T[9];
+      if (tn[i]) { /* T = Q_i B */
+        for (int r = 0; r < 3; ++r)
+          for (int c = 0; c < 3; ++c) T[3 * r + c] = Qi[3 * r] * B[c] + Qi[3 * r + 1] * B[3 + c] + Qi[3 * r + 2] * B[6 + c];
+        memcpy(B, T, sizeof T);
+      }
+      if (tn[j]) { /* B = B Q_j^T */
+        const double *Qj = sys->basis + 9 * (size_t)j;
+        for (int r = 0; r < 3; ++r)
+          for (int c = 0; c < 3; ++c)
+            T[3 * r + c] = B[3 * r] * Qj[3 * c] + B[3 * r + 1] * Qj[3 * c + 1] + B[3 * r + 2] * Qj[3 * c + 2];
+        memcpy(B, T, sizeof T);
+      }
+    }
+  }
+  for (int32_t i = 0; i < sys->n; ++i) {
+    if (!tn[i]) continue;
+    const double *Q = sys->basis + 9 * (size_t)i;
+    const size_t o = 3 * (size_t)i;
+    turn_in(Q, sys->b + o);
+    turn_in(Q, sys->r0 + o);
+    turn_in(Q, sys->v + o);
+    turn_in(Q, sys->dv + o);
+    turn_in(Q, sys->dv_prev + o);
+    sys->frame[i] = 1;
+    sys->turn[i] = 0;
+  }
+}
+
+/* Back to x, y, z for the vectors the step reads after the solve (v, dv, dv_prev); A, b and r0 stay
+ * as they are until the next assembly. */
+static void frames_out(cl_fem_system *sys) {
+  for (int32_t i = 0; i < sys->n; ++i) {
+    if (!sys->frame[i]) continue;
+    const double *Q = sys->basis + 9 * (size_t)i;
+    const size_t o = 3 * (size_t)i;
+    turn_out(Q, sys->v + o);
+    turn_out(Q, sys->dv + o);
+    turn_out(Q, sys->dv_prev + o);
+    sys->frame[i] = 0;
+  }
+}
+
+/* ---- contact ------------------------------------------------------------------------------------ */
+
+enum { CONTACT_NONE = 0, CONTACT_SLIDE = 1, CONTACT_STICK = 2 };
+
+/* The end velocity of local node l along row k (of its frame when it has one). */
+static double end_velocity(const cl_fem_system *sys, int32_t l, int k) { return sys->v[3 * l + k] + sys->dv[3 * l + k]; }
+
+/* Hold the rows of contact l for its mode: the normal row at the surface point, the tangential rows
+ * at the surface's motion when it sticks, nothing once let go. dv of a held row = the velocity that
+ * lands it there. Called in the node's frame. */
+static void contact_hold(cl_fem_system *sys, const cl_body_state *st, int32_t l, double dt) {
+  const double *Q = sys->basis + 9 * (size_t)l, *x = st->x + 3 * (size_t)node_of(sys, l);
+  double xl[3] = {x[0], x[1], x[2]}, pl[3], vsl[3];
+  memcpy(pl, sys->cx + 3 * (size_t)l, sizeof pl);
+  memcpy(vsl, sys->cv + 3 * (size_t)l, sizeof vsl);
+  turn_in(Q, xl);
+  turn_in(Q, pl);
+  turn_in(Q, vsl);
+  uint8_t *f = sys->fixed + 3 * (size_t)l;
+  double *dv = sys->dv + 3 * (size_t)l;
+  const double *v = sys->v + 3 * (size_t)l;
+  f[0] = sys->contact[l] != CONTACT_NONE;
+  f[1] = f[2] = sys->contact[l] == CONTACT_STICK;
+  if (f[0]) dv[0] = (pl[0] - xl[0]) / dt - v[0];
+  for (int k = 1; k < 3; ++k)
+    if (f[k]) dv[k] = vsl[k] - v[k];
+}
+
+/* Free nodes whose end position x + dt v' lies inside a collider become contacts (sticking when the
+ * collider has friction), marked to be turned into their frames. Returns how many. */
+static int32_t find_contacts(cl_fem_system *sys, const cl_body_state *st, const cl_collider_view *view, double dt) {
+  int32_t found = 0;
+  for (int32_t l = 0; l < sys->n; ++l) {
+    if (sys->role[l] != CL_FEM_FREE) continue;
+    const int32_t i = node_of(sys, l);
+    double xp[3];
+    for (int k = 0; k < 3; ++k) xp[k] = st->x[3 * (size_t)i + k] + dt * end_velocity(sys, l, k);
+    for (int32_t c = 0; c < view->count; ++c) {
+      const cl_collider_shape *sh = &view->shapes[c];
+      double p[3], n[3];
+      if (!cl_collider_penetration(sh, xp, p, n)) continue;
+      double *Q = sys->basis + 9 * (size_t)l, *vs = sys->cv + 3 * (size_t)l;
+      memcpy(Q, n, sizeof n);
+      basis_complete(Q, 1);
+      memcpy(sys->cx + 3 * (size_t)l, p, sizeof p);
+      cl_collider_surface_velocity(sh, p, vs);
+      double vr = 0.0; /* the approach speed, for the restitution after the step */
+      for (int k = 0; k < 3; ++k) vr += n[k] * (end_velocity(sys, l, k) - vs[k]);
+      sys->capproach[l] = vr < 0.0 ? vr : 0.0;
+      sys->cfric[2 * l] = sys->cfric[2 * l + 1] = 0.0;
+      sys->ccol[l] = c;
+      sys->role[l] = CL_FEM_CONTACT;
+      sys->contact[l] = sh->friction > 0.0 ? CONTACT_STICK : CONTACT_SLIDE;
+      sys->turn[l] = 1;
+      ++found;
+      break;
+    }
+  }
+  return found;
+}
+
+/* Change the kinetic friction impulse on the tangent rows of contact l to (f0, f1): a load on r0. */
+static void set_friction(cl_fem_system *sys, int32_t l, double f0, double f1) {
+  double *fr = sys->cfric + 2 * (size_t)l, *r0 = sys->r0 + 3 * (size_t)l;
+  r0[1] += f0 - fr[0];
+  r0[2] += f1 - fr[1];
+  fr[0] = f0;
+  fr[1] = f1;
+}
+
+/* The active-set update of every live contact from its reaction R (its rows' residual in its frame,
+ * an impulse, plus the friction load): let go a contact that would pull (R_n < 0), make a sticking
+ * one slide when it needs more than mu R_n, make a sliding one stick when its slip turned against
+ * the friction; a sliding contact's friction is mu R_n against its slip, a fixed point of the solve
+ * (R_n of a sliding contact is not that of the sticking one it was). Returns how many changed mode or
+ * friction (by more than a thousandth): the island is solved again while any did. */
+static int32_t update_contacts(cl_fem_system *sys, const cl_collider_view *view) {
+  int32_t changed = 0;
+  for (int32_t l = 0; l < sys->n; ++l) {
+    const uint8_t mode = sys->contact[l];
+    if (sys->role[l] != CL_FEM_CONTACT || mode == CONTACT_NONE) continue;
+    const double mu = view->shapes[sys->ccol[l]].friction;
+    const double *fr = sys->cfric + 2 * (size_t)l;
+    double R[3];
+    row_residual(sys, l, R);
+    R[1] += fr[0];
+    R[2] += fr[1];
+    uint8_t next = mode;
+    double f0 = 0.0, f1 = 0.0;
+    if (R[0] < 0.0) {
+      next = CONTACT_NONE;
+    } else if (mode == CONTACT_STICK) {
+      const double rt = sqrt(R[1] * R[1] + R[2] * R[2]);
+      if (rt > mu * R[0]) { /* it slides, at first along the reaction that could not hold it */
+        next = CONTACT_SLIDE;
+        f0 = mu * R[0] * R[1] / rt;
+        f1 = mu * R[0] * R[2] / rt;
+      }
+    } else if (mu > 0.0) {
+      double vsl[3];
+      memcpy(vsl, sys->cv + 3 * (size_t)l, sizeof vsl);
+      turn_in(sys->basis + 9 * (size_t)l, vsl);
+      const double s1 = end_velocity(sys, l, 1) - vsl[1], s2 = end_velocity(sys, l, 2) - vsl[2];
+      const double sn = sqrt(s1 * s1 + s2 * s2);
+      if (sn > 0.0 && s1 * fr[0] + s2 * fr[1] > 0.0) {
+        next = CONTACT_STICK; /* the friction would drive the slip: it stops instead */
+      } else if (sn > 0.0) {
+        f0 = -mu * R[0] * s1 / sn;
+        f1 = -mu * R[0] * s2 / sn;
+      } else {
+        f0 = fr[0];
+        f1 = fr[1];
+      }
+    }
+    const double df = fabs(f0 - fr[0]) + fabs(f1 - fr[1]);
+    const int moved = df > 1e-3 * (fabs(f0) + fabs(f1)) && df > 0.0;
+    set_friction(sys, l, f0, f1);
+    if (next != mode) sys->contact[l] = next;
+    changed += next != mode || moved;
+  }
+  return changed;
+}
+
+/* The impulse (N s, x y z) each held node's rows took, in cimp: the held rows' residual (free rows
+ * carry only the solver's tolerance) plus a sliding contact's friction load. Called while the frames
+ * are in place. */
+static void held_impulses(cl_fem_system *sys) {
+  for (int32_t l = 0; l < sys->n; ++l) {
+    if (sys->role[l] == CL_FEM_FREE) continue;
+    double R[3];
+    row_residual(sys, l, R);
+    const uint8_t *f = sys->fixed + 3 * (size_t)l;
+    for (int k = 0; k < 3; ++k)
+      if (!f[k]) R[k] = 0.0;
+    if (sys->role[l] == CL_FEM_CONTACT) {
+      R[1] += sys->cfric[2 * l];
+      R[2] += sys->cfric[2 * l + 1];
+    }
+    if (sys->frame[l]) turn_out(sys->basis + 9 * (size_t)l, R);
+    memcpy(sys->cimp + 3 * (size_t)l, R, sizeof R);
+  }
+}
+
+
+cl_status cl_fem_system_alloc(cl_fem_system *sys, int32_t n, const char *what) {
+  const size_t nn = (size_t)(n > 0 ? n : 1), n3 = 3 * nn;
+  sys->n = n;
+  sys->b = cl_calloc(n3, sizeof(double), what);
+  sys->r0 = cl_calloc(n3, sizeof(double), what);
+  sys->v = cl_calloc(n3, sizeof(double), what);
+  sys->dv = cl_calloc(n3, sizeof(double), what);
+  sys->dv_prev = cl_calloc(n3, sizeof(double), what);
+  sys->fixed = cl_calloc(n3, 1, what);
+  sys->role = cl_calloc(nn, 1, what);
+  sys->contact = cl_calloc(nn, 1, what);
+  sys->frame = cl_calloc(nn, 1, what);
+  sys->turn = cl_calloc(nn, 1, what);
+  sys->basis = cl_calloc(3 * n3, sizeof(double), what);
+  sys->hold = cl_calloc(n3, sizeof(double), what);
+  sys->ccol = cl_calloc(nn, sizeof(int32_t), what);
+  sys->cx = cl_calloc(n3, sizeof(double), what);
+  sys->cv = cl_calloc(n3, sizeof(double), what);
+  sys->capproach = cl_calloc(nn, sizeof(double), what);
+  sys->cfric = cl_calloc(2 * nn, sizeof(double), what);
+  sys->cimp = cl_calloc(n3, sizeof(double), what);
+  if (!sys->b || !sys->r0 || !sys->v || !sys->dv || !sys->dv_prev || !sys->fixed || !sys->role || !sys->contact ||
+      !sys->frame || !sys->turn || !sys->basis || !sys->hold || !sys->ccol || !sys->cx || !sys->cv ||
+      !sys->capproach || !sys->cfric || !sys->cimp)
+    return CL_ERR_OUT_OF_MEMORY;
+  return CL_OK;
+}
+
+void cl_fem_system_free(cl_fem_system *sys) {
+  free(sys->b);
+  free(sys->r0);
+  free(sys->v);
+  free(sys->dv);
+  free(sys->dv_prev);
+  free(sys->fixed);
+  free(sys->role);
+  free(sys->contact);
+  free(sys->frame);
+  free(sys->turn);
+  free(sys->basis);
+  free(sys->hold);
+  free(sys->ccol);
+  free(sys->cx);
+  free(sys->cv);
+  free(sys->capproach);
+  free(sys->cfric);
+  free(sys->cimp);
+  sys->b = sys->r0 = sys->v = sys->dv = sys->dv_prev = sys->basis = sys->hold = NULL;
+  sys->cx = sys->cv = sys->capproach = sys->cfric = sys->cimp = NULL;
+  sys->fixed = sys->role = sys->contact = sys->frame = sys->turn = NULL;
+  sys->ccol = NULL;
+}
+
+void cl_fem_system_begin(cl_fem_system *sys, const cl_body_state *st, int keep_contacts) {
+  memset(sys->fixed, 0, 3 * (size_t)sys->n);
+  sys->ncons = sys->nfull = 0;
+  if (!keep_contacts) {
+    memset(sys->role, CL_FEM_FREE, (size_t)sys->n);
+    memset(sys->contact, CONTACT_NONE, (size_t)sys->n);
+    return;
+  }
+  /* a static iteration starts from the last one's contacts: held along the same normal where the
+   * node is now (on the surface), free nodes otherwise */
+  for (int32_t l = 0; l < sys->n; ++l) {
+    const int keep = sys->role[l] == CL_FEM_CONTACT && sys->contact[l] != CONTACT_NONE;
+    if (!keep) {
+      sys->role[l] = CL_FEM_FREE;
+      sys->contact[l] = CONTACT_NONE;
+      continue;
+    }
+    memcpy(sys->cx + 3 * (size_t)l, st->x + 3 * (size_t)node_of(sys, l), 3 * sizeof(double));
+    memset(sys->cv + 3 * (size_t)l, 0, 3 * sizeof(double));
+    sys->cfric[2 * l] = sys->cfric[2 * l + 1] = 0.0;
+    sys->capproach[l] = 0.0;
+    sys->turn[l] = 1;
+    sys->ncons++;
+  }
+}
+
+void cl_fem_hold_constraint(cl_fem_system *sys, int32_t l, const double *x_t, const double *x, const double *v,
+                            double dt) {
+  sys->ncons++;
+  sys->nfull++;
+  sys->role[l] = CL_FEM_HELD;
+  for (int c = 0; c < 3; ++c) {
+    sys->fixed[3 * l + c] = 1;
+    sys->dv[3 * l + c] = (x_t[c] - x[c]) / dt - v[c];
+  }
+}
+
+void cl_fem_hold_support(cl_fem_system *sys, int32_t l, const double *axes, int held, const double *p,
+                         const double *x, const double *v, double dt) {
+  double *Q = sys->basis + 9 * (size_t)l;
+  memcpy(Q, axes, 9 * sizeof(double));
+  basis_complete(Q, held);
+  for (int h = 0; h < held; ++h) {
+    const double *a = Q + 3 * h;
+    sys->fixed[3 * l + h] = 1;
+    sys->hold[3 * (size_t)l + h] =
+        (a[0] * (p[0] - x[0]) + a[1] * (p[1] - x[1]) + a[2] * (p[2] - x[2])) / dt - (a[0] * v[0] + a[1] * v[1] + a[2] * v[2]);
+  }
+  sys->role[l] = CL_FEM_SUPPORTED;
+  sys->turn[l] = 1;
+  sys->ncons++;
+}
+
+double cl_fem_system_prepare(cl_fem_system *sys, const cl_body_state *st, double dt) {
+  if (sys->ncons > sys->nfull) {
+    frames_in(sys);
+    for (int32_t l = 0; l < sys->n; ++l) {
+      if (sys->role[l] == CL_FEM_SUPPORTED)
+        for (int h = 0; h < 3; ++h)
+          if (sys->fixed[3 * l + h]) sys->dv[3 * l + h] = sys->hold[3 * (size_t)l + h];
+      if (sys->role[l] == CL_FEM_CONTACT) contact_hold(sys, st, l, dt); /* kept from the last iteration */
+    }
+  }
+  double r2 = 0.0; /* the unbalanced force on the free dofs */
+  for (int64_t d = 0; d < 3 * (int64_t)sys->n; ++d)
+    if (!sys->fixed[d]) r2 += sys->r0[d] * sys->r0[d];
+  return r2;
+}
+
+cl_status cl_fem_contact_rounds(cl_fem_system *sys, const cl_body_state *st, const cl_collider_view *view, double dt,
+                                cl_fem_solve_fn solve, void *ctx) {
+  cl_status worst = CL_OK;
+  int32_t ncontact = 0;
+  for (int32_t l = 0; l < sys->n; ++l) ncontact += sys->role[l] == CL_FEM_CONTACT;
+  for (int round = 1; view->count && round < CL_FEM_CONTACT_ROUNDS; ++round) {
+    const int32_t changed = ncontact ? update_contacts(sys, view) : 0;
+    const int32_t found = find_contacts(sys, st, view, dt);
+    if (!changed && !found) break;
+    ncontact += found;
+    if (found) frames_in(sys);
+    sys->ncons = 0;
+    for (int32_t l = 0; l < sys->n; ++l) {
+      if (sys->role[l] == CL_FEM_CONTACT) contact_hold(sys, st, l, dt);
+      const uint8_t *f = sys->fixed + 3 * (size_t)l;
+      sys->ncons += f[0] | f[1] | f[2];
+    }
+    cl_status r = solve(ctx, sys, 1);
+    if (r < 0) return r;
+    if (r > worst) worst = r;
+  }
+  return worst;
+}
+
+void cl_fem_system_finish(cl_fem_system *sys, const cl_collider_view *view, int balance) {
+  int dynamic = 0;
+  for (int32_t l = 0; l < sys->n && !dynamic && balance && !sys->statics; ++l)
+    dynamic = sys->role[l] == CL_FEM_CONTACT && sys->contact[l] != CONTACT_NONE &&
+              view->shapes[sys->ccol[l]].impulse != NULL;
+  if (dynamic) balance_free_rows(sys);
+  held_impulses(sys);
+  frames_out(sys);
+}
+
+void cl_fem_conserve_momentum(cl_fem_system *sys, const cl_body_state *st, const double *gravity,
+                              const double *f_ext, double dt, double damp) {
+  double P[3] = {0, 0, 0}, Pn[3] = {0, 0, 0}, F[3] = {0, 0, 0}, M = 0.0;
+  for (int32_t l = 0; l < sys->n; ++l) {
+    const int32_t i = node_of(sys, l);
+    const double m = st->m[i];
+    M += m;
+    for (int k = 0; k < 3; ++k) {
+      P[k] += m * sys->v[3 * l + k];
+      Pn[k] += m * (sys->v[3 * l + k] + sys->dv[3 * l + k]);
+      F[k] += m * gravity[k] + (f_ext ? f_ext[3 * (size_t)i + k] : 0.0);
+    }
+  }
+  if (!(M > 0.0)) return;
+  double d[3];
+  for (int k = 0; k < 3; ++k) d[k] = ((P[k] + dt * F[k]) / damp - Pn[k]) / M;
+  for (int32_t l = 0; l < sys->n; ++l)
+    for (int k = 0; k < 3; ++k) sys->dv[3 * l + k] += d[k];
+}
+
+void cl_fem_system_update(cl_fem_system *sys, cl_body_state *st, const cl_collider_view *view, double dt) {
+  for (int32_t l = 0; l < sys->n; ++l) {
+    if (sys->role[l] == CL_FEM_HELD) continue;
+    const int32_t i = node_of(sys, l);
+    double *x = st->x + 3 * (size_t)i, *v = st->v + 3 * (size_t)i;
+    for (int c = 0; c < 3; ++c) {
+      v[c] = sys->v[3 * l + c] + sys->dv[3 * l + c];
+      x[c] += dt * v[c];
+    }
+    if (sys->role[l] == CL_FEM_CONTACT && sys->contact[l] != CONTACT_NONE) {
+      const cl_collider_shape *sh = &view->shapes[sys->ccol[l]];
+      const double *n = sys->basis + 9 * (size_t)l, *vs = sys->cv + 3 * (size_t)l;
+      double vn = 0.0, *I = sys->cimp + 3 * (size_t)l;
+      for (int c = 0; c < 3; ++c) vn += n[c] * (v[c] - vs[c]);
+      const double dvn = -sh->restitution * sys->capproach[l] - vn;
+      for (int c = 0; c < 3; ++c) {
+        v[c] += dvn * n[c];
+        I[c] += st->m[i] * dvn * n[c];
+      }
+      if (sys->statics) continue; /* colliders are held still and record nothing in a static solve */
+      cl_collider_record(sh, x, I);
+      if (sh->impulse) give_back(sh, x, I);
+      continue;
+    }
+    if (sys->role[l] == CL_FEM_SUPPORTED) continue;
+    if (view->count) cl_collider_project_mass(view, x, v, sys->statics ? 0.0 : st->m[i]);
+  }
+}

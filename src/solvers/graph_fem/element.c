@@ -1,0 +1,300 @@
+/* Per-element forces and stiffness of the graph-based FEM (the paper's sec 3.1-3.2, eqs 2, 6-7).
+ *
+ * An element none of whose six edges is damaged is exactly the body's hyperelastic model
+ * (fem/material.h): P from the model, f_a = -V P g_a, K_e from the projected dP/dF (positive
+ * semi-definite). Eq 2's degraded energy Psi_frac = zeta(Psi_e) is left to Mandal et al. 2023; here an
+ * element with damaged edges becomes a degraded corotational element whose stiffness lives on its
+ * edges, as in graph-based FEA (GraFEA, Khodabakhshi, Reddy and Srinivasa 2016): in the element's
+ * rotated frame the small strain eps (6, Voigt, engineering shears) and the strains
+ * e_k = n_k^T eps n_k of its six rest edge directions n_k are one-to-one, e = T eps, so the elastic
+ * energy is 1/2 eps^T C eps = 1/2 e^T G e with G = T^-T C T^-1, and the stress is
+ * sigma = C eps = T^T G e.
+ *
+ * A broken edge must carry no force and hold nothing: its strain is left free, i.e. the energy is
+ * minimised over it (static condensation, the Schur complement of G on the other edges). Damage d_k
+ * in [0, 1] interpolates between keeping and condensing edge k:
+ *     G <- G - d_k (G u_k)(G u_k)^T / G_kk        (u_k the k-th unit vector; edge by edge)
+ * a convex combination of G and its condensed form, so G_d stays symmetric positive semi-definite,
+ * and at d_k = 1 row and column k of G_d vanish. (Scaling the broken edge's strain to zero instead,
+ * W e with W = diag(1 - d), holds the broken edge at its rest length inside the element: an opening
+ * crack then shows up as a large spurious strain of the neighbouring edges, which break in turn.)
+ * With e = b (R^T x - X) (b: edge k's strain (n_k . (u_b - u_a)) / L_k),
+ *     Psi_d = V/2 e^T G_d e,   K0_d = V b^T G_d b,   f = -R K0_d (R^T x - X),   K = R K0_d R^T.
+ * Without damage G_d = G and K0_d is the linear element exactly. A node all of whose edges in the
+ * element are broken does not enter e^T G_d e (its edges' rows and columns are zero), so it carries
+ * no force and moves freely. R is the rotation of the deformation gradient fitted to the undamaged
+ * edges only (weighted least squares of F D_k = d_k), so the broken edges' nodes do not steer it;
+ * when the undamaged edges do not span space (one face left, or fewer) the element keeps the rotation
+ * it had. C is the isotropic small-strain elasticity of E and nu, which all three models share at
+ * small strain (fem/material.h). */
+#include <math.h>
+#include <string.h>
+
+#include "base/error.h"
+#include "base/timer.h"
+#include "fem/tet.h"
+#include "geom/tet_edges.h"
+#include "solvers/graph_fem/gfem.h"
+
+#define k_pair cl_tet_edge_corners
+
+/* Gauss-Jordan inverse of a 6x6 matrix with partial pivoting; 0 when singular. */
+static int invert6(const double *A, double *Ai) {
+  double M[6][12];
+  for (int i = 0; i < 6; ++i)
+    for (int j = 0; j < 12; ++j) M[i][j] = j < 6 ? A[6 * i + j] : (j - 6 == i ? 1.0 : 0.0);
+  for (int c = 0; c < 6; ++c) {
+    int p = c;
+    for (int r = c + 1; r < 6; ++r)
+      if (fabs(M[r][c]) > fabs(M[p][c])) p = r;
+    if (!(fabs(M[p][c]) > 1e-14)) return 0;
+    if (p != c)
+      for (int j = 0; j < 12; ++j) {
+        const double t = M[c][j];
+        M[c][j] = M[p][j];
+        M[p][j] = t;
+      }
+    const double inv = 1.0 / M[c][c];
+    for (int j = 0; j < 12; ++j) M[c][j] *= inv;
+    for (int r = 0; r < 6; ++r) {
+      if (r == c || M[r][c] == 0.0) continue;
+      const double f = M[r][c];
+      for (int j = 0; j < 12; ++j) M[r][j] -= f * M[c][j];
+    }
+  }
+  for (int i = 0; i < 6; ++i)
+    for (int j = 0; j < 6; ++j) Ai[6 * i + j] = M[i][6 + j];
+  return 1;
+}
+
+/* The element's edge data at rest: b (6x12), T and T^-1 (6x6). 0 for a degenerate tet. */
+static int edge_frame(const cl_body_state *st, int32_t e, double *b, double *T, double *Ti) {
+  const int32_t *t = st->cells + 4 * (size_t)e;
+  memset(b, 0, sizeof(double) * 72);
+  for (int k = 0; k < 6; ++k) {
+    const double *Xa = st->X + 3 * (size_t)t[k_pair[k][0]], *Xb = st->X + 3 * (size_t)t[k_pair[k][1]];
+    double d[3] = {Xb[0] - Xa[0], Xb[1] - Xa[1], Xb[2] - Xa[2]};
+    const double L = sqrt(d[0] * d[0] + d[1] * d[1] + d[2] * d[2]);
+    const double n[3] = {d[0] / L, d[1] / L, d[2] / L};
+    double *row = T + 6 * k;
+    row[0] = n[0] * n[0];
+    row[1] = n[1] * n[1];
+    row[2] = n[2] * n[2];
+    row[3] = n[0] * n[1];
+    row[4] = n[1] * n[2];
+    row[5] = n[2] * n[0];
+    for (int c = 0; c < 3; ++c) {
+      b[12 * k + 3 * k_pair[k][1] + c] = n[c] / L;
+      b[12 * k + 3 * k_pair[k][0] + c] = -n[c] / L;
+    }
+  }
+  return invert6(T, Ti);
+}
+
+/* Isotropic small-strain elasticity in Voigt form with engineering shears. */
+static void elasticity(double lam, double mu, double *C) {
+  memset(C, 0, sizeof(double) * 36);
+  for (int i = 0; i < 3; ++i) {
+    for (int j = 0; j < 3; ++j) C[6 * i + j] = lam;
+    C[7 * i] += 2.0 * mu;
+    C[7 * (i + 3)] = mu;
+  }
+}
+
+/* G_d of element e (above), with b, T; 0 for a degenerate tet. */
+static int degraded_edge_stiffness(const cl_gfem *s, const cl_body_state *st, int32_t e, double *b, double *T,
+                                   double *G) {
+  double Ti[36], C[36], M[36];
+  if (!edge_frame(st, e, b, T, Ti)) return 0;
+  elasticity(s->lambda0, s->mu0, C);
+  /* G = T^-T C T^-1 */
+  for (int i = 0; i < 6; ++i)
+    for (int j = 0; j < 6; ++j) {
+      double sum = 0.0;
+      for (int k = 0; k < 6; ++k) sum += C[6 * i + k] * Ti[6 * k + j];
+      M[6 * i + j] = sum;
+    }
+  for (int i = 0; i < 6; ++i)
+    for (int j = 0; j < 6; ++j) {
+      double sum = 0.0;
+      for (int k = 0; k < 6; ++k) sum += Ti[6 * k + i] * M[6 * k + j];
+      G[6 * i + j] = sum;
+    }
+  /* condense the damaged edges' strains, in proportion to their damage */
+  for (int k = 0; k < 6; ++k) {
+    const double d = s->damage[s->tet_edge[6 * (size_t)e + k]];
+    const double gkk = G[7 * k];
+    if (!(d > 0.0) || !(gkk > 0.0)) continue;
+    double g[6];
+    for (int i = 0; i < 6; ++i) g[i] = G[6 * i + k];
+    for (int i = 0; i < 6; ++i)
+      for (int j = 0; j < 6; ++j) G[6 * i + j] -= d * g[i] * g[j] / gkk;
+    if (d >= 1.0) /* exact zeros, not rounding */
+      for (int i = 0; i < 6; ++i) G[6 * i + k] = G[6 * k + i] = 0.0;
+  }
+  return 1;
+}
+
+/* K0_d = V b^T G_d b of element e. */
+static void build_degraded(cl_gfem *s, const cl_body_state *st, int32_t e) {
+  double b[72], T[36], G[36];
+  double *K = s->K0d + 144 * (size_t)e;
+  s->kdirty[e] = 0;
+  if (!degraded_edge_stiffness(s, st, e, b, T, G)) { /* degenerate: no stiffness (bind refuses such tets) */
+    memset(K, 0, sizeof(double) * 144);
+    return;
+  }
+  const double V = s->vol[e];
+  for (int p = 0; p < 12; ++p)
+    for (int q = 0; q < 12; ++q) {
+      double sum = 0.0;
+      for (int i = 0; i < 6; ++i) {
+        if (b[12 * i + p] == 0.0) continue;
+        double t = 0.0;
+        for (int j = 0; j < 6; ++j) t += G[6 * i + j] * b[12 * j + q];
+        sum += b[12 * i + p] * t;
+      }
+      K[12 * p + q] = V * sum;
+    }
+}
+
+/* The rotation of F fitted to the undamaged edges: F_w = (sum w d D^T)(sum w D D^T)^-1, then its polar
+ * factor. Returns 0 (R unchanged) when the undamaged edges do not span space. */
+static int fitted_rotation(const cl_gfem *s, const cl_body_state *st, int32_t e, cl_mat3 *R) {
+  const int32_t *t = st->cells + 4 * (size_t)e;
+  cl_mat3 A = cl_mat3_zero(), B = cl_mat3_zero();
+  double scale = 0.0;
+  for (int k = 0; k < 6; ++k) {
+    const double w = 1.0 - s->damage[s->tet_edge[6 * (size_t)e + k]];
+    if (!(w > 0.0)) continue;
+    const int32_t a = t[k_pair[k][0]], bb = t[k_pair[k][1]];
+    double D[3], d[3];
+    for (int c = 0; c < 3; ++c) {
+      D[c] = st->X[3 * (size_t)bb + c] - st->X[3 * (size_t)a + c];
+      d[c] = st->x[3 * (size_t)bb + c] - st->x[3 * (size_t)a + c];
+    }
+    for (int i = 0; i < 3; ++i)
+      for (int j = 0; j < 3; ++j) {
+        A.m[3 * i + j] += w * d[i] * D[j];
+        B.m[3 * i + j] += w * D[i] * D[j];
+      }
+    scale += w * (D[0] * D[0] + D[1] * D[1] + D[2] * D[2]);
+  }
+  if (!(scale > 0.0) || !(fabs(cl_mat3_det(&B)) > 1e-9 * scale * scale * scale)) return 0;
+  cl_mat3 Bi, F;
+  if (cl_mat3_inverse(&B, &Bi) < 0) return 0;
+  F = cl_mat3_mul(&A, &Bi);
+  return cl_polar3(&F, R, NULL) >= 0;
+}
+
+/* A damaged element: f = -R K0_d (R^T x - X), K = R K0_d R^T, psi = 1/2 u^T K0_d u. */
+static void update_damaged(cl_gfem *s, const cl_body_state *st, int32_t e) {
+  if (s->kdirty[e]) build_degraded(s, st, e);
+  cl_mat3 R;
+  memcpy(R.m, s->Re + 9 * (size_t)e, sizeof R.m);
+  if (fitted_rotation(s, st, e, &R)) memcpy(s->Re + 9 * (size_t)e, R.m, sizeof R.m);
+  const int32_t *t = st->cells + 4 * (size_t)e;
+  const double *K0 = s->K0d + 144 * (size_t)e;
+  double u[12], ku[12];
+  for (int a = 0; a < 4; ++a) {
+    const double *x = st->x + 3 * (size_t)t[a], *X = st->X + 3 * (size_t)t[a];
+    for (int i = 0; i < 3; ++i)
+      u[3 * a + i] = R.m[i] * x[0] + R.m[3 + i] * x[1] + R.m[6 + i] * x[2] - X[i];
+  }
+  double psi = 0.0;
+  for (int p = 0; p < 12; ++p) {
+    double sum = 0.0;
+    for (int q = 0; q < 12; ++q) sum += K0[12 * p + q] * u[q];
+    ku[p] = sum;
+    psi += 0.5 * u[p] * sum;
+  }
+  double *f = s->fe + 12 * (size_t)e, *K = s->Ke + 144 * (size_t)e;
+  for (int a = 0; a < 4; ++a)
+    for (int i = 0; i < 3; ++i)
+      f[3 * a + i] = -(R.m[3 * i] * ku[3 * a] + R.m[3 * i + 1] * ku[3 * a + 1] + R.m[3 * i + 2] * ku[3 * a + 2]);
+  for (int a = 0; a < 4; ++a)
+    for (int b = 0; b < 4; ++b) {
+      double blk[9], T[9];
+      for (int i = 0; i < 3; ++i)
+        for (int j = 0; j < 3; ++j) blk[3 * i + j] = K0[12 * (3 * a + i) + 3 * b + j];
+      for (int i = 0; i < 3; ++i) /* T = R blk */
+        for (int j = 0; j < 3; ++j)
+          T[3 * i + j] = R.m[3 * i] * blk[j] + R.m[3 * i + 1] * blk[3 + j] + R.m[3 * i + 2] * blk[6 + j];
+      for (int i = 0; i < 3; ++i) /* K_ab = T R^T */
+        for (int j = 0; j < 3; ++j)
+          K[12 * (3 * a + i) + 3 * b + j] = T[3 * i] * R.m[3 * j] + T[3 * i + 1] * R.m[3 * j + 1] + T[3 * i + 2] * R.m[3 * j + 2];
+    }
+  s->psi[e] = psi;
+}
+
+cl_status cl_gfem_update_elements(cl_gfem *s, const cl_body_state *st) {
+  int bad = -1;
+#pragma omp parallel for schedule(dynamic, 256) num_threads(s->threads) if (s->ntets > 2048)
+  for (int32_t e = 0; e < s->ntets; ++e) {
+    if (s->dmg[e]) {
+      update_damaged(s, st, e);
+      continue;
+    }
+    const cl_mat3 F = cl_fem_deformation_gradient(st->x, st->cells + 4 * (size_t)e, s->Dminv + 9 * (size_t)e);
+    cl_mat3 P;
+    double dPdF[81], psi;
+    if (cl_fem_piola(&s->mat, &F, &psi, &P, dPdF, !s->exact_tangent) < 0) {
+#pragma omp critical
+      bad = e;
+      continue;
+    }
+    cl_fem_element_forces(&P, s->vol[e], s->Dminv + 9 * (size_t)e, s->fe + 12 * (size_t)e);
+    cl_fem_element_stiffness(dPdF, s->vol[e], s->Dminv + 9 * (size_t)e, s->Ke + 144 * (size_t)e);
+    s->psi[e] = s->vol[e] * psi;
+  }
+  if (bad >= 0)
+    return cl_fail(CL_ERR_NUMERICAL, "%s: element %d has a non-finite deformation gradient", s->body, bad);
+  return CL_OK;
+}
+
+cl_status cl_gfem_element_stress(const cl_gfem *s, const cl_body_state *st, int32_t e, double *sigma, double *Fout) {
+  const cl_mat3 F = cl_fem_deformation_gradient(st->x, st->cells + 4 * (size_t)e, s->Dminv + 9 * (size_t)e);
+  memcpy(Fout, F.m, sizeof F.m);
+  if (!s->dmg[e]) {
+    cl_mat3 P;
+    CL_TRY(cl_fem_piola(&s->mat, &F, NULL, &P, NULL, 0));
+    const double J = cl_mat3_det(&F);
+    const cl_mat3 PFt = cl_mat3_mul_nt(&P, &F);
+    for (int k = 0; k < 9; ++k) sigma[k] = fabs(J) > 1e-12 ? PFt.m[k] / J : 0.0;
+    return CL_OK;
+  }
+  /* damaged: the degraded small-strain stress T^T G_d e, turned by R */
+  double b[72], T[36], G[36];
+  if (!degraded_edge_stiffness(s, st, e, b, T, G)) {
+    memset(sigma, 0, 9 * sizeof(double));
+    return CL_OK;
+  }
+  const double *R = s->Re + 9 * (size_t)e;
+  const int32_t *t = st->cells + 4 * (size_t)e;
+  double u[12], ed[6], ge[6], sv[6];
+  for (int a = 0; a < 4; ++a) {
+    const double *x = st->x + 3 * (size_t)t[a], *X = st->X + 3 * (size_t)t[a];
+    for (int i = 0; i < 3; ++i) u[3 * a + i] = R[i] * x[0] + R[3 + i] * x[1] + R[6 + i] * x[2] - X[i];
+  }
+  for (int k = 0; k < 6; ++k) {
+    ed[k] = 0.0;
+    for (int q = 0; q < 12; ++q) ed[k] += b[12 * k + q] * u[q];
+  }
+  for (int i = 0; i < 6; ++i) {
+    ge[i] = 0.0;
+    for (int k = 0; k < 6; ++k) ge[i] += G[6 * i + k] * ed[k];
+  }
+  for (int i = 0; i < 6; ++i) {
+    sv[i] = 0.0;
+    for (int k = 0; k < 6; ++k) sv[i] += T[6 * k + i] * ge[k];
+  }
+  const double Sr[9] = {sv[0], sv[3], sv[5], sv[3], sv[1], sv[4], sv[5], sv[4], sv[2]};
+  for (int i = 0; i < 3; ++i) /* sigma = R S R^T */
+    for (int j = 0; j < 3; ++j) {
+      double sum = 0.0;
+      for (int p = 0; p < 3; ++p)
+        for (int q = 0; q < 3; ++q) sum += R[3 * i + p] * Sr[3 * p + q] * R[3 * j + q];
+      sigma[3 * i + j] = sum;
+    }
+  return CL_OK;
+}

@@ -1,0 +1,107 @@
+/* The topology operation of the graph-based FEM: the mesh is never remeshed (the paper's sec 3.1);
+ * events only damage edges. A damage_edge event raises the damage of the edge between its two nodes
+ * (damage never heals: d = max(d, event)); a cut_surface event (a blade's swept triangle: knives,
+ * the paper's "user initiates the crack lines") breaks every edge whose current segment crosses the
+ * triangle. The elements around a changed edge get a new degraded stiffness (element.c) and start
+ * from their current rotation. */
+#include <math.h>
+#include <string.h>
+
+#include "base/error.h"
+#include "fem/tet.h"
+#include "solvers/graph_fem/gfem.h"
+
+/* Mark the elements around edge k (a, b) damaged, their degraded stiffness stale; a newly damaged
+ * element starts from the rotation of its current F. */
+static void touch(cl_gfem *s, const cl_body_state *st, int32_t k) {
+  const int32_t a = s->edge[2 * (size_t)k], b = s->edge[2 * (size_t)k + 1];
+  for (int32_t q = s->inc_ptr[a]; q < s->inc_ptr[a + 1]; ++q) {
+    const int32_t e = s->inc[q] >> 2;
+    const int32_t *t = st->cells + 4 * (size_t)e;
+    if (t[0] != b && t[1] != b && t[2] != b && t[3] != b) continue;
+    if (!s->dmg[e]) {
+      const cl_mat3 F = cl_fem_deformation_gradient(st->x, t, s->Dminv + 9 * (size_t)e);
+      cl_mat3 R = cl_mat3_identity();
+      if (cl_polar3(&F, &R, NULL) < 0) R = cl_mat3_identity();
+      memcpy(s->Re + 9 * (size_t)e, R.m, sizeof R.m);
+      s->dmg[e] = 1;
+    }
+    s->kdirty[e] = 1;
+  }
+}
+
+/* Raise edge k's damage to d; 1 if it changed. */
+static int raise_damage(cl_gfem *s, const cl_body_state *st, int32_t k, double d) {
+  if (!(d > s->damage[k])) return 0;
+  if (d > 1.0) d = 1.0;
+  if (s->damage[k] < 1.0 && d >= 1.0) s->broken_edges++;
+  s->damage[k] = d;
+  touch(s, st, k);
+  return 1;
+}
+
+/* Does segment pq cross triangle abc (Moller-Trumbore, the segment's parameter in [0, 1])? */
+static int segment_crosses(const double *p, const double *q, const double *tri) {
+  const double *a = tri, *b = tri + 3, *c = tri + 6;
+  const double d[3] = {q[0] - p[0], q[1] - p[1], q[2] - p[2]};
+  const double e1[3] = {b[0] - a[0], b[1] - a[1], b[2] - a[2]}, e2[3] = {c[0] - a[0], c[1] - a[1], c[2] - a[2]};
+  const double h[3] = {d[1] * e2[2] - d[2] * e2[1], d[2] * e2[0] - d[0] * e2[2], d[0] * e2[1] - d[1] * e2[0]};
+  const double det = e1[0] * h[0] + e1[1] * h[1] + e1[2] * h[2];
+  const double scale = (e1[0] * e1[0] + e1[1] * e1[1] + e1[2] * e1[2]) * sqrt(d[0] * d[0] + d[1] * d[1] + d[2] * d[2]);
+  if (!(fabs(det) > 1e-14 * scale)) return 0; /* parallel */
+  const double inv = 1.0 / det, sv[3] = {p[0] - a[0], p[1] - a[1], p[2] - a[2]};
+  const double u = inv * (sv[0] * h[0] + sv[1] * h[1] + sv[2] * h[2]);
+  if (u < 0.0 || u > 1.0) return 0;
+  const double qv[3] = {sv[1] * e1[2] - sv[2] * e1[1], sv[2] * e1[0] - sv[0] * e1[2], sv[0] * e1[1] - sv[1] * e1[0]};
+  const double v = inv * (d[0] * qv[0] + d[1] * qv[1] + d[2] * qv[2]);
+  if (v < 0.0 || u + v > 1.0) return 0;
+  const double t = inv * (e2[0] * qv[0] + e2[1] * qv[1] + e2[2] * qv[2]);
+  return t >= 0.0 && t <= 1.0;
+}
+
+static int32_t cut(cl_gfem *s, const cl_body_state *st, const double *tri) {
+  double lo[3], hi[3];
+  for (int k = 0; k < 3; ++k) {
+    lo[k] = fmin(tri[k], fmin(tri[3 + k], tri[6 + k]));
+    hi[k] = fmax(tri[k], fmax(tri[3 + k], tri[6 + k]));
+  }
+  int32_t n = 0;
+  for (int32_t k = 0; k < s->nedges; ++k) {
+    if (s->damage[k] >= 1.0) continue;
+    const double *p = st->x + 3 * (size_t)s->edge[2 * k], *q = st->x + 3 * (size_t)s->edge[2 * k + 1];
+    int outside = 0;
+    for (int c = 0; c < 3 && !outside; ++c) outside = fmax(p[c], q[c]) < lo[c] || fmin(p[c], q[c]) > hi[c];
+    if (outside || !segment_crosses(p, q, tri)) continue;
+    n += raise_damage(s, st, k, 1.0);
+  }
+  return n;
+}
+
+cl_status cl_gfem_fracture(void *solver, cl_body_state *st, const cl_fracture_event *events, int32_t count,
+                           int32_t *applied) {
+  cl_gfem *s = solver;
+  *applied = 0;
+  for (int32_t i = 0; i < count; ++i) {
+    const cl_fracture_event *ev = &events[i];
+    switch (ev->kind) {
+      case CL_EVENT_DAMAGE_EDGE: {
+        const int32_t k = cl_gfem_edge(s, ev->damage_edge.a, ev->damage_edge.b);
+        if (k < 0 || !isfinite(ev->damage_edge.damage)) break;
+        *applied += raise_damage(s, st, k, ev->damage_edge.damage);
+        break;
+      }
+      case CL_EVENT_CUT_SURFACE: {
+        int finite = 1;
+        for (int c = 0; c < 9; ++c) finite &= isfinite(ev->cut_surface.tri[c]) != 0;
+        if (finite) *applied += cut(s, st, ev->cut_surface.tri) > 0;
+        break;
+      }
+      case CL_EVENT_SPLIT_NODE: /* not in caps.applies: the world never hands these over */
+      case CL_EVENT_SPLIT_UNIT:
+      case CL_EVENT_KIND_COUNT:
+        break;
+    }
+  }
+  if (*applied) s->damage_version++;
+  return CL_OK;
+}

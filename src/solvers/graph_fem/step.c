@@ -1,0 +1,126 @@
+/* One time step of the graph-based FEM (the paper's Algorithm 2 at the finest level, with the solve
+ * through linalg's table): element forces and stiffness, assembly of eq 3, the held dofs and the
+ * contact active set of fem/system.h, the linear solve with the entry named by linear_solver, and
+ * x' = x + dt v'. One linearised solve per step, as the paper's eq 3 (no Newton iterations). */
+#include <math.h>
+#include <string.h>
+
+#include "base/error.h"
+#include "base/timer.h"
+#include "solvers/graph_fem/gfem.h"
+
+/* The instance of the linear-solver entry, created and analysed on first use. */
+static cl_status solver_instance(cl_gfem *s) {
+  if (s->ls) return CL_OK;
+  const char *name = cl_linear_solver_name((int32_t)s->p[GF_LINEAR_SOLVER]);
+  cl_linear_solver_def def;
+  cl_linear_solver_def_default(&def);
+  def.rel_tol = s->p[GF_TOLERANCE];
+  def.max_iter = (int32_t)s->p[GF_MAX_ITERATIONS];
+  def.threads = s->threads;
+  CL_TRY(cl_linear_solver_create(name, &def, &s->ls));
+  cl_status r = cl_linear_solver_analyse(s->ls, s->sys.A);
+  if (r < 0) return cl_fail_context(r, "%s: linear solver '%s': ", s->body, name);
+  s->analysed = 1;
+  return CL_OK;
+}
+
+typedef struct solve_ctx {
+  cl_gfem *s;
+  cl_step_report *rep;
+} solve_ctx;
+
+/* A dv = r0 with the system's mask; the first solve of a step sets the entry up with the new A. */
+static cl_status solve(void *ctx, cl_fem_system *sys, int again) {
+  solve_ctx *c = ctx;
+  cl_gfem *s = c->s;
+  const uint8_t *mask = sys->ncons ? sys->fixed : NULL;
+  if (!again) {
+    cl_status r = cl_linear_solver_setup(s->ls, sys->A, mask);
+    if (r < 0) return cl_fail_context(r, "%s: linear solver set-up: ", s->body);
+  }
+  cl_linear_result res;
+  cl_status r = cl_linear_solver_solve(s->ls, sys->r0, sys->dv, mask, &res);
+  c->rep->iterations += res.iterations;
+  if (res.rel_residual > c->rep->residual) c->rep->residual = res.rel_residual;
+  if (r < 0) return cl_fail_context(r, "%s: linear solve: ", s->body);
+  if (r == CL_WARN_NOT_CONVERGED)
+    return cl_fail(CL_WARN_NOT_CONVERGED, "%s: the linear solve did not converge in %d iterations (relative residual "
+                   "%.3g, tolerance %.3g); raise max_iterations, use linear_solver = \"cholmod\" or a smaller dt",
+                   s->body, res.iterations, res.rel_residual, s->p[GF_TOLERANCE]);
+  return r;
+}
+
+cl_status cl_gfem_step(void *solver, cl_body_state *st, const cl_step_input *in, cl_step_report *rep) {
+  cl_gfem *s = solver;
+  const double dt = in->dt;
+  rep->iterations = 0;
+  rep->residual = 0.0;
+  s->threads = in->threads > 0 ? in->threads : 1;
+  if (st->n != s->nnodes || st->ncells != s->ntets)
+    return cl_fail(CL_ERR_STATE, "%s: the body state changed size outside the solver (%d nodes, %d cells; the solver "
+                   "knows %d and %d)", s->body, st->n, st->ncells, s->nnodes, s->ntets);
+  double t = cl_time_ms();
+  CL_TRY(cl_gfem_update_elements(s, st));
+  s->element_ms = cl_time_ms() - t;
+
+  cl_fem_system *sys = &s->sys;
+  cl_fem_system_begin(sys, st, sys->statics && s->keep_contacts);
+  const cl_constraint_set *cs = &in->constraints;
+  for (int32_t j = 0; j < cs->count; ++j) {
+    const int32_t i = cs->nodes[j];
+    if (i < 0 || i >= st->n)
+      return cl_fail(CL_ERR_INVALID_ARGUMENT, "constraint %d holds node %d outside [0, %d)", j, i, st->n);
+    cl_fem_hold_constraint(sys, i, cs->target_x + 3 * (size_t)j, st->x + 3 * (size_t)i, st->v + 3 * (size_t)i, dt);
+  }
+  const cl_support_set *ss = &in->supports;
+  for (int32_t j = 0; j < ss->count; ++j) {
+    const int32_t i = ss->nodes[j];
+    if (i < 0 || i >= st->n)
+      return cl_fail(CL_ERR_INVALID_ARGUMENT, "support %d holds node %d outside [0, %d)", j, i, st->n);
+    cl_fem_hold_support(sys, i, ss->axes + 9 * (size_t)j, ss->held[j], ss->target_x + 3 * (size_t)j,
+                        st->x + 3 * (size_t)i, st->v + 3 * (size_t)i, dt);
+  }
+
+  t = cl_time_ms();
+  cl_gfem_assemble(s, st, in);
+  s->static_res2 = cl_fem_system_prepare(sys, st, dt); /* a static iteration's merit (static.c) */
+  s->assembly_ms = cl_time_ms() - t;
+
+  t = cl_time_ms();
+  CL_TRY(solver_instance(s));
+  solve_ctx ctx = {s, rep};
+  cl_status warn = solve(&ctx, sys, 0);
+  if (warn < 0) return warn;
+  cl_status r = cl_fem_contact_rounds(sys, st, in->colliders, dt, solve, &ctx);
+  if (r < 0) return r;
+  if (r > warn) warn = r;
+  cl_fem_system_finish(sys, in->colliders, 1);
+  s->solve_ms = cl_time_ms() - t;
+
+  t = cl_time_ms();
+  if (sys->ncons == 0 && !sys->statics) cl_fem_conserve_momentum(sys, st, in->gravity, in->f_ext, dt, 1.0 + dt * s->p[GF_ALPHA]);
+  cl_fem_system_update(sys, st, in->colliders, dt);
+  for (int32_t j = 0; j < ss->count; ++j) {
+    const int32_t i = ss->nodes[j];
+    double *x = st->x + 3 * (size_t)i, *v = st->v + 3 * (size_t)i;
+    const double *axes = ss->axes + 9 * (size_t)j, *I = cl_fem_impulse(sys, i);
+    cl_support_project(axes, ss->held[j], ss->target_x + 3 * (size_t)j, x);
+    cl_support_project(axes, ss->held[j], ss->target_v + 3 * (size_t)j, v);
+    for (int c = 0; c < 3; ++c) ss->reaction[3 * j + c] = I[c] / dt;
+  }
+  for (int32_t j = 0; j < cs->count; ++j) {
+    const int32_t i = cs->nodes[j];
+    const double *I = cl_fem_impulse(sys, i);
+    for (int c = 0; c < 3; ++c) {
+      cs->reaction[3 * j + c] = I[c] / dt;
+      st->x[3 * (size_t)i + c] = cs->target_x[3 * j + c];
+      st->v[3 * (size_t)i + c] = cs->target_v[3 * j + c];
+    }
+  }
+  s->update_ms = cl_time_ms() - t;
+  s->iterations = rep->iterations;
+  s->residual = rep->residual;
+  s->steps++;
+  return warn;
+}
