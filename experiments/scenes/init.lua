@@ -10,8 +10,8 @@
 --   print(sc:help())                                          -- the parameter table by group
 --
 -- Each family folder holds one file per set-up, returning a scene or a list of variants (e.g.
--- notched_bar.lua: notched_bar_brittle and notched_bar_ductile), and a common.lua of what the
--- family shares. A scene's name is "<family>/<name>"; every scene has a runner script
+-- notched_bar.lua: notched_bar_brittle and notched_bar_ductile), and a common.lua (or common_*.lua)
+-- of what the family shares. A scene's name is "<family>/<name>"; every scene has a runner script
 -- experiments/<family>/<name>.lua (checked by tests/lua/test_scenes.lua).
 local cl = require "cleave"
 
@@ -25,8 +25,9 @@ M.families = {
   shape_matching = { "twisted_bar", "plate", "armadillo", "broken_heart", "swiss_cheese", "hollow_ball",
                      "two_bodies" },
   rigid = { "bouncing_balls" },
+  graph_fem = { "hanging_sphere" },
 }
-M.family_names = { "corotational", "shape_matching", "rigid" }
+M.family_names = { "corotational", "shape_matching", "rigid", "graph_fem" }
 
 local loaded = {} -- family -> { list = {...}, by_name = {...} }
 

@@ -229,10 +229,18 @@ static void update_damaged(cl_gfem *s, const cl_body_state *st, int32_t e) {
 
 cl_status cl_gfem_update_elements(cl_gfem *s, const cl_body_state *st) {
   int bad = -1;
+  s->use_h = s->p[GF_TANGENT] != 0.0 && !s->exact_tangent;
 #pragma omp parallel for schedule(dynamic, 256) num_threads(s->threads) if (s->ntets > 2048)
   for (int32_t e = 0; e < s->ntets; ++e) {
     if (s->dmg[e]) {
       update_damaged(s, st, e);
+      continue;
+    }
+    if (s->use_h) {
+      if (!cl_gfem_warped_element(s, st, e)) {
+#pragma omp critical
+        bad = e;
+      }
       continue;
     }
     const cl_mat3 F = cl_fem_deformation_gradient(st->x, st->cells + 4 * (size_t)e, s->Dminv + 9 * (size_t)e);

@@ -12,6 +12,8 @@
  *               undamaged edges, the visual surface that splits along damaged edges
  *   element.c   per element: the model's force and projected stiffness (undamaged), or the
  *               edge-degraded corotational element (damaged; eq 2's degraded energy)
+ *   warped.c    tangent = warped: an intact element's model forces in closed form and the rotated
+ *               small-strain stiffness (its rotated gradients h; the assembly makes the blocks)
  *   assembly.c  A = M (1 + dt alpha) + (dt^2 + dt beta) K and b, a row-wise gather
  *   step.c      the time step (fem/system.h: constraints, supports, contact) and the solve
  *   static.c    static equilibrium: Newton on the projected tangent (fem/static_solve.h)
@@ -43,6 +45,8 @@ typedef enum cl_gfem_param {
   GF_MG_SMOOTHER,        /* galerkin_mg: jacobi | gauss_seidel | symmetric_gauss_seidel */
   GF_MG_SWEEPS,          /* galerkin_mg: smoothing sweeps before and after the coarse correction */
   GF_MG_COARSE,          /* galerkin_mg: the coarsest level's solve, cg | cholmod | dense */
+  GF_INITIAL_GUESS,      /* the solve's starting dv: auto | previous | zero (step.c) */
+  GF_TANGENT,            /* model (the model's projected dP/dF) | warped (warped.c) */
   GF_PARAM_COUNT
 } cl_gfem_param;
 
@@ -61,6 +65,8 @@ typedef struct cl_gfem {
   double *vol;               /* rest volume per tet, m^3 */
   double *fe;                /* 12 per tet: elastic forces of this step, N */
   double *Ke;                /* 144 per tet: the element's stiffness of this step */
+  double *h;                 /* 12 per tet, tangent = warped: rotated gradients R g_a of an intact tet */
+  int use_h;                 /* this step's intact elements give h instead of Ke (warped, not static) */
   double *psi;               /* elastic energy per tet of this step, J */
   double *Re;                /* 9 per tet: a damaged element's rotation */
   double *K0d;               /* 144 per tet: a damaged element's degraded rest stiffness */
@@ -119,6 +125,9 @@ cl_status cl_gfem_visual_surface(cl_gfem *s, const cl_body_state *st);
 /* ---- element.c ---- */
 /* Forces, stiffness and energy of every element at the state's positions (parallel). */
 cl_status cl_gfem_update_elements(cl_gfem *s, const cl_body_state *st);
+/* tangent = warped: forces, energy and rotated gradients of intact element e (warped.c); 0 when F has
+ * no rotation (non-finite). */
+int cl_gfem_warped_element(cl_gfem *s, const cl_body_state *st, int32_t e);
 /* Cauchy stress (9) of element e at the state's positions. */
 cl_status cl_gfem_element_stress(const cl_gfem *s, const cl_body_state *st, int32_t e, double *sigma, double *F);
 
