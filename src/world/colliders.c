@@ -7,32 +7,39 @@
 #include "base/mat3.h"
 #include "world/world.h"
 
-/* The kinematic motion in time: start, ramp, duration, or a path. */
-static cl_status motion_check(const cl_collider_def *d) {
+cl_status cl_kinematic_check(const cl_collider_def *d, const char *what) {
   if (!(d->start >= 0.0) || isinf(d->start))
-    return cl_fail(CL_ERR_INVALID_ARGUMENT, "collider: start = %g s must be finite and >= 0", d->start);
+    return cl_fail(CL_ERR_INVALID_ARGUMENT, "%s: start = %g s must be finite and >= 0", what, d->start);
   if (!(d->ramp >= 0.0) || isinf(d->ramp))
-    return cl_fail(CL_ERR_INVALID_ARGUMENT, "collider: ramp = %g s must be finite and >= 0", d->ramp);
+    return cl_fail(CL_ERR_INVALID_ARGUMENT, "%s: ramp = %g s must be finite and >= 0", what, d->ramp);
   if (!(d->duration > 0.0))
-    return cl_fail(CL_ERR_INVALID_ARGUMENT, "collider: duration = %g s must be > 0 (inf = never stops)", d->duration);
+    return cl_fail(CL_ERR_INVALID_ARGUMENT, "%s: duration = %g s must be > 0 (inf = never stops)", what, d->duration);
   if (d->ramp > d->duration)
-    return cl_fail(CL_ERR_INVALID_ARGUMENT, "collider: ramp = %g s is longer than duration = %g s", d->ramp, d->duration);
+    return cl_fail(CL_ERR_INVALID_ARGUMENT, "%s: ramp = %g s is longer than duration = %g s", what, d->ramp,
+                   d->duration);
+  for (int k = 0; k < 3; ++k) {
+    if (!isfinite(d->center[k]))
+      return cl_fail(CL_ERR_INVALID_ARGUMENT, "%s: center[%d] = %g m must be finite", what, k, d->center[k]);
+    if (!isfinite(d->velocity[k]))
+      return cl_fail(CL_ERR_INVALID_ARGUMENT, "%s: velocity[%d] = %g m/s must be finite", what, k, d->velocity[k]);
+  }
   if (d->path_count < 0 || (d->path_count > 0 && !d->path))
-    return cl_fail(CL_ERR_INVALID_ARGUMENT, "collider: path_count = %d needs a path of 4 doubles per row",
+    return cl_fail(CL_ERR_INVALID_ARGUMENT, "%s: path_count = %d needs a path of 4 doubles per row", what,
                    (int)d->path_count);
   if (d->path_count == 0) return CL_OK;
   if (d->dynamic)
-    return cl_fail(CL_ERR_INVALID_ARGUMENT, "collider: a dynamic collider cannot follow a path (the world moves it)");
+    return cl_fail(CL_ERR_INVALID_ARGUMENT, "%s: a dynamic collider cannot follow a path (the world moves it)", what);
   for (int32_t r = 0; r < d->path_count; ++r) {
     const double *row = d->path + 4 * r;
     for (int k = 0; k < 4; ++k)
       if (!isfinite(row[k]))
-        return cl_fail(CL_ERR_INVALID_ARGUMENT, "collider path: row %d has a non-finite value (%g)", (int)r + 1, row[k]);
+        return cl_fail(CL_ERR_INVALID_ARGUMENT, "%s path: row %d has a non-finite value (%g)", what, (int)r + 1,
+                       row[k]);
     if (row[0] < 0.0)
-      return cl_fail(CL_ERR_INVALID_ARGUMENT, "collider path: row %d: time %g s is negative", (int)r + 1, row[0]);
+      return cl_fail(CL_ERR_INVALID_ARGUMENT, "%s path: row %d: time %g s is negative", what, (int)r + 1, row[0]);
     if (r > 0 && !(row[0] > row[-4]))
-      return cl_fail(CL_ERR_INVALID_ARGUMENT, "collider path: row %d: time %g s does not come after %g s", (int)r + 1,
-                     row[0], row[-4]);
+      return cl_fail(CL_ERR_INVALID_ARGUMENT, "%s path: row %d: time %g s does not come after %g s (times must "
+                     "increase)", what, (int)r + 1, row[0], row[-4]);
   }
   return CL_OK;
 }
@@ -41,11 +48,8 @@ cl_status cl_collider_check(const cl_collider_def *d) {
   if (d->kind < CL_COLLIDER_PLANE || d->kind > CL_COLLIDER_BOX)
     return cl_fail(CL_ERR_INVALID_ARGUMENT, "collider kind %d is not one of plane (0), sphere (1), box (2)",
                    (int)d->kind);
+  CL_TRY(cl_kinematic_check(d, "collider"));
   for (int k = 0; k < 3; ++k) {
-    if (!isfinite(d->center[k]))
-      return cl_fail(CL_ERR_INVALID_ARGUMENT, "collider: center[%d] = %g m must be finite", k, d->center[k]);
-    if (!isfinite(d->velocity[k]))
-      return cl_fail(CL_ERR_INVALID_ARGUMENT, "collider: velocity[%d] = %g m/s must be finite", k, d->velocity[k]);
     if (!isfinite(d->angular_velocity[k]))
       return cl_fail(CL_ERR_INVALID_ARGUMENT, "collider: angular_velocity[%d] = %g rad/s must be finite", k,
                      d->angular_velocity[k]);
@@ -55,7 +59,6 @@ cl_status cl_collider_check(const cl_collider_def *d) {
   if (!(d->restitution >= 0.0 && d->restitution <= 1.0))
     return cl_fail(CL_ERR_INVALID_ARGUMENT, "collider: restitution = %g is outside [0, 1]", d->restitution);
   CL_TRY(cl_rigid_check(d));
-  CL_TRY(motion_check(d));
   switch (d->kind) {
     case CL_COLLIDER_PLANE: {
       double n2 = 0.0;
@@ -157,6 +160,32 @@ static int path_at(const cl_collider_def *d, double tau, double *x, double *v) {
   return 1;
 }
 
+double cl_kinematic_at(const cl_collider_def *d, double tau, double *x, double *v, double *speed) {
+  double dist = 0.0;
+  if (d->path_count > 0) {
+    *speed = path_at(d, tau, x, v);
+    /* turning happens only while it moves: the time spent inside the path's segments */
+    const double t0 = d->path[0], t1 = d->path[4 * (d->path_count - 1)];
+    return tau <= t0 ? 0.0 : (tau >= t1 ? t1 - t0 : tau - t0);
+  }
+  motion_at(d, tau, &dist, speed);
+  for (int k = 0; k < 3; ++k) {
+    x[k] = d->center[k] + d->velocity[k] * dist;
+    v[k] = d->velocity[k] * *speed;
+  }
+  return dist;
+}
+
+void cl_kinematic_span(const cl_collider_def *d, double *begin, double *end) {
+  if (d->path_count > 0) {
+    *begin = d->path[0];
+    *end = d->path[4 * (d->path_count - 1)];
+    return;
+  }
+  *begin = d->start;
+  *end = d->start + d->duration;
+}
+
 void cl_collider_pose(const cl_collider *c, double t, cl_collider_shape *s) {
   const cl_collider_def *d = &c->def;
   double tau = t - c->t_add, dist = tau, speed = 1.0, xc[3], vc[3];
@@ -166,17 +195,8 @@ void cl_collider_pose(const cl_collider *c, double t, cl_collider_shape *s) {
       xc[k] = d->center[k] + d->velocity[k] * tau;
       vc[k] = d->velocity[k];
     }
-  } else if (d->path_count > 0) {
-    speed = path_at(d, tau, xc, vc);
-    /* it turns only while it moves: the time spent inside the path's segments */
-    const double t0 = d->path[0], t1 = d->path[4 * (d->path_count - 1)];
-    dist = tau <= t0 ? 0.0 : (tau >= t1 ? t1 - t0 : tau - t0);
   } else {
-    motion_at(d, tau, &dist, &speed);
-    for (int k = 0; k < 3; ++k) {
-      xc[k] = d->center[k] + d->velocity[k] * dist;
-      vc[k] = d->velocity[k] * speed;
-    }
+    dist = cl_kinematic_at(d, tau, xc, vc, &speed);
   }
   double Q[9];
   rotation(d->angular_velocity, dist, Q);

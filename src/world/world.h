@@ -224,6 +224,18 @@ typedef struct cl_collider {
 } cl_collider;
 
 cl_status cl_collider_check(const cl_collider_def *def);
+/* Kinematic motion, shared by kinematic colliders and the tools that move (knives, brushes): the
+ * members center, velocity, start, ramp, duration, path and path_count of a cl_collider_def (the
+ * public header documents them), at the time tau (s) after the object was added.
+ * cl_kinematic_check: those members finite, times >= 0, ramp <= duration, path times increasing;
+ * messages start with `what` ("collider", "knife", ...).
+ * cl_kinematic_at: the centre x (m) and its velocity v (m/s) at tau, *speed the fraction of full
+ * speed (1 inside a path's segments); returns the time spent moving at full speed (s), the angle
+ * of a spinning collider over its angular speed.
+ * cl_kinematic_span: when the motion begins and ends (tau, s; end = inf for one that never stops). */
+cl_status cl_kinematic_check(const cl_collider_def *def, const char *what);
+double cl_kinematic_at(const cl_collider_def *def, double tau, double *x, double *v, double *speed);
+void cl_kinematic_span(const cl_collider_def *def, double *begin, double *end);
 /* Free a collider and what it owns (its path); accepts NULL. */
 void cl_collider_free(cl_collider *c);
 /* The collider's pose at world time t (kinematic: centre moves with velocity, orientation turns with
