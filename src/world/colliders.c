@@ -2,7 +2,9 @@
  * over time, which the step turns into the collider views solvers see. The projection the solvers
  * call lives in the contract layer (contract/colliders.c). */
 #include <math.h>
+#include <string.h>
 
+#include "base/alloc.h"
 #include "base/error.h"
 #include "base/mat3.h"
 #include "world/world.h"
@@ -174,6 +176,16 @@ double cl_kinematic_at(const cl_collider_def *d, double tau, double *x, double *
     v[k] = d->velocity[k] * *speed;
   }
   return dist;
+}
+
+cl_status cl_kinematic_own_path(cl_collider_def *d, double **copy) {
+  *copy = NULL;
+  if (d->path_count <= 0) return CL_OK;
+  *copy = cl_malloc(sizeof(double) * 4 * (size_t)d->path_count, "path");
+  if (!*copy) return CL_ERR_OUT_OF_MEMORY;
+  memcpy(*copy, d->path, sizeof(double) * 4 * (size_t)d->path_count);
+  d->path = *copy;
+  return CL_OK;
 }
 
 void cl_kinematic_span(const cl_collider_def *d, double *begin, double *end) {

@@ -18,6 +18,7 @@ typedef enum cl_status {
   CL_WARN_CLAMPED = 2,         /* a value was clamped (e.g. a pseudo-inverse threshold) */
   CL_WARN_NOT_POSDEF = 3,      /* a Cholesky factorization met a non-positive pivot */
   CL_WARN_ALL_FIXED = 4,       /* every node of a body is fixed or driven: it only follows its motion */
+  CL_WARN_NO_EFFECT = 5,       /* a tool ended without touching its body (a knife that cut nothing) */
   CL_ERR_INVALID_ARGUMENT = -1, /* a parameter outside its allowed range, NULL, NaN, wrong kind */
   CL_ERR_OUT_OF_MEMORY = -2,
   CL_ERR_IO = -3,              /* a file could not be opened, read or written */
