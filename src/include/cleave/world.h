@@ -156,7 +156,7 @@ typedef enum cl_unit_field {
 cl_status cl_body_copy_unit_field(const cl_world *world, cl_id body, cl_unit_field field,
                                   double *out, int64_t capacity);
 /* Write the body's current state: .vtu (tets or points, with displacement, velocity, stress) or
- * .obj (surface). */
+ * .obj / .off (the current surface, with the vertices it uses only). */
 cl_status cl_body_write(const cl_world *world, cl_id body, const char *path);
 
 /* ---- regions and boundary conditions ------------------------------------------------------- */
