@@ -3,18 +3,25 @@
  * script instead of a mouse. Each acts on one body and lives in the world's condition pool.
  *
  * Knife. Blade end points a, b relative to the knife's position c(t), a kinematic motion
- * (colliders.c: start/ramp/duration, or a path). Over a step [t0, t1] the blade sweeps the
+ * (colliders.c: start/ramp/duration, or a path). Moving from c0 to c1 the blade sweeps the
  * parallelogram A0 B0 B1 A1 (A = c + a, B = c + b); cut along its diagonal A0 B1 into the triangles
  * (A0, B0, B1) and (A0, B1, A1), it reaches the body's solver as two cut_surface events in the same
  * list as the criterion's events (same priority sort, same fracture call, same bookkeeping: step.c).
- * Their priority is +inf: a scripted cut goes before any criterion's event. A step across a corner
- * of a path is split at the corner, so the swept surface is the path's and not its chord: the
- * triangles of successive steps tile the surface the blade sweeps whatever dt is. The solver
- * decides what a triangle cuts (graph_fem: every unbroken edge whose segment crosses it).
+ * Their priority is +inf: a scripted cut goes before any criterion's event. A sweep across a corner
+ * of a path is split at the corner, so the swept surface is the path's and not its chord. The solver
+ * decides what a triangle cuts (graph_fem: every unbroken edge whose segment crosses it), at the
+ * positions of the step's end. Each step sweeps from the blade's position one step back, [t0 - dt,
+ * t1], not [t0, t1]: the solver moves the material during the step, and an edge just ahead of the
+ * blade at t0 that the step carried behind the blade's t0 position (a piece sagging as it comes
+ * loose drags the uncut material ahead of the blade back across its path) would otherwise never
+ * cross a swept triangle, leaving the piece hanging by a few edges. The union of the sweeps is still
+ * the surface the blade swept (what was swept twice is cut once), and the step after the motion ends
+ * sweeps its last stretch again.
  * Whether the knife has touched the body at all is the world's own test: some edge of the body's
  * tets (current positions) meets one of its triangles (geom's segment-triangle test, independent of
- * the solver's). A knife whose motion ends untouched warns (CL_WARN_NO_EFFECT) once; a knife that
- * never stops never warns. Bodies without tets cannot tell, so they never warn.
+ * the solver's). A knife whose motion ended untouched warns (CL_WARN_NO_EFFECT) once, on the step
+ * after its motion ends (its last sweep); a knife that never stops never warns. Bodies without tets
+ * cannot tell, so they never warn.
  *
  * Brush (a grab brush, Blender's "grab" that the paper's Fig 10 compares with): when its motion
  * begins at t_s it takes the nodes within `radius` of its centre c(t_s) (current positions) and moves
@@ -199,15 +206,19 @@ static cl_status sweep(cl_body *b, cl_tool *tool, const double *c0, const double
 }
 
 cl_status cl_world_knife_events(cl_world *w, cl_body *b, double t0, double t1) {
+  /* each step sweeps from one step back: material that moved behind the blade during the step (a
+   * piece sagging as it comes loose drags the edges just ahead of the blade back across its path)
+   * is still cut */
+  const double back = t0 - (t1 - t0);
   for (int32_t i = 0; i < w->conditions.slots; ++i) {
     cl_condition *c = cl_pool_at(&w->conditions, i);
-    if (!c || c->kind != CL_CONDITION_KNIFE || c->body != b->id || c->tool->finished) continue;
+    if (!c || c->kind != CL_CONDITION_KNIFE || c->body != b->id || c->tool->done) continue;
     cl_tool *tool = c->tool;
     double prev[3], cur[3], v[3];
-    position_at(c, t0, prev, v);
-    /* the path's corners inside the step, then t1 */
+    position_at(c, back, prev, v);
+    /* the path's corners inside [back, t1], then t1 */
     const cl_collider_def *tr = &tool->track;
-    const double tau0 = t0 - c->t_add, tau1 = t1 - c->t_add;
+    const double tau0 = back - c->t_add, tau1 = t1 - c->t_add;
     for (int32_t r = 0; r <= tr->path_count; ++r) {
       const double tau = r < tr->path_count ? tr->path[4 * r] : tau1;
       if (r < tr->path_count && !(tau > tau0 && tau < tau1)) continue;
@@ -215,15 +226,17 @@ cl_status cl_world_knife_events(cl_world *w, cl_body *b, double t0, double t1) {
       if (cur[0] != prev[0] || cur[1] != prev[1] || cur[2] != prev[2]) CL_TRY(sweep(b, tool, prev, cur));
       memcpy(prev, cur, sizeof prev);
     }
-    if (!reached(t1, tool->t_end)) continue;
-    tool->finished = 1;
+    tool->finished = reached(t1, tool->t_end);
+    /* done once this step swept the last stretch of the motion a second time */
+    if (!reached(t0, tool->t_end)) continue;
+    tool->done = 1;
     if (!tool->touched && !tool->warned && b->state.cell_size == 4) {
       double lo[3], hi[3];
       cl_node_bounds(b->state.x, b->state.n, lo, hi);
       warn(w, tool, "knife %u on %s finished its motion at t = %g s without cutting anything: the surface its blade "
            "swept (%lld triangles) crossed no edge of the body, whose current bounding box is [%g, %g] x [%g, %g] x "
-           "[%g, %g]; check the blade and the path", c->id, b->label, t1, (long long)tool->triangles, lo[0], hi[0],
-           lo[1], hi[1], lo[2], hi[2]);
+           "[%g, %g]; check the blade and the path", c->id, b->label, tool->t_end, (long long)tool->triangles, lo[0],
+           hi[0], lo[1], hi[1], lo[2], hi[2]);
     }
   }
   return CL_OK;

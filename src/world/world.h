@@ -239,6 +239,7 @@ typedef struct cl_tool {
   double release;              /* brush, anchor: when it lets its nodes go, s after it was added (inf) */
   double grab_center[3];       /* brush: its centre when it took its nodes, m */
   int started, finished;
+  int done;                    /* knife: swept for the last time */
   int touched;                 /* knife: crossed an edge of the body's mesh; brush, anchor: took a node */
   int warned;                  /* CL_WARN_NO_EFFECT was given */
   int64_t triangles;           /* knife: swept triangles handed to the solver */

@@ -321,12 +321,12 @@ cl_status cl_collider_get_rotation(const cl_world *world, cl_id collider, double
  * time of a tool counts from when it is added, as a collider path's. Knives and brushes move like
  * kinematic colliders: from `center` at `velocity` (rest until `start`, speed up over `ramp`, move
  * for `duration`), or along the piecewise-linear `path` of rows (t, x, y, z) (held at its first
- * point before and at its last after; copied). A tool that ends without touching the body (a knife
- * whose swept surface crossed no edge of the body's mesh, a brush or anchor that found no node)
- * makes that step return CL_WARN_NO_EFFECT, once per tool. */
+ * point before and at its last after; copied). A tool that does not touch the body (a knife whose
+ * swept surface crossed no edge of the body's mesh, on the step of its last sweep; a brush or anchor
+ * that found no node when it started) makes that step return CL_WARN_NO_EFFECT, once per tool. */
 typedef enum cl_tool_kind {
-  CL_TOOL_KNIFE = 0,  /* cuts: a blade segment; every step the quad it swept (two triangles) goes to
-                         the body's solver as cut_surface events */
+  CL_TOOL_KNIFE = 0,  /* cuts: a blade segment; every step the quad it swept since one step back (two
+                         triangles) goes to the body's solver as cut_surface events */
   CL_TOOL_BRUSH = 1,  /* pushes: a sphere that takes the nodes inside it when it starts moving and
                          moves them with its displacement (a grab brush) */
   CL_TOOL_ANCHOR = 2  /* holds: the nodes of a region, where they are at its start time */

@@ -96,7 +96,8 @@ int32_t cl_gfem_edge(const cl_gfem *s, int32_t a, int32_t b);
 /* Pieces: connected components of the nodes over edges with damage < 1 (cached). */
 cl_status cl_gfem_pieces(cl_gfem *s);
 /* The visual surface: the boundary faces of the tets all of whose edges are unbroken, so the surface
- * splits where cracks run (cached; owned by s). */
+ * splits where cracks run, less the groups of such tets that touch the rest along an edge only, so
+ * every edge is in exactly two triangles (closed and edge-manifold; cached; owned by s). */
 cl_status cl_gfem_visual_surface(cl_gfem *s, const cl_body_state *st);
 
 /* ---- element.c ---- */
