@@ -228,4 +228,20 @@ T.test("bad tool options are errors at the caller's line naming the key, the val
   T.error(function() fixed:info() end, "only tools")
 end)
 
+T.test("the sculpted sphere scene: every tool touches the sphere, the cheek comes off, the OBJ is watertight", function()
+  local src = os.getenv("CLEAVE_SOURCE_DIR") or (here .. "/../..")
+  local sc = dofile(src .. "/experiments/scenes/init.lua").get("graph_fem/sculpt_sphere")
+  local built = sc:build { threads = 1, stroke = 0.1, frames = 46 } -- 7k tets, six strokes of 6 steps
+  built.world:step(built.params.frames)
+  T.eq(#built.world:warnings(), 0)
+  for _, t in ipairs(built.tools) do T.truthy(t.tool:info().touched, t.name .. " touched the sphere") end
+  T.truthy(built.body:info().pieces >= 2, "the cheek is off")
+  local path = T.tmpdir("tools") .. "/sculpted.obj"
+  built.body:write(path)
+  local obj = cl.mesh.read(path)
+  local ok, bad = watertight(obj)
+  T.truthy(ok, bad and (bad .. " edges not shared by exactly two triangles"))
+  T.eq(obj:components(), 2, "the face and the slice")
+end)
+
 T.done()
