@@ -496,6 +496,34 @@ static void test_anchor_bad_input(void **state) {
   cl_world_destroy(w);
 }
 
+/* A static solve starts the tools whose time has come, as a step would: an anchor added at t = 0
+ * holds a corotational cantilever under gravity without a step first. */
+static void test_anchor_in_a_static_solve(void **state) {
+  (void)state;
+  cl_world *w = cl_test_world(0.01, -9.81, 1);
+  const cl_id b = bar(w, "corotational", NULL, NULL, 0);
+  cl_region_def end;
+  cl_region_def_default(&end, CL_REGION_SLAB);
+  end.axis = 0;
+  end.hi[0] = 0.0;
+  cl_anchor_def a;
+  cl_anchor_def_default(&a);
+  cl_id anchor = 0;
+  assert_ok(cl_world_add_anchor(w, b, &end, &a, &anchor));
+  cl_static_def sd;
+  cl_static_def_default(&sd);
+  assert_ok(cl_world_solve_static(w, &sd, NULL));
+  int32_t held = 0;
+  assert_ok(cl_condition_node_count(w, anchor, &held));
+  assert_int_equal(held, 25);
+  const cl_body_state *st = cl_world_body_state(w, b);
+  double tip = 0.0;
+  for (int32_t i = 0; i < st->n; ++i)
+    if (st->X[3 * i] > 0.4 - 1e-9) tip = fmin(tip, st->x[3 * i + 1] - st->X[3 * i + 1]);
+  assert_true(tip < -1e-6); /* it sags, held at the anchored end */
+  cl_world_destroy(w);
+}
+
 /* Tools are conditions of their body: removing the body removes them; info on another condition is
  * an error. */
 static void test_tools_are_conditions(void **state) {
@@ -530,6 +558,7 @@ int main(void) {
       cmocka_unit_test(test_brush_bad_input),
       cmocka_unit_test(test_anchor_holds_from_its_start),
       cmocka_unit_test(test_anchor_bad_input),
+      cmocka_unit_test(test_anchor_in_a_static_solve),
       cmocka_unit_test(test_tools_are_conditions),
   };
   return cmocka_run_group_tests(tests, setup, NULL);
