@@ -17,6 +17,7 @@
 
 #include <dirent.h>
 #include <errno.h>
+#include <math.h>
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -52,26 +53,48 @@ static void usage(FILE *out) {
           "Environment: CLEAVE_LIB overrides the path of libcleave; CLEAVE_LUA_DIR the module tree.\n");
 }
 
-/* Push a --set value: true/false as booleans, a complete number as a number, else the string. */
+/* Is v a decimal number as a user writes one: [+-] digits [. digits] [e [+-] digits]? strtod also
+ * takes hex (0x10 became 16), "inf", "nan" and leading blanks, which a --set value never means. */
+static int decimal_number(const char *v) {
+  const char *p = v;
+  if (*p == '+' || *p == '-') ++p;
+  int digits = 0;
+  while (*p >= '0' && *p <= '9') ++p, ++digits;
+  if (*p == '.') {
+    ++p;
+    while (*p >= '0' && *p <= '9') ++p, ++digits;
+  }
+  if (!digits) return 0;
+  if (*p == 'e' || *p == 'E') {
+    ++p;
+    if (*p == '+' || *p == '-') ++p;
+    if (!(*p >= '0' && *p <= '9')) return 0;
+    while (*p >= '0' && *p <= '9') ++p;
+  }
+  return *p == '\0';
+}
+
+/* A --set value that cannot be passed as written (NULL if fine): a number beyond a double. */
+static const char *set_value_problem(const char *v) {
+  if (decimal_number(v) && isinf(strtod(v, NULL))) return "is a number beyond the range of a double (about 1.8e308)";
+  return NULL;
+}
+
+/* Push a --set value: true/false as booleans, a decimal number as a number, "text" in double quotes
+ * as the text (a string that looks like a number: --set 'id="007"'), anything else as the string. */
 static void push_set_value(lua_State *L, const char *v) {
+  size_t n = strlen(v);
   if (strcmp(v, "true") == 0) {
     lua_pushboolean(L, 1);
-    return;
-  }
-  if (strcmp(v, "false") == 0) {
+  } else if (strcmp(v, "false") == 0) {
     lua_pushboolean(L, 0);
-    return;
+  } else if (decimal_number(v)) {
+    lua_pushnumber(L, strtod(v, NULL));
+  } else if (n >= 2 && v[0] == '"' && v[n - 1] == '"') {
+    lua_pushlstring(L, v + 1, n - 2);
+  } else {
+    lua_pushstring(L, v);
   }
-  if (*v) {
-    char *end = NULL;
-    errno = 0;
-    double x = strtod(v, &end);
-    if (end && *end == '\0' && errno == 0) {
-      lua_pushnumber(L, x);
-      return;
-    }
-  }
-  lua_pushstring(L, v);
 }
 
 /* A --set key: an identifier, dots allowed for nested names ("material.young"). */
@@ -104,6 +127,22 @@ static int cmd_run(int argc, char **argv) {
       if (!kv || !eq || !valid_key(kv, (size_t)(eq - kv))) {
         fprintf(stderr, "cleave: --set needs key=value with an identifier key (got '%s')\n", kv ? kv : "");
         return EXIT_USAGE;
+      }
+      const char *problem = set_value_problem(eq + 1);
+      if (problem) {
+        fprintf(stderr, "cleave: --set %s: the value %s\n", kv, problem);
+        return EXIT_USAGE;
+      }
+      /* a repeated key kept the last value without a word */
+      for (int j = 0; j < i; ++j) {
+        const char *o = strncmp(argv[j], "--set=", 6) == 0 ? argv[j] + 6
+                        : (strcmp(argv[j], "--set") == 0 && j + 1 < i) ? argv[j + 1] : NULL;
+        if (o == kv) continue;
+        if (o && strncmp(o, kv, (size_t)(eq - kv) + 1) == 0) {
+          fprintf(stderr, "cleave: --set %.*s is given twice ('%s' and '%s'); give each key once\n", (int)(eq - kv),
+                  kv, o, kv);
+          return EXIT_USAGE;
+        }
       }
       continue;
     }
@@ -158,7 +197,7 @@ static int cmd_run(int argc, char **argv) {
     const char *eq = strchr(kv, '=');
     lua_pushlstring(L, kv, (size_t)(eq - kv));
     push_set_value(L, eq + 1);
-    lua_rawset(L, -3); /* a repeated key: the last one wins, as with most command lines */
+    lua_rawset(L, -3); /* keys are distinct: the first pass refused a repeated one */
   }
   lua_setfield(L, -2, "set");
   lua_setglobal(L, "arg");

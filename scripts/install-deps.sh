@@ -7,6 +7,8 @@ pkgs=(cmake make gcc g++ pkg-config luajit libluajit-5.1-dev libsuitesparse-dev 
       libopenblas0-pthread)  # CHOLMOD's supernodal factorization runs on BLAS: OpenBLAS, not the reference one
 if [ "${1:-}" = "--test" ]; then
   pkgs+=(clang libclang-rt-14-dev)
+  # CI runs the Lua reliability reproducers under valgrind (the sanitizers do not reach through LuaJIT)
+  pkgs+=(valgrind)
   # VTK reads our .vtu back in a test; it is large, so it is only pulled in for the tests.
   pkgs+=(python3-vtk9)
 fi

@@ -54,6 +54,9 @@ for _, e in ipairs {
   { name = "angular_velocity", type = "vec3", unit = "rad/s", default = { 0, 0, 0 }, help = "kinematic angular velocity about center" },
   { name = "friction", type = "number", unit = "1", default = 0, range = { 0, math.huge, "[)" }, help = "Coulomb coefficient" },
   { name = "restitution", type = "number", unit = "1", default = 0, range = { 0, 1 }, help = "coefficient of restitution" },
+  { name = "momentum_scale", type = "number", unit = "1", default = 0, range = { 0, math.huge, "[)" },
+    help = "non-physical scene device (Jones et al. 2016's projectiles): a touched node gains momentum_scale x the " ..
+           "collider's velocity every step it touches, instead of restitution and friction; kinematic only; 0 = off" },
 } do collider_common[#collider_common + 1] = e end
 -- Two-way rigid bodies (docs/RIGID_BODIES.md): spheres and boxes only.
 local hinge_spec = {
@@ -111,6 +114,7 @@ function World:collider(opts)
   vec3_into(def.angular_velocity, o.angular_velocity)
   def.friction = o.friction
   def.restitution = o.restitution
+  def.momentum_scale = o.momentum_scale
   if kind == "plane" then
     vec3_into(def.normal, o.normal)
   elseif kind == "sphere" then
@@ -150,7 +154,9 @@ function World:collider(opts)
   end
   local id = ffi.new("cl_id[1]")
   check(C.cl_world_add_collider(p, def, id), self)
-  return setmetatable({ world = self, id = id[0], kind = kind, opts = o }, Collider)
+  -- numbered in the order of addition, as the C library's messages name it ("box collider #2")
+  self._colliders_added = (rawget(self, "_colliders_added") or 0) + 1
+  return setmetatable({ world = self, id = id[0], kind = kind, opts = o, number = self._colliders_added }, Collider)
 end
 
 -- Current centre (m) of a (moving) collider.
@@ -189,6 +195,7 @@ end
 function Collider:remove()
   local p = owned_ptr(self, Collider, "collider:remove")
   check(C.cl_world_remove_collider(p, self.id), self.world)
+  self._removed = true
 end
 
 return { kinematic_entries = kinematic_entries, kinematic_into = kinematic_into }

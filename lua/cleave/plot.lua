@@ -551,6 +551,8 @@ end
 ---   light     = {x, y, z}: direction towards the light in the view frame (x right, y up,
 ---               z towards the viewer); default upper left, in front
 ---   color     = base colour '#rrggbb' (default a light clay); background = '#rrggbb'
+---   colors    = a base colour per triangle instead: a list (or cdata) of 0xRRGGBB integers, one
+---               per triangle in the order given (to colour pieces or clusters apart)
 ---   size      = {w, h} pixels (default 900 x 900); title = string; cull = true/false (default:
 ---               drop back faces only when the surface is closed and consistently oriented)
 --- Shading is Lambert (two-sided: a back face is lit as if it faced the viewer) plus ambient and
@@ -658,6 +660,11 @@ function plot.snapshot(opts)
   local br = tonumber(color:sub(2, 3), 16) / 255
   local bg = tonumber(color:sub(4, 5), 16) / 255
   local bb = tonumber(color:sub(6, 7), 16) / 255
+  local colors = opts.colors
+  if colors ~= nil then
+    local ok = type(colors) == "table" and #colors >= nt or type(colors) == "cdata"
+    if not ok then argerr("snapshot", "colors must give one 0xRRGGBB integer per triangle (" .. nt .. ")") end
+  end
   local ambient, diffuse, specular, shininess = 0.20, 0.72, 0.15, 24
   local fx, fy, fz = normalize3(0.8, 0.1, 0.6)
   local fill_strength = 0.22
@@ -697,6 +704,10 @@ function plot.snapshot(opts)
       local fill = nx * fx + ny * fy + nz * fz
       if fill < 0 then fill = 0 end
       local k = ambient + diffuse * lam + fill_strength * fill
+      if colors then
+        local cv = tonumber(colors[type(colors) == "table" and t + 1 or t])
+        br, bg, bb = math.floor(cv / 65536) % 256 / 255, math.floor(cv / 256) % 256 / 255, cv % 256 / 255
+      end
       local r = math.min(255, math.floor(255 * (br * k + sp) + 0.5))
       local g = math.min(255, math.floor(255 * (bg * k + sp) + 0.5))
       local bl = math.min(255, math.floor(255 * (bb * k + sp) + 0.5))

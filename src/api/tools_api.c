@@ -210,8 +210,7 @@ cl_status cl_tool_get_info(const cl_world *world, cl_id tool, cl_tool_info *info
   cl_condition *c;
   CL_TRY(cl_world_condition(world, tool, &c));
   if (!c->tool)
-    return cl_fail(CL_ERR_INVALID_ARGUMENT, "cl_tool_get_info: condition %u is not a tool (a knife, brush or anchor)",
-                   tool);
+    return cl_fail(CL_ERR_INVALID_ARGUMENT, "cl_tool_get_info: the condition is not a tool (a knife, brush or anchor)");
   cl_tool_fill_info(c, world->time, info);
   return CL_OK;
 }

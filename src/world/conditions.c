@@ -26,15 +26,16 @@ cl_status cl_motion_check(const cl_motion_def *m) {
   if (m->kind < CL_MOTION_FIXED || m->kind > CL_MOTION_TWIST)
     return cl_fail(CL_ERR_INVALID_ARGUMENT,
                    "motion kind %d is not one of fixed (0), translate (1), rotate (2), twist (3)", (int)m->kind);
-  for (int k = 0; k < 3; ++k) {
-    if (!isfinite(m->velocity[k]))
-      return cl_fail(CL_ERR_INVALID_ARGUMENT, "motion: velocity[%d] = %g m/s must be finite", k, m->velocity[k]);
+  /* ranges (world.h): a drive faster than these made the linear solve see Inf ("the matrix has NaN
+   * or Inf entries") without saying which key was to blame */
+  CL_TRY(cl_check_vec3_limit("motion: velocity", m->velocity, CL_LIMIT_SPEED, "m/s"));
+  CL_TRY(cl_check_vec3_limit("motion: center", m->center, CL_LIMIT_COORD, "m"));
+  for (int k = 0; k < 3; ++k)
     if (!isfinite(m->axis[k]))
       return cl_fail(CL_ERR_INVALID_ARGUMENT, "motion: axis[%d] = %g must be finite", k, m->axis[k]);
-    if (!isfinite(m->center[k]))
-      return cl_fail(CL_ERR_INVALID_ARGUMENT, "motion: center[%d] = %g m must be finite", k, m->center[k]);
-  }
-  if (!isfinite(m->rate)) return cl_fail(CL_ERR_INVALID_ARGUMENT, "motion: rate = %g rad/s must be finite", m->rate);
+  if (!(fabs(m->rate) <= CL_LIMIT_SPIN))
+    return cl_fail(CL_ERR_INVALID_ARGUMENT, "motion: rate = %g rad/s is outside the allowed range [-%g, %g] rad/s",
+                   m->rate, CL_LIMIT_SPIN, CL_LIMIT_SPIN);
   if (m->kind == CL_MOTION_ROTATE || m->kind == CL_MOTION_TWIST) {
     double n2 = m->axis[0] * m->axis[0] + m->axis[1] * m->axis[1] + m->axis[2] * m->axis[2];
     if (!(n2 > 0.0))

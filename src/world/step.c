@@ -23,11 +23,7 @@
 #include "world/rigid_contact.h"
 #include "world/world.h"
 
-static cl_status stop(cl_world *w, cl_status s) {
-  w->stopped = 1;
-  snprintf(w->stop_message, sizeof w->stop_message, "%s", cl_last_error());
-  return s;
-}
+static cl_status stop(cl_world *w, cl_status s) { return cl_world_stop(w, s); }
 
 /* f_ext at time t: the body's force conditions (spread by mass) and surface loads (area weighted,
  * ramped, a follower pressure on the current surface). Returns whether the body has any. */
@@ -242,6 +238,8 @@ static cl_status one_step(cl_world *w, cl_status *warning) {
       w->shape_of_slot[i] = c ? view.count : -1;
       if (!c) continue;
       cl_collider_pose(c, t1, &w->shapes[view.count]);
+      cl_status pst = cl_collider_check_pose(c, &w->shapes[view.count], step_no, t1);
+      if (pst < 0) return stop(w, pst);
       if (c->def.dynamic) w->shapes[view.count].impulse = c->impulse;
       view.count++;
     }
@@ -287,6 +285,7 @@ static cl_status one_step(cl_world *w, cl_status *warning) {
       iterations += rep.iterations;
       if (rep.residual > residual) residual = rep.residual;
       cl_world_accumulate_reactions(w, b, t0);
+      cl_watch_drive_work(w, b, h);
     }
     cl_status cst = cl_world_body_contacts(w, h, NULL); /* timed with SOLVE */
     if (cst < 0) return stop(w, cl_fail_context(cst, "step %lld (t = %g s): ", step_no, t0));
@@ -352,6 +351,8 @@ static cl_status one_step(cl_world *w, cl_status *warning) {
   }
   w->steps += 1;
   w->time = t_end;
+  cl_status wst = cl_watch_step(w, step_no, t_end); /* energy growing without a source (watch.c) */
+  if (wst < 0) return stop(w, wst);
   phase[CL_PHASE_PROBES] += cl_time_ms() - t_mark;
 
   cl_world_stats *st = &w->stats;

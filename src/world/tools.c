@@ -42,6 +42,7 @@
 
 #include "base/alloc.h"
 #include "base/error.h"
+#include "geom/tet_edges.h"
 #include "geom/tetrahedralize.h"
 #include "world/world.h"
 
@@ -75,6 +76,7 @@ cl_status cl_world_insert_tool(cl_world *w, cl_body *b, cl_tool *tool, cl_id *id
     cl_tool_free(tool);
     return CL_ERR_OUT_OF_MEMORY;
   }
+  tool->number = ++w->tools_added;
   tool->t_start += w->time;
   tool->t_end += w->time;
   c->kind = tool->kind == CL_TOOL_KNIFE ? CL_CONDITION_KNIFE : CL_CONDITION_CONSTRAIN;
@@ -121,9 +123,9 @@ static cl_status take_nodes(cl_world *w, cl_condition *c, double t0) {
     double lo[3], hi[3];
     cl_region_describe(&r, what, sizeof what);
     cl_node_bounds(b->state.x, b->state.n, lo, hi);
-    warn(w, tool, "%s %u on %s took no node when it started at t = %g s: the %s holds no node, whose current "
-         "bounding box is [%g, %g] x [%g, %g] x [%g, %g]; the %s does nothing", tool_name(tool->kind), c->id, b->label,
-         t0, what, lo[0], hi[0], lo[1], hi[1], lo[2], hi[2], tool_name(tool->kind));
+    warn(w, tool, "%s #%d on %s took no node when it started at t = %g s: the %s holds no node, whose current "
+         "bounding box is [%g, %g] x [%g, %g] x [%g, %g]; the %s does nothing", tool_name(tool->kind),
+         (int)tool->number, b->label, t0, what, lo[0], hi[0], lo[1], hi[1], lo[2], hi[2], tool_name(tool->kind));
     return CL_OK;
   }
   double *x0 = cl_malloc(sizeof(double) * 3 * (size_t)count, "tool positions");
@@ -157,9 +159,8 @@ void cl_tool_target(const cl_condition *c, int32_t j, double t, double *x, doubl
 
 /* ---- knives ---------------------------------------------------------------------------------- */
 
-/* Does an edge of the tets of st (current positions) meet triangle tri? lo/hi: the triangle's box. */
+/* Does an edge of the tets of st (current positions) meet triangle tri? */
 static int crosses_mesh(const cl_body_state *st, const double *tri) {
-  static const int pairs[6][2] = {{0, 1}, {0, 2}, {0, 3}, {1, 2}, {1, 3}, {2, 3}};
   double lo[3], hi[3];
   for (int k = 0; k < 3; ++k) {
     lo[k] = fmin(tri[k], fmin(tri[3 + k], tri[6 + k]));
@@ -168,7 +169,8 @@ static int crosses_mesh(const cl_body_state *st, const double *tri) {
   for (int32_t e = 0; e < st->ncells; ++e) {
     const int32_t *t = st->cells + 4 * (size_t)e;
     for (int q = 0; q < 6; ++q) {
-      const double *p = st->x + 3 * (size_t)t[pairs[q][0]], *r = st->x + 3 * (size_t)t[pairs[q][1]];
+      const double *p = st->x + 3 * (size_t)t[cl_tet_edge_corners[q][0]];
+      const double *r = st->x + 3 * (size_t)t[cl_tet_edge_corners[q][1]];
       int outside = 0;
       for (int k = 0; k < 3 && !outside; ++k) outside = fmax(p[k], r[k]) < lo[k] || fmin(p[k], r[k]) > hi[k];
       if (!outside && cl_segment_triangle_intersect(p, r, tri, tri + 3, tri + 6, 0.0)) return 1;
@@ -233,10 +235,10 @@ cl_status cl_world_knife_events(cl_world *w, cl_body *b, double t0, double t1) {
     if (!tool->touched && !tool->warned && b->state.cell_size == 4) {
       double lo[3], hi[3];
       cl_node_bounds(b->state.x, b->state.n, lo, hi);
-      warn(w, tool, "knife %u on %s finished its motion at t = %g s without cutting anything: the surface its blade "
+      warn(w, tool, "knife #%d on %s finished its motion at t = %g s without cutting anything: the surface its blade "
            "swept (%lld triangles) crossed no edge of the body, whose current bounding box is [%g, %g] x [%g, %g] x "
-           "[%g, %g]; check the blade and the path", c->id, b->label, tool->t_end, (long long)tool->triangles, lo[0],
-           hi[0], lo[1], hi[1], lo[2], hi[2]);
+           "[%g, %g]; check the blade and the path", (int)tool->number, b->label, tool->t_end,
+           (long long)tool->triangles, lo[0], hi[0], lo[1], hi[1], lo[2], hi[2]);
     }
   }
   return CL_OK;

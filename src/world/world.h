@@ -8,6 +8,7 @@
 #ifndef CL_WORLD_WORLD_H
 #define CL_WORLD_WORLD_H
 
+#include <stddef.h>
 #include <stdint.h>
 
 #include "cleave/world.h"
@@ -16,6 +17,29 @@
 
 /* Value of the `internal` marker of cl_world_def and cl_body_def set by their *_def_default. */
 enum { CL_DEF_MARKER = 0x636c6466 };
+
+/* ---- sane ranges (docs/GUARANTEES.md) ------------------------------------------------------- */
+
+/* What a user may set, checked where it is set. Far beyond any mechanical scene, yet small enough
+ * that no product the step forms (x + v t, m v^2, I^-1 L, g t^2) can overflow a double, so a
+ * value that passes these checks cannot turn into an Inf or a NaN by itself. */
+#define CL_LIMIT_COORD 1e9      /* m: |coordinate| of centres, hinge points, rest positions */
+#define CL_LIMIT_SPEED 3e8      /* m/s: |velocity| (the speed of light) */
+#define CL_LIMIT_SPIN 1e9       /* rad/s: |angular velocity| */
+#define CL_LIMIT_SIZE_MIN 1e-9  /* m: collider radius, half extents */
+#define CL_LIMIT_SIZE_MAX 1e9
+#define CL_LIMIT_MASS_MIN 1e-9  /* kg: dynamic collider mass */
+#define CL_LIMIT_MASS_MAX 1e15
+#define CL_LIMIT_INERTIA_MIN 1e-30 /* kg m^2: given principal moments */
+#define CL_LIMIT_INERTIA_MAX 1e30
+#define CL_LIMIT_GRAVITY 1e9    /* m/s^2: |gravity| */
+#define CL_LIMIT_FORCE 1e15     /* N: |force| of a force condition */
+#define CL_LIMIT_YOUNG 1e13     /* Pa: Young's modulus (diamond's is 1.2e12) */
+#define CL_LIMIT_DENSITY 1e6    /* kg/m^3 (osmium's is 2.3e4) */
+
+/* |v| <= limit for a 3-vector, else CL_ERR_INVALID_ARGUMENT "<what> = (x, y, z) <unit>: |<what>| = n
+ * is outside the allowed range [0, limit] <unit>" (NaN and Inf fail too). */
+cl_status cl_check_vec3_limit(const char *what, const double *v, double limit, const char *unit);
 
 /* ---- generational ids (ids.c) -------------------------------------------------------------- */
 
@@ -64,9 +88,11 @@ typedef struct cl_body {
   const cl_solver_ops *ops;
   void *solver;
   double *params;                    /* one per ops->params entry */
+  char **ptexts;                     /* one per ops->params entry: a text parameter's value (owned) */
   const cl_criterion_ops *cops;      /* NULL without fracture */
   void *criterion;
   double *cparams;
+  char **ctexts;                     /* the same for the criterion's parameters */
   cl_body_state state;
 
   /* Per-node arrays the world owns, sized to node_capacity (>= state.n). */
@@ -98,6 +124,10 @@ typedef struct cl_body {
   int32_t pieces;
   int64_t pieces_version;
   int32_t nodes_seen;                /* state.n when conditions were last carried over */
+  struct {
+    double cm[3];                    /* centre of mass at the last energy check, m */
+    double size;                     /* rest bounding-box diagonal, m */
+  } watch;                           /* the blow-up watch (watch.c) */
 } cl_body;
 
 /* Create and bind a body; the world assigns the id afterwards. */
@@ -228,6 +258,7 @@ cl_status cl_condition_follow_origins(cl_condition *c, const cl_body_state *stat
 
 typedef struct cl_tool {
   cl_tool_kind kind;
+  int32_t number;              /* 1, 2, ... in the order tools were added to the world: "knife #2" */
   cl_collider_def track;       /* knife, brush: the kinematic motion (kinematic members only) */
   double *path;                /* the copy of track.path */
   double blade[6];             /* knife: end points relative to its position, m */
@@ -266,11 +297,14 @@ void cl_tool_fill_info(const cl_condition *c, double t, cl_tool_info *info);
 
 typedef struct cl_collider {
   cl_id id;
+  int32_t number;              /* 1, 2, ...: the order the world's colliders were added in, which is
+                                * how messages name a collider (ids mean nothing to a user) */
   cl_collider_def def;         /* normal normalised */
   double t_add;                /* world time when added, s; a dynamic collider's def holds its
                                 * current state and t_add the time of that state (rigid.c) */
   double impulse[6];           /* dynamic: impulse the nodes gave it over the current substep,
                                 * linear (N s) and angular about the centre (N m s) */
+  double watch_cm[3];          /* centre at the last energy check, m (watch.c) */
   double *path;                /* kinematic: the copy of def.path (def.path points at it) */
 } cl_collider;
 
@@ -292,6 +326,11 @@ void cl_kinematic_span(const cl_collider_def *def, double *begin, double *end);
 cl_status cl_kinematic_own_path(cl_collider_def *def, double **copy);
 /* Free a collider and what it owns (its path); accepts NULL. */
 void cl_collider_free(cl_collider *c);
+/* "dynamic box collider #2" for messages. */
+const char *cl_collider_label(const cl_collider *c, char *buf, size_t size);
+/* CL_ERR_NUMERICAL naming the collider when a pose the step computed is not finite (a dynamic
+ * collider pushed beyond what a double holds), else CL_OK. */
+cl_status cl_collider_check_pose(const cl_collider *c, const cl_collider_shape *pose, long long step, double t);
 /* The collider's pose at world time t (kinematic: centre moves with velocity, orientation turns with
  * the angular velocity about the centre, both from t_add). */
 void cl_collider_pose(const cl_collider *c, double t, cl_collider_shape *shape);
@@ -330,6 +369,8 @@ typedef struct cl_probe {
 
 cl_status cl_probe_new(cl_world *world, const cl_probe_def *def, cl_probe **out);
 int32_t cl_probe_value_count(const cl_probe *p);
+/* "kinetic energy of body 'bar'" for messages. */
+const char *cl_probe_kind_name(const cl_probe *p);
 cl_status cl_probe_eval(cl_world *world, const cl_probe *p, double *out);
 
 /* ---- the world (world.c) and its step (step.c) --------------------------------------------- */
@@ -342,6 +383,12 @@ struct cl_world {
   int64_t steps;
   double time;                 /* s */
   cl_pool bodies, conditions, colliders, probes;
+  int32_t colliders_added;     /* numbers colliders for messages (cl_collider.number) */
+  int32_t tools_added;         /* numbers tools for messages (cl_tool.number) */
+  void *rigid_scratch;         /* rigid contact broad phase (rigid_contact.c): boxes and pairs */
+  size_t rigid_scratch_size;
+  int64_t *rigid_pairs;
+  int64_t rigid_pairs_cap;
   cl_collider_shape *shapes;   /* current collider poses, one per live collider */
   int32_t nshapes, shapes_capacity;
   double *contact_scratch;     /* 7 per shape: what one body's step recorded (contact probes) */
@@ -351,6 +398,9 @@ struct cl_world {
   char tool_warning[512];      /* the CL_WARN_NO_EFFECT of the current step ("" = none) */
   int stopped;
   char stop_message[1024];
+  struct {
+    double budget;             /* J: energy the sources can have given (watch.c) */
+  } watch;
 };
 
 cl_status cl_world_new(const cl_world_def *def, cl_world **out);
@@ -377,6 +427,22 @@ cl_status cl_world_insert_probe(cl_world *world, const cl_probe_def *def, cl_id 
 
 /* The state of a body, for tests and internal tools that set up initial conditions. */
 cl_body_state *cl_world_body_state(cl_world *world, cl_id body);
+
+/* ---- the blow-up watch (watch.c, docs/GUARANTEES.md) --------------------------------------- */
+
+/* Energy given to the world from outside the step (a velocity set by the user), J. */
+void cl_watch_add_energy(cl_world *world, double joules);
+/* A body was added or had its velocities set: its kinetic energy joins the budget. */
+void cl_watch_body_added(cl_world *world, cl_body *body);
+void cl_watch_collider_added(cl_world *world, cl_collider *collider);
+/* After a body's solver substep of length h: the work its drives can have done. */
+void cl_watch_drive_work(cl_world *world, const cl_body *body, double h);
+/* After a step: CL_ERR_NUMERICAL naming the body when the kinetic energy grew far beyond what the
+ * sources can have given (checked every few steps). */
+cl_status cl_watch_step(cl_world *world, long long step, double t);
+
+/* Stop the world on the error just recorded: later steps return CL_ERR_STATE with its message. */
+cl_status cl_world_stop(cl_world *world, cl_status s);
 
 /* Advance `steps` steps (step.c). */
 cl_status cl_world_advance(cl_world *world, int32_t steps);

@@ -1,8 +1,9 @@
-/* graph_fem's visual surface (solvers/graph_fem/edges.c): the boundary of the tets whose edges are all
- * unbroken, with the groups of such tets that touch the rest along an edge only left out, so every
+/* graph_fem's visual surface (solvers/graph_fem/edges.c): the boundary of the tets no crack runs
+ * through, with the groups of such tets that touch the rest along an edge only left out, so every
  * edge of the surface is in exactly two triangles (closed, edge-manifold: a watertight OBJ). Random
- * damage patterns on a tet grid give the naive boundary edges in four triangles; the visual surface
- * never has one (nor an edge in one triangle), and without damage it is the box's surface. */
+ * damage patterns on a tet grid give the naive boundary (of those tets, all of them) edges in four
+ * triangles; the visual surface never has one (nor an edge in one triangle), and without damage it
+ * is the box's surface. */
 #include <math.h>
 #include <setjmp.h>
 #include <stdarg.h>
@@ -16,6 +17,7 @@
 #include "cleave/world.h"
 #include "geom/boundary.h"
 #include "geom/mesh.h"
+#include "geom/tet_edges.h"
 #include "geom/tet_grid.h"
 #include "solvers/graph_fem/gfem.h"
 #include "support/cl_asserts.h"
@@ -42,6 +44,19 @@ static void edge_use(const cl_gfem *g, const int32_t *tris, int32_t ntris, int32
   free(count);
 }
 
+/* 1 if tet t's corners stay connected over its unbroken edges (no crack runs through it). */
+static int whole(const cl_gfem *g, int32_t t) {
+  int comp[4] = {0, 1, 2, 3};
+  for (int pass = 0; pass < 3; ++pass) /* min-label propagation: three passes join any 4 corners */
+    for (int q = 0; q < 6; ++q) {
+      if (g->damage[g->tet_edge[6 * t + q]] >= 1.0) continue;
+      const int a = cl_tet_edge_corners[q][0], b = cl_tet_edge_corners[q][1];
+      const int m = comp[a] < comp[b] ? comp[a] : comp[b];
+      comp[a] = comp[b] = m;
+    }
+  return comp[1] == 0 && comp[2] == 0 && comp[3] == 0;
+}
+
 static void test_visual_surface_is_edge_manifold(void **state) {
   (void)state;
   const double lo[3] = {0, 0, 0}, hi[3] = {0.4, 0.1, 0.1};
@@ -64,19 +79,17 @@ static void test_visual_surface_is_edge_manifold(void **state) {
   int naive_nonmanifold = 0;
   uint64_t seed = 12345;
   for (int pattern = 0; pattern < 20; ++pattern) {
-    /* break about 3 % of the edges (a fixed linear congruential sequence) */
+    /* break about 15 % of the edges, by a fixed linear congruential sequence (a crack runs through a
+     * tet when three or more of its edges break) */
     for (int32_t k = 0; k < g->nedges; ++k) {
       seed = seed * 6364136223846793005ull + 1442695040888963407ull;
-      g->damage[k] = (seed >> 33) % 100 < 3 ? 1.0 : 0.0;
+      g->damage[k] = (seed >> 33) % 100 < 15 ? 1.0 : 0.0;
     }
     g->damage_version++;
-    /* the naive boundary of the unbroken tets */
+    /* the naive boundary of the whole tets */
     int32_t nk = 0;
-    for (int32_t t = 0; t < g->ntets; ++t) {
-      int broken = 0;
-      for (int q = 0; q < 6; ++q) broken |= g->damage[g->tet_edge[6 * t + q]] >= 1.0;
-      if (!broken) memcpy(keep + 4 * nk++, st->cells + 4 * t, 4 * sizeof(int32_t));
-    }
+    for (int32_t t = 0; t < g->ntets; ++t)
+      if (whole(g, t)) memcpy(keep + 4 * nk++, st->cells + 4 * t, 4 * sizeof(int32_t));
     int32_t *naive = NULL, nnaive = 0;
     assert_ok(cl_boundary_faces(nk, keep, &naive, &nnaive));
     edge_use(g, naive, nnaive, &most, &least);
@@ -89,7 +102,8 @@ static void test_visual_surface_is_edge_manifold(void **state) {
       assert_int_equal(least, 2);
     }
   }
-  assert_true(naive_nonmanifold >= 5); /* the patterns do exercise the repair */
+  print_message("%d of 20 naive boundaries are not edge-manifold\n", naive_nonmanifold);
+  assert_true(naive_nonmanifold >= 10); /* the patterns do exercise the repair */
   free(keep);
   cl_world_destroy(w);
 }

@@ -56,6 +56,20 @@ static int32_t pieces(cl_world *w, cl_id b) {
   return info.pieces;
 }
 
+/* An anchor holding the bar's nodes with x <= x_max from `start` (s) on. */
+static cl_id anchor_end(cl_world *w, cl_id b, double x_max, double start) {
+  cl_region_def end;
+  cl_region_def_default(&end, CL_REGION_SLAB);
+  end.axis = 0;
+  end.hi[0] = x_max;
+  cl_anchor_def a;
+  cl_anchor_def_default(&a);
+  a.start = start;
+  cl_id anchor = 0;
+  assert_ok(cl_world_add_anchor(w, b, &end, &a, &anchor));
+  return anchor;
+}
+
 /* A knife whose blade runs along z from z = -0.05 to 0.15 (relative to its position), moving along
  * the path's rows (t, x, y, z). */
 static cl_id knife_on_path(cl_world *w, cl_id b, const double *path, int32_t rows) {
@@ -204,7 +218,7 @@ static void test_knife_that_misses(void **state) {
 static void test_knife_and_criterion_merge(void **state) {
   (void)state;
   cl_world *w = cl_test_world(0.01, 0.0, 1);
-  const cl_param raise[2] = {{"raise_unit", 0}, {"repeat", 0}};
+  const cl_param raise[2] = {{"raise_unit", 0, NULL}, {"repeat", 0, NULL}};
   const cl_id b = bar(w, "graph_fem", "test_edge_recorder", raise, 2);
   const double path[8] = {0.0, 0.3037, 0.1521, 0.0013, 0.01, 0.3037, -0.0507, 0.0013};
   knife_on_path(w, b, path, 2);
@@ -297,14 +311,8 @@ static void test_knife_bad_input(void **state) {
 static void check_brush(const char *solver) {
   cl_world *w = cl_test_world(0.01, 0.0, 1);
   const cl_id b = bar(w, solver, NULL, NULL, 0);
-  cl_region_def end;
-  cl_region_def_default(&end, CL_REGION_SLAB);
-  end.axis = 0;
-  end.hi[0] = 0.05;
-  cl_anchor_def a;
-  cl_anchor_def_default(&a);
-  cl_id anchor = 0, brush = 0;
-  assert_ok(cl_world_add_anchor(w, b, &end, &a, &anchor));
+  anchor_end(w, b, 0.05, 0.0);
+  cl_id brush = 0;
   cl_brush_def br;
   cl_brush_def_default(&br);
   br.radius = 0.03;
@@ -432,15 +440,7 @@ static void test_anchor_holds_from_its_start(void **state) {
   (void)state;
   cl_world *w = cl_test_world(0.01, -9.81, 1);
   const cl_id b = bar(w, "graph_fem", NULL, NULL, 0);
-  cl_region_def end;
-  cl_region_def_default(&end, CL_REGION_SLAB);
-  end.axis = 0;
-  end.hi[0] = 0.05;
-  cl_anchor_def a;
-  cl_anchor_def_default(&a);
-  a.start = 0.05;
-  cl_id anchor = 0;
-  assert_ok(cl_world_add_anchor(w, b, &end, &a, &anchor));
+  const cl_id anchor = anchor_end(w, b, 0.05, 0.05);
   int32_t n = 0;
   double *x0 = cl_test_positions(w, b, &n);
   assert_ok(cl_world_step(w, 5));
@@ -502,14 +502,7 @@ static void test_anchor_in_a_static_solve(void **state) {
   (void)state;
   cl_world *w = cl_test_world(0.01, -9.81, 1);
   const cl_id b = bar(w, "corotational", NULL, NULL, 0);
-  cl_region_def end;
-  cl_region_def_default(&end, CL_REGION_SLAB);
-  end.axis = 0;
-  end.hi[0] = 0.0;
-  cl_anchor_def a;
-  cl_anchor_def_default(&a);
-  cl_id anchor = 0;
-  assert_ok(cl_world_add_anchor(w, b, &end, &a, &anchor));
+  const cl_id anchor = anchor_end(w, b, 0.0, 0.0);
   cl_static_def sd;
   cl_static_def_default(&sd);
   assert_ok(cl_world_solve_static(w, &sd, NULL));

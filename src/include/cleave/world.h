@@ -19,15 +19,19 @@ typedef uint32_t cl_id;
 
 /* ---- parameters: every solver and criterion publishes a table of these ---------------------- */
 
-/* What a parameter's value means. The value is always a double (C callers give numbers); the
- * kind tells a front end how to present it: Lua takes a boolean as true/false and a choice by
- * one of its names, and hands C the number. */
+/* What a parameter's value means. The value is a double (C callers give numbers) except for text
+ * parameters; the kind tells a front end how to present it: Lua takes a boolean as true/false and a
+ * choice by one of its names, and hands C the number. */
 typedef enum cl_param_kind {
   CL_PARAM_NUMBER = 0,  /* a real number in [min, max] */
   CL_PARAM_INTEGER = 1, /* an integer in [min, max]: a count, a cap */
   CL_PARAM_BOOLEAN = 2, /* 0 = false, 1 = true (min 0, max 1) */
-  CL_PARAM_CHOICE = 3   /* the index 0 .. n-1 of one of the n names in `choices` (min 0, max n-1) */
+  CL_PARAM_CHOICE = 3,  /* the index 0 .. n-1 of one of the n names in `choices` (min 0, max n-1) */
+  CL_PARAM_TEXT = 4     /* a string (cl_param.text; default cl_param_info.text), at most
+                         * CL_PARAM_TEXT_MAX characters of printable ASCII, e.g. a multigrid grid spec
+                         * "50/1000/all"; its meaning is checked by the solver or criterion at bind */
 } cl_param_kind;
+enum { CL_PARAM_TEXT_MAX = 255 };
 
 /* Tables of these are written with designated initialisers ({.name = ..., .kind = ...}), so a new
  * member never breaks them; a member left out is 0 / NULL. */
@@ -40,11 +44,13 @@ typedef struct cl_param_info {
   int32_t kind;        /* a cl_param_kind: every kind but CL_PARAM_NUMBER takes integers only */
   const char *choices; /* CL_PARAM_CHOICE: the names of the values 0, 1, ... in order, separated by
                           '|', e.g. "pcg|cholmod" (identifiers); NULL for the other kinds */
+  const char *text;    /* CL_PARAM_TEXT: the default; NULL for the other kinds */
 } cl_param_info;
 
 typedef struct cl_param {
   const char *name;
-  double value;
+  double value;        /* every kind but text */
+  const char *text;    /* a text parameter's value (NULL for the other kinds) */
 } cl_param;
 
 typedef enum cl_registry { CL_REGISTRY_SOLVER = 0, CL_REGISTRY_CRITERION = 1 } cl_registry;
@@ -134,6 +140,10 @@ cl_status cl_body_get_stat(const cl_world *world, cl_id body, const char *name, 
 cl_status cl_body_copy_positions(const cl_world *world, cl_id body, double *xyz, int64_t capacity);
 cl_status cl_body_copy_velocities(const cl_world *world, cl_id body, double *v, int64_t capacity);
 cl_status cl_body_copy_rest_positions(const cl_world *world, cl_id body, double *xyz, int64_t capacity);
+/* The piece of every node (capacity >= nodes int32 labels, 0..pieces-1 in order of first
+ * appearance; nodes joined by the body's cells or bonds share a piece, a node in none is its own):
+ * to colour pictures by piece. */
+cl_status cl_body_copy_piece_labels(const cl_world *world, cl_id body, int32_t *labels, int64_t capacity);
 /* Set every node's velocity (3 doubles per node, count = 3 * nodes): initial conditions, a throw,
  * a restart. Takes effect at the next step; nodes held by a condition keep following it. A value
  * that is not finite is refused naming the node. */
@@ -300,6 +310,13 @@ typedef struct cl_collider_def {
   int32_t hinged;          /* 1 = pendulum: turns only about the fixed line (hinge_point, hinge_axis) */
   double hinge_point[3];   /* m, a point of the hinge line (fixed in the world) */
   double hinge_axis[3];    /* hinge direction, non-zero (normalised internally) */
+  /* A non-physical scene device, the projectiles of Jones et al. (I3D 2016; their code's
+   * `momentumScale`): with momentum_scale = s > 0, a node the collider touches is pushed to its
+   * surface and s x the collider's surface velocity is ADDED to the node's velocity, every step it
+   * touches, instead of the restitution and friction response (which it replaces). It injects
+   * momentum without bound (nothing takes it back), so it is a way to reproduce their scenes, not a
+   * contact model. Kinematic colliders only; 0 (default) = ordinary contact. */
+  double momentum_scale;   /* 1, >= 0 */
 } cl_collider_def;
 void cl_collider_def_default(cl_collider_def *def, cl_collider_kind kind);
 cl_status cl_world_add_collider(cl_world *world, const cl_collider_def *def, cl_id *collider);

@@ -14,6 +14,7 @@
  *               edge-degraded corotational element (damaged; eq 2's degraded energy)
  *   assembly.c  A = M (1 + dt alpha) + (dt^2 + dt beta) K and b, a row-wise gather
  *   step.c      the time step (fem/system.h: constraints, supports, contact) and the solve
+ *   static.c    static equilibrium: Newton on the projected tangent (fem/static_solve.h)
  *   fracture.c  the topology operation: damage_edge and cut_surface events
  *
  * Nothing here includes world/ or another solver's folder. */
@@ -74,6 +75,13 @@ typedef struct cl_gfem {
   cl_linear_solver *ls;
   int analysed;
 
+  /* static solves (static.c, fem/static_solve.h): the mass shift of this iteration, whether the
+   * last iteration's contacts stay, the unbalanced force squared before the move */
+  double static_shift;
+  int keep_contacts;
+  int exact_tangent;         /* 1: the model's own tangent, unprojected (static Newton iterations) */
+  double static_res2;
+
   /* caches keyed by damage_version */
   int32_t *plabel;           /* per node: piece label over undamaged edges */
   int32_t npieces;
@@ -95,9 +103,11 @@ cl_status cl_gfem_build_edges(cl_gfem *s, const cl_body_state *st);
 int32_t cl_gfem_edge(const cl_gfem *s, int32_t a, int32_t b);
 /* Pieces: connected components of the nodes over edges with damage < 1 (cached). */
 cl_status cl_gfem_pieces(cl_gfem *s);
-/* The visual surface: the boundary faces of the tets all of whose edges are unbroken, so the surface
- * splits where cracks run, less the groups of such tets that touch the rest along an edge only, so
- * every edge is in exactly two triangles (closed and edge-manifold; cached; owned by s). */
+/* The visual surface (the paper's M_v, Fig. 1c): the boundary faces of the tets no crack runs through
+ * (those whose corners stay connected over their unbroken edges), so the surface splits where cracks
+ * run, and its crack faces are the faces of the tets beside the crack (a crack costs the picture one
+ * layer of tets); less the groups of such tets that touch the rest along an edge only, so every edge
+ * is in exactly two triangles: closed and edge-manifold (cached; owned by s). */
 cl_status cl_gfem_visual_surface(cl_gfem *s, const cl_body_state *st);
 
 /* ---- element.c ---- */
@@ -112,6 +122,10 @@ void cl_gfem_assemble(cl_gfem *s, const cl_body_state *st, const cl_step_input *
 
 /* ---- step.c ---- */
 cl_status cl_gfem_step(void *solver, cl_body_state *st, const cl_step_input *in, cl_step_report *rep);
+
+/* ---- static.c ---- */
+cl_status cl_gfem_equilibrium(void *solver, cl_body_state *st, const cl_step_input *in, const cl_static_def *opt,
+                              cl_static_report *report);
 
 /* ---- fracture.c ---- */
 cl_status cl_gfem_fracture(void *solver, cl_body_state *st, const cl_fracture_event *events, int32_t count,

@@ -233,4 +233,5 @@ const cl_solver_ops cl_graph_fem_solver_ops = {
     .topology_changed = gfem_topology_changed,
     .stats = gfem_stats,
     .pieces = gfem_pieces,
+    .equilibrium = cl_gfem_equilibrium,
 };

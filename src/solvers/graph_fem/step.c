@@ -65,7 +65,7 @@ cl_status cl_gfem_step(void *solver, cl_body_state *st, const cl_step_input *in,
   s->element_ms = cl_time_ms() - t;
 
   cl_fem_system *sys = &s->sys;
-  cl_fem_system_begin(sys, st, 0);
+  cl_fem_system_begin(sys, st, sys->statics && s->keep_contacts);
   const cl_constraint_set *cs = &in->constraints;
   for (int32_t j = 0; j < cs->count; ++j) {
     const int32_t i = cs->nodes[j];
@@ -84,7 +84,7 @@ cl_status cl_gfem_step(void *solver, cl_body_state *st, const cl_step_input *in,
 
   t = cl_time_ms();
   cl_gfem_assemble(s, st, in);
-  cl_fem_system_prepare(sys, st, dt);
+  s->static_res2 = cl_fem_system_prepare(sys, st, dt); /* a static iteration's merit (static.c) */
   s->assembly_ms = cl_time_ms() - t;
 
   t = cl_time_ms();
@@ -99,7 +99,7 @@ cl_status cl_gfem_step(void *solver, cl_body_state *st, const cl_step_input *in,
   s->solve_ms = cl_time_ms() - t;
 
   t = cl_time_ms();
-  if (sys->ncons == 0) cl_fem_conserve_momentum(sys, st, in->gravity, in->f_ext, dt, 1.0 + dt * s->p[GF_ALPHA]);
+  if (sys->ncons == 0 && !sys->statics) cl_fem_conserve_momentum(sys, st, in->gravity, in->f_ext, dt, 1.0 + dt * s->p[GF_ALPHA]);
   cl_fem_system_update(sys, st, in->colliders, dt);
   for (int32_t j = 0; j < ss->count; ++j) {
     const int32_t i = ss->nodes[j];
