@@ -3,7 +3,6 @@
 #ifndef CL_API_CHECKS_H
 #define CL_API_CHECKS_H
 
-#include <math.h>
 #include <stdint.h>
 
 #include "base/error.h"
@@ -12,13 +11,6 @@
   do {                                                                             \
     if (!(p)) return cl_fail(CL_ERR_INVALID_ARGUMENT, "%s: %s is NULL", fn, #p);   \
   } while (0)
-
-static inline cl_status check_finite3(const char *fn, const char *what, const double *v) {
-  for (int k = 0; k < 3; ++k)
-    if (!isfinite(v[k]))
-      return cl_fail(CL_ERR_INVALID_ARGUMENT, "%s: %s[%d] = %g must be finite", fn, what, k, v[k]);
-  return CL_OK;
-}
 
 static inline cl_status check_capacity(const char *fn, int64_t capacity, int64_t need, const char *unit) {
   if (capacity < need)

@@ -111,8 +111,8 @@ cl_status cl_world_add_knife(cl_world *world, cl_id body, const cl_knife_def *de
   cl_body *b;
   CL_TRY(cl_world_body(world, body, &b));
   CL_TRY(check_can_cut(b));
-  CL_TRY(check_finite3("knife", "blade end a", def->blade));
-  CL_TRY(check_finite3("knife", "blade end b", def->blade + 3));
+  CL_TRY(cl_check_vec3_limit("knife: blade end a", def->blade, CL_LIMIT_COORD, "m"));
+  CL_TRY(cl_check_vec3_limit("knife: blade end b", def->blade + 3, CL_LIMIT_COORD, "m"));
   const double *a = def->blade, *e = def->blade + 3;
   const double len = sqrt((e[0] - a[0]) * (e[0] - a[0]) + (e[1] - a[1]) * (e[1] - a[1]) + (e[2] - a[2]) * (e[2] - a[2]));
   const double size = fmax(fmax(fabs(a[0]), fabs(a[1])), fmax(fmax(fabs(a[2]), fabs(e[0])), fmax(fabs(e[1]), fabs(e[2]))));
@@ -141,8 +141,9 @@ cl_status cl_world_add_brush(cl_world *world, cl_id body, const cl_brush_def *de
     return cl_fail(CL_ERR_INVALID_ARGUMENT, "cl_brush_def not initialised: call cl_brush_def_default");
   cl_body *b;
   CL_TRY(cl_world_body(world, body, &b));
-  if (!(def->radius > 0.0) || isinf(def->radius))
-    return cl_fail(CL_ERR_INVALID_ARGUMENT, "brush: radius = %g m must be positive and finite", def->radius);
+  if (!(def->radius >= CL_LIMIT_SIZE_MIN && def->radius <= CL_LIMIT_SIZE_MAX))
+    return cl_fail(CL_ERR_INVALID_ARGUMENT, "brush: radius = %g m is outside the allowed range [%g, %g] m", def->radius,
+                   CL_LIMIT_SIZE_MIN, CL_LIMIT_SIZE_MAX);
   const cl_collider_def track =
       track_of(def->center, def->velocity, def->start, def->ramp, def->duration, def->path, def->path_count);
   CL_TRY(cl_kinematic_check(&track, "brush"));

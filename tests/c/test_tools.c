@@ -277,7 +277,9 @@ static void test_knife_bad_input(void **state) {
   cl_knife_def_default(&k);
   k.velocity[0] = 1.0;
   k.blade[4] = NAN;
-  assert_error(cl_world_add_knife(w, b, &k, &id), CL_ERR_INVALID_ARGUMENT, "blade end b[1] = nan must be finite");
+  assert_error(cl_world_add_knife(w, b, &k, &id), CL_ERR_INVALID_ARGUMENT, "blade end b[1] = nan m must be finite");
+  k.blade[4] = 1e300;
+  assert_error(cl_world_add_knife(w, b, &k, &id), CL_ERR_INVALID_ARGUMENT, "outside the allowed range [0, 1e+09] m");
   cl_knife_def_default(&k);
   assert_error(cl_world_add_knife(w, b, &k, &id), CL_ERR_INVALID_ARGUMENT, "never moves");
   const double still[8] = {0.0, 0.1, 0.2, 0.0, 1.0, 0.1, 0.2, 0.0};
@@ -419,9 +421,12 @@ static void test_brush_bad_input(void **state) {
   assert_error(cl_world_add_brush(w, b, &br, &id), CL_ERR_INVALID_ARGUMENT, "call cl_brush_def_default");
   cl_brush_def_default(&br);
   br.radius = NAN;
-  assert_error(cl_world_add_brush(w, b, &br, &id), CL_ERR_INVALID_ARGUMENT, "brush: radius = nan m must be positive");
+  assert_error(cl_world_add_brush(w, b, &br, &id), CL_ERR_INVALID_ARGUMENT,
+               "brush: radius = nan m is outside the allowed range [1e-09, 1e+09] m");
   br.radius = -0.1;
-  assert_error(cl_world_add_brush(w, b, &br, &id), CL_ERR_INVALID_ARGUMENT, "brush: radius = -0.1 m must be positive");
+  assert_error(cl_world_add_brush(w, b, &br, &id), CL_ERR_INVALID_ARGUMENT, "brush: radius = -0.1 m is outside");
+  br.radius = 1e12;
+  assert_error(cl_world_add_brush(w, b, &br, &id), CL_ERR_INVALID_ARGUMENT, "brush: radius = 1e+12 m is outside");
   cl_brush_def_default(&br);
   br.start = 1.0;
   br.release = 0.5;
