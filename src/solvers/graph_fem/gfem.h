@@ -37,11 +37,18 @@ typedef enum cl_gfem_param {
   GF_LINEAR_SOLVER,      /* an entry of linalg's table, a choice */
   GF_TOLERANCE,          /* relative residual of the solve */
   GF_MAX_ITERATIONS,     /* iteration cap of iterative entries */
+  GF_GRID,               /* galerkin_mg: the grid spec (a text), e.g. "50/all" */
+  GF_MG_MODE,            /* galerkin_mg: pcg (converge) or fixed (mg_cycles V-cycles, the paper's) */
+  GF_MG_CYCLES,          /* galerkin_mg, mode fixed: V-cycles per solve */
+  GF_MG_SMOOTHER,        /* galerkin_mg: jacobi | gauss_seidel | symmetric_gauss_seidel */
+  GF_MG_SWEEPS,          /* galerkin_mg: smoothing sweeps before and after the coarse correction */
+  GF_MG_COARSE,          /* galerkin_mg: the coarsest level's solve, cg | cholmod | dense */
   GF_PARAM_COUNT
 } cl_gfem_param;
 
 typedef struct cl_gfem {
   double p[GF_PARAM_COUNT];
+  char grid[CL_MG_GRID_CHARS]; /* the grid spec (GF_GRID's text) */
   char body[96];
   int32_t threads;
   cl_fem_material mat;       /* the body's model */
@@ -121,6 +128,9 @@ cl_status cl_gfem_build_slots(cl_gfem *s, const cl_body_state *st);
 void cl_gfem_assemble(cl_gfem *s, const cl_body_state *st, const cl_step_input *in);
 
 /* ---- step.c ---- */
+/* The linear-solver entry named by the parameters, created and analysed once (bind: a grid spec
+ * that does not fit the mesh is refused when the body is added). */
+cl_status cl_gfem_linear_solver(cl_gfem *s, const cl_body_state *st);
 cl_status cl_gfem_step(void *solver, cl_body_state *st, const cl_step_input *in, cl_step_report *rep);
 
 /* ---- static.c ---- */
