@@ -19,6 +19,7 @@
 --   cleave.body        world:body and the body:* methods
 --   cleave.conditions  world:fix, world:drive, world:force, world:support, world:load
 --   cleave.colliders   world:collider and the collider:* methods
+--   cleave.tools       world:knife, world:brush, world:anchor (sculpting tools) and condition:info
 --   cleave.probes      cl.probe.*, world:probe and the probe:* methods
 --   cleave.run         world:run
 --   cleave.options     cl.args, cl.options
@@ -52,6 +53,7 @@ local scene = require "cleave.scene"
 require "cleave.body"
 require "cleave.conditions"
 require "cleave.colliders"
+require "cleave.tools"
 require "cleave.run"
 
 local raise = schema.raise

@@ -6,24 +6,13 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "api/checks.h"
 #include "base/error.h"
 #include "fracture/criterion.h"
 #include "geom/components.h"
 #include "geom/mesh.h"
 #include "solvers/solver.h"
 #include "world/world.h"
-
-#define CHECK_NULL(p, fn)                                                          \
-  do {                                                                             \
-    if (!(p)) return cl_fail(CL_ERR_INVALID_ARGUMENT, "%s: %s is NULL", fn, #p);   \
-  } while (0)
-
-static cl_status check_capacity(const char *fn, int64_t capacity, int64_t need, const char *unit) {
-  if (capacity < need)
-    return cl_fail(CL_ERR_INVALID_ARGUMENT, "%s: capacity %lld is too small, %lld %s needed", fn, (long long)capacity,
-                   (long long)need, unit);
-  return CL_OK;
-}
 
 /* ---- registry ------------------------------------------------------------------------------- */
 
@@ -461,6 +450,8 @@ cl_status cl_condition_total_force(cl_world *world, cl_id condition, double *for
   cl_condition *c;
   CL_TRY(cl_world_condition(world, condition, &c));
   force[0] = force[1] = force[2] = 0.0;
+  if (c->kind == CL_CONDITION_KNIFE)
+    return cl_fail(CL_ERR_INVALID_ARGUMENT, "the condition is a knife, it applies no load");
   if (c->kind != CL_CONDITION_FORCE && c->kind != CL_CONDITION_SURFACE_LOAD)
     return cl_fail(CL_ERR_INVALID_ARGUMENT, "the condition holds nodes, it applies no load (read its reaction with a "
                    "reaction probe)");

@@ -225,6 +225,7 @@ void cl_condition_free(cl_condition *c) {
   free(c->x0);
   free(c->tris);
   free(c->rest_area);
+  cl_tool_free(c->tool);
   free(c);
 }
 
@@ -238,6 +239,10 @@ int cl_condition_active(const cl_condition *c, double t0) {
 }
 
 void cl_condition_target(const cl_condition *c, int32_t j, double t, double *x, double *v) {
+  if (c->tool && c->tool->kind == CL_TOOL_BRUSH) {
+    cl_tool_target(c, j, t, x, v);
+    return;
+  }
   const cl_motion_def *m = &c->motion;
   const double *x0 = c->x0 + 3 * j;
   double t0 = fmax(m->start, c->t_add);

@@ -208,14 +208,9 @@ cl_status cl_world_insert_collider(cl_world *w, const cl_collider_def *def, cl_i
   c->def = *def;
   c->t_add = w->time;
   c->number = ++w->colliders_added;
-  if (def->path_count > 0) {
-    c->path = cl_malloc(sizeof(double) * 4 * (size_t)def->path_count, "collider path");
-    if (!c->path) {
-      free(c);
-      return CL_ERR_OUT_OF_MEMORY;
-    }
-    memcpy(c->path, def->path, sizeof(double) * 4 * (size_t)def->path_count);
-    c->def.path = c->path;
+  if (cl_kinematic_own_path(&c->def, &c->path) < 0) {
+    free(c);
+    return CL_ERR_OUT_OF_MEMORY;
   }
   double n = sqrt(def->normal[0] * def->normal[0] + def->normal[1] * def->normal[1] + def->normal[2] * def->normal[2]);
   for (int k = 0; k < 3; ++k) c->def.normal[k] = n > 0.0 ? def->normal[k] / n : 0.0;
