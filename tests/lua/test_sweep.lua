@@ -12,7 +12,7 @@ local cl = require "cleave"
 local sweep = require "cleave.sweep"
 local sfile = require "cleave.sweep_file"
 
-local tmp = T.tmpdir("sweep")
+local tmp_name = "sweep"
 local exe = os.getenv("CLEAVE_EXE") or ((os.getenv("CLEAVE_BINARY_DIR") or ".") .. "/cleave")
 local function q(s) return "'" .. tostring(s):gsub("'", "'\\''") .. "'" end
 
@@ -28,11 +28,7 @@ end
 local function sweep_cmd(dir, script, args) return sh(dir, q(exe) .. " sweep " .. q(script) .. " " .. (args or "")) end
 local function sleep(s) os.execute("sleep " .. s) end
 
-local function fresh(name)
-  local d = tmp .. "/" .. name
-  os.execute("rm -rf " .. q(d) .. " && mkdir -p " .. q(d))
-  return d
-end
+local function fresh(name) return T.fresh_tmpdir(tmp_name .. "/" .. name) end
 
 -- A sweep script: `body` is the table given to cl.sweep (text), with a poll-based sleep helper.
 local function script(dir, name, body)

@@ -10,7 +10,7 @@ package.path = here .. "/lib/?.lua;" .. package.path
 local T = require "expect"
 local sweep = require "cleave.sweep"
 
-local tmp = T.tmpdir("sweep_cluster")
+local tmp_name = "sweep_cluster"
 local exe = os.getenv("CLEAVE_EXE") or ((os.getenv("CLEAVE_BINARY_DIR") or ".") .. "/cleave")
 local function q(s) return "'" .. tostring(s):gsub("'", "'\\''") .. "'" end
 
@@ -23,11 +23,7 @@ end
 local function have(prog) return select(2, sh("command -v " .. prog)) == 0 end
 local function sleep(s) os.execute("sleep " .. s) end
 
-local function fresh(name)
-  local d = tmp .. "/" .. name
-  os.execute("rm -rf " .. q(d) .. " && mkdir -p " .. q(d))
-  return d
-end
+local function fresh(name) return T.fresh_tmpdir(tmp_name .. "/" .. name) end
 
 -- A sweep of n points, each taking ms milliseconds.
 local function script(dir, name, n, ms)
