@@ -925,7 +925,7 @@ function M.front(points)
 end
 
 -- Pareto plot: y (an error) against x (ms per frame), both minimised; every ok point labelled by
--- its parameters, the front highlighted. opts: results (file) or rows + params; x, y; label (list
+-- its parameters' values (the key names them), the front highlighted. opts: results (file) or rows + params; x, y; label (list
 -- of parameter names, default all); output; the plot options of plot.lines. Returns the figure's
 -- path and the front's rows.
 function M.pareto(opts)
@@ -937,8 +937,8 @@ function M.pareto(opts)
   for _, r in ipairs(rows) do
     if r.status == "ok" and finite(r[x]) and finite(r[y]) and (not opts.logx or r[x] > 0) and (not opts.logy or r[y] > 0) then
       local parts = {}
-      for _, n in ipairs(label) do parts[#parts + 1] = n .. "=" .. fmt_value(r[n]) end
-      pts[#pts + 1] = { x = r[x], y = r[y], label = table.concat(parts, " "), row = r }
+      for _, n in ipairs(label) do parts[#parts + 1] = fmt_value(r[n]) end
+      pts[#pts + 1] = { x = r[x], y = r[y], label = table.concat(parts, ", "), row = r }
     end
   end
   if #pts == 0 then raise(string.format("sweep.pareto: no ok row has finite %s and %s", x, y)) end
@@ -950,7 +950,8 @@ function M.pareto(opts)
   local path = cl.plot.lines(plot_options(opts, {
     xlabel = x, ylabel = y, key = "top right",
     series = {
-      { x = ax, y = ay, labels = al, style = "points", point = 7, color = "#808080", title = string.format("points (%d)", #pts) },
+      { x = ax, y = ay, labels = al, style = "points", point = 7, color = "#808080",
+        title = string.format("%d points, labelled %s", #pts, table.concat(label, ", ")) },
       { x = fx, y = fy, style = "linespoints", point = 7, width = 2, color = "#c0392b", title = "Pareto front" },
     },
   }))
