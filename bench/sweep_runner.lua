@@ -2,7 +2,9 @@
 --   * 64 trivial points (a 200-tet corotational cantilever, 30 frames, ~50 ms each): the share of
 --     the wall time not spent inside the points, 1 - sum(point wall_s) / (jobs x sweep wall time),
 --     where the sweep's wall time is that of the whole `cleave sweep` command (start-up, script,
---     forks, result pipes, locked appends with fsync, scheduling gaps: all of it counts as runner);
+--     forks, each child's set-up and exit, result pipes, locked appends, scheduling gaps: all of it
+--     counts); and the share of the run loop in which a worker slot had no point process (the
+--     runner's own work between points: 1 - "workers busy" of the summary line);
 --   * 8 points of a few seconds (a 4,900-tet twisted bar, 100 frames, one thread each): the wall time
 --     of `cleave sweep --jobs 2` over that of `--jobs 1`.
 -- Each measurement runs `runs` times, the --jobs 1 and --jobs 2 runs alternating; medians are printed
@@ -70,13 +72,17 @@ local function run(script, jobs)
                                .. q(results) .. " > " .. q(o.dir .. "/last.out") .. " 2>&1")
   local wall = now() - t0
   if not ok then error("cleave sweep failed: see " .. o.dir .. "/last.out") end
+  local f = io.open(o.dir .. "/last.out")
+  local text = f:read("*a")
+  f:close()
+  local busy = tonumber(text:match("workers busy ([%d%.]+) %%"))
   local r = cl.sweep.read(results)
   local inside = 0
   for _, row in ipairs(r.rows) do
     if row.status ~= "ok" then error("a point failed: " .. tostring(row.message)) end
     inside = inside + row.wall_s
   end
-  return { wall = wall, inside = inside, points = #r.rows, load = before .. " -> " .. loadavg() }
+  return { wall = wall, inside = inside, points = #r.rows, load = before .. " -> " .. loadavg(), busy = busy }
 end
 
 local function median(t)
@@ -93,14 +99,16 @@ if p then p:close() end
 print("machine:\n" .. machine:gsub("%s+$", ""):gsub("\n", "\n  "):gsub("^", "  "))
 print(string.format("cleave %s (git %s), %d run(s) of each", cl.version, cl.git_revision, runs))
 
-local share = { [1] = {}, [2] = {} }
+local share, own = { [1] = {}, [2] = {} }, { [1] = {}, [2] = {} }
 for r = 1, runs do
   for _, jobs in ipairs(r % 2 == 1 and { 1, 2 } or { 2, 1 }) do
     local m = run(trivial, jobs)
     local s = 1 - m.inside / (jobs * m.wall)
     share[jobs][#share[jobs] + 1] = s
-    print(string.format("trivial  run %d  --jobs %d: %d points, %.2f s wall, %.2f s inside points, runner %.1f %%  (load %s)",
-                        r, jobs, m.points, m.wall, m.inside, 100 * s, m.load))
+    own[jobs][#own[jobs] + 1] = 1 - m.busy / 100
+    print(string.format("trivial  run %d  --jobs %d: %d points, %.2f s wall, %.2f s inside points: outside the points %.1f %%, "
+                        .. "workers idle %.1f %% of the run loop  (load %s)", r, jobs, m.points, m.wall, m.inside, 100 * s,
+                        100 - m.busy, m.load))
   end
 end
 local t = { [1] = {}, [2] = {} }
@@ -112,7 +120,9 @@ for r = 1, runs do
                         m.points, m.wall, m.inside, m.load))
   end
 end
-print(string.format("median runner share of 64 trivial points: %.1f %% (--jobs 1), %.1f %% (--jobs 2)",
+print(string.format("median share of the wall time outside the points, 64 trivial points: %.1f %% (--jobs 1), %.1f %% (--jobs 2)",
                     100 * median(share[1]), 100 * median(share[2])))
+print(string.format("median share of the run loop with a worker slot idle (runner's own work): %.1f %% (--jobs 1), %.1f %% (--jobs 2)",
+                    100 * median(own[1]), 100 * median(own[2])))
 print(string.format("median wall of 8 points of seconds: %.2f s (--jobs 1), %.2f s (--jobs 2): ratio %.2f",
                     median(t[1]), median(t[2]), median(t[2]) / median(t[1])))

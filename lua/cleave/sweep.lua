@@ -653,7 +653,7 @@ function Sweep:_run_all()
     io.stdout:write(text, "\n")
     io.stdout:flush()
   end
-  while next_todo <= #todo or #running > 0 do
+  local function fill()
     while #running < jobs and next_todo <= #todo do
       local i = todo[next_todo]
       next_todo = next_todo + 1
@@ -672,6 +672,9 @@ function Sweep:_run_all()
         end
       end
     end
+  end
+  while next_todo <= #todo or #running > 0 do
+    fill()
     draw()
     local now = process.now()
     local wait = tty and 0.25 or 3600
@@ -691,14 +694,19 @@ function Sweep:_run_all()
       local still = {}
       for _, c in ipairs(running) do if not gone[c] then still[#still + 1] = c end end
       running = still
-      for _, c in ipairs(ended) do
-        local row = self:_row(c)
+      local rows = {}
+      for k, c in ipairs(ended) do rows[k] = self:_row(c) end
+      -- the next points start before these rows are appended: the append overlaps their work
+      fill()
+      for k, c in ipairs(ended) do
+        local row = rows[k]
         local written = f:append(row, function(have) return self:_done(have) end)
         lock:release(lock_offset(self.keys[c.point]))
         done_count = done_count + 1
         if written then
           summary.ran = summary.ran + 1
           durations = durations + ((c.ended or now) - c.started)
+          summary.worker_s = (summary.worker_s or 0) + ((c.ended or now) - c.started)
           summary.by_status[row.status] = (summary.by_status[row.status] or 0) + 1
           if row.status == "ok" then summary.ok = summary.ok + 1 else summary.failed = summary.failed + 1 end
           if not tty or row.status ~= "ok" then
@@ -709,14 +717,18 @@ function Sweep:_run_all()
     end
   end
   draw(true)
+  f:close()
   summary.seconds = process.now() - t_start
   local parts = {}
   for _, s in ipairs(M.statuses) do
     if summary.by_status[s] then parts[#parts + 1] = s .. " " .. summary.by_status[s] end
   end
+  -- the share of the workers' time spent in points' processes (fork to exit)
+  summary.workers_busy = summary.ran > 0 and (summary.worker_s or 0) / (jobs * summary.seconds) or 0
   say(string.format("sweep %s: ran %d point%s in %s (%s)%s; %d/%d points in %s", self.name, summary.ran,
                     summary.ran == 1 and "" or "s", progress.format_duration(summary.seconds),
-                    #parts > 0 and table.concat(parts, ", ") or "none to run",
+                    #parts > 0 and (table.concat(parts, ", ") .. string.format("; workers busy %.1f %%", 100 * summary.workers_busy))
+                    or "none to run",
                     #summary.busy > 0 and string.format(", %d left to other processes", #summary.busy) or "",
                     self:_count_done(), total, self.results))
   return summary
@@ -757,6 +769,7 @@ function Sweep:_run_one(i)
   end
   local row = self:_row(child)
   local written = self.file:append(row, function(h) return self:_done(h) end)
+  self.file:close()
   self.lock:release(off)
   if written then
     io.stdout:write(string.format("sweep %s: %s\n", self.name, self:_line(row, string.format("point %d of 0-%d:", i - 1, #self.points - 1))))

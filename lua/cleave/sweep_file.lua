@@ -8,7 +8,10 @@
 -- names, outputs or fixed values has another fingerprint and is refused (its rows would not mean
 -- the same). Every row is one line (messages are flattened), appended with one write() under an
 -- exclusive flock, so concurrent writers (local workers, Slurm tasks, GNU parallel jobs on hosts
--- sharing the file) never interleave; a row is on disk when its point counts as finished. The last
+-- sharing the file) never interleave; a row is in the file (the kernel's page cache, which a killed
+-- process does not take with it) when its point counts as finished; the file is fsynced when the
+-- runner closes it, not after every row (a machine that loses power may lose the last rows, whose
+-- points then run again; a row cut short by it fails its check, below). The last
 -- field, `check`, is a hash of the rest of the line: a line cut short (a full disk, a copy
 -- truncated) fails it and is skipped with a warning instead of being read as a wrong value, and
 -- its point runs again. Readers take the last row of a key (a point re-run with --retry).
@@ -158,10 +161,7 @@ function M.open(path, meta)
     local f = io.open(path, "rb")
     local size = f:seek("end")
     f:close()
-    if size == 0 then
-      assert(process.write_all(fd, header))
-      process.fsync(fd)
-    end
+    if size == 0 then assert(process.write_all(fd, header)) end
     self:_check_header()
     self:_refresh(true)
   end)
@@ -239,13 +239,13 @@ function File:append(row, skip)
     if have and skip and skip(have) then return false end
     local ok, err = process.write_all(self.fd, M.format_row(self.cols, row))
     if not ok then error(string.format("cannot append to '%s': %s", self.path, err), 0) end
-    process.fsync(self.fd)
     self:_refresh(true)
     return true
   end)
 end
 
 function File:close()
+  process.fsync(self.fd)
   process.close(self.fd)
   self.fd = -1
 end
