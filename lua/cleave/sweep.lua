@@ -53,7 +53,7 @@ local definition = {
   { name = "run", type = "function", help = "function(params) -> {output = number, ...}: a point of a sweep without a scene" },
   { name = "outputs", type = "table", required = true, help = "names of the numbers a point returns, in column order" },
   { name = "timeout", type = "number", default = 0, unit = "s", range = { 0, math.huge }, help = "a point's time limit (0 = none); --timeout overrides" },
-  { name = "results", type = "string", help = "results file (default out/sweeps/<name>.csv, <name>-quick.csv in quick mode)" },
+  { name = "results", type = "string", help = "results file (default out/sweeps/<name>.csv; quick mode adds -quick before .csv)" },
   { name = "quick", type = "table", default = {}, help = "the smoke test (--set quick=true): grid, points, sample, fixed (merged) or timeout in place of the sweep's" },
 }
 
@@ -290,6 +290,13 @@ end
 -- Strip a "file:line: " position (a nested check's) so the message can be raised at the user's line.
 local function bare(msg) return (tostring(msg):gsub("^[^\n]-:%d+: ", "")) end
 
+-- "x.csv" as the smoke test names it: "x-quick.csv".
+local function quick_name(path, quick)
+  if not quick then return path end
+  local stem, ext = path:match("^(.-)(%.csv)$")
+  return stem and (stem .. "-quick" .. ext) or (path .. "-quick")
+end
+
 function M.new(def)
   local where0 = "cl.sweep"
   local d = schema.check(definition, def, where0)
@@ -392,8 +399,8 @@ function M.new(def)
     name = d.name, what = d.what, scene = sc, measure = d.measure, run = d.run, outputs = d.outputs,
     params = names, points = pts, keys = keys, fixed = fixed, timeout = timeout, options = opts,
     dropped = dropped or 0, quick = opts.quick, script = script,
-    results = (opts.results ~= "" and opts.results) or d.results
-              or ("out/sweeps/" .. d.name .. (opts.quick and "-quick" or "") .. ".csv"),
+    -- the smoke test writes a file of its own (its fixed values differ: the full file would refuse it)
+    results = (opts.results ~= "" and opts.results) or quick_name(d.results or ("out/sweeps/" .. d.name .. ".csv"), opts.quick),
   }, Sweep)
   if opts.timeout >= 0 then self.timeout = opts.timeout end
   self.meta = { name = d.name, script = script and output.basename(script) or "(none)", params = names,

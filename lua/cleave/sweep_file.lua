@@ -130,7 +130,10 @@ local function parse_line(cols, line)
   local f = recs[1].fields
   if #f ~= #cols - 1 then return nil, string.format("%d fields, the header has %d", #f + 1, #cols) end
   local row = {}
-  for i, fld in ipairs(f) do row[cols[i]] = output.csv_value(fld) end
+  for i, fld in ipairs(f) do
+    -- an empty field is a value the point did not give (nil); an empty string is written quoted
+    if fld.quoted or fld[1] ~= "" then row[cols[i]] = output.csv_value(fld) end
+  end
   row.check = check
   return row
 end
