@@ -24,7 +24,8 @@
 --   cleave.run         world:run
 --   cleave.options     cl.args, cl.options
 --   cleave.scene       cl.scene: a scene as a schema of parameters and a build function
--- and, loaded on first use, cl.output, cl.plot, cl.progress, cl.runinfo.
+-- and, loaded on first use, cl.output, cl.plot, cl.progress, cl.runinfo, and cl.sweep (parameter
+-- sweeps; with cleave.sweep_file, their results files, and cleave.process, worker processes).
 --
 -- Rules every module keeps (docs/LUA_API.md documents every function):
 --  * every argument is checked in Lua against a schema (cleave/schema.lua) BEFORE any FFI call, so
@@ -117,7 +118,7 @@ function cl.options(spec, args)
 end
 
 -- ---- sibling modules, loaded on first use --------------------------------------------------------------------
-local lazy = { output = true, plot = true, progress = true, runinfo = true }
+local lazy = { output = true, plot = true, progress = true, runinfo = true, sweep = true }
 setmetatable(cl, { __index = function(t, k)
   if lazy[k] then
     local ok, m = pcall(require, "cleave." .. k)

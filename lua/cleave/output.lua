@@ -434,6 +434,7 @@ local function parse_csv(text, path)
   end
   return records
 end
+output.parse_csv = parse_csv -- raw (errors are output.fail marks): for readers of one-line records
 
 local special_numbers = {
   nan = 0 / 0, ["-nan"] = 0 / 0, ["+nan"] = 0 / 0,
@@ -450,6 +451,7 @@ local function convert(field)
   if sp then return sp end
   return s
 end
+output.csv_value = convert -- a parsed field as read_csv returns it (number, or string)
 
 --- Read a CSV file written by output.csv or by anyone else: the first non-comment record is the
 --- header. Returns cols, names, nrows where cols[name] is the list of that column's values

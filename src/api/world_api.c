@@ -257,11 +257,9 @@ cl_status cl_body_copy_piece_labels(const cl_world *world, cl_id body, int32_t *
   const cl_body_state *st = &b->state;
   CL_TRY(check_capacity(fn, capacity, st->n, "int32 labels (1 per node)"));
   int32_t count = 0;
-  if (st->cell_size == 0 || st->ncells == 0) {
-    for (int32_t i = 0; i < st->n; ++i) labels[i] = i;
-    return CL_OK;
-  }
-  return cl_components(st->n, st->cells, st->ncells, st->cell_size, labels, &count);
+  /* the labels the piece count comes from: the solver's own connectivity first (graph_fem's
+   * unbroken edges), else the cells' */
+  return cl_body_piece_labels(b, labels, &count);
 }
 
 cl_status cl_body_set_velocities(cl_world *world, cl_id body, const double *v, int64_t count) {

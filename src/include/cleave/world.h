@@ -141,8 +141,9 @@ cl_status cl_body_copy_positions(const cl_world *world, cl_id body, double *xyz,
 cl_status cl_body_copy_velocities(const cl_world *world, cl_id body, double *v, int64_t capacity);
 cl_status cl_body_copy_rest_positions(const cl_world *world, cl_id body, double *xyz, int64_t capacity);
 /* The piece of every node (capacity >= nodes int32 labels, 0..pieces-1 in order of first
- * appearance; nodes joined by the body's cells or bonds share a piece, a node in none is its own):
- * to colour pictures by piece. */
+ * appearance; nodes joined by the body's cells or bonds share a piece, a node in none is its own;
+ * a solver with a connectivity of its own decides: graph_fem's unbroken edges): the labels the
+ * piece count of cl_body_get_info comes from, to colour pictures or locate cracks by piece. */
 cl_status cl_body_copy_piece_labels(const cl_world *world, cl_id body, int32_t *labels, int64_t capacity);
 /* Set every node's velocity (3 doubles per node, count = 3 * nodes): initial conditions, a throw,
  * a restart. Takes effect at the next step; nodes held by a condition keep following it. A value

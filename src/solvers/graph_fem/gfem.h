@@ -15,7 +15,7 @@
  *   assembly.c  A = M (1 + dt alpha) + (dt^2 + dt beta) K and b, a row-wise gather
  *   step.c      the time step (fem/system.h: constraints, supports, contact) and the solve
  *   static.c    static equilibrium: Newton on the projected tangent (fem/static_solve.h)
- *   fracture.c  the topology operation: damage_edge and cut_surface events
+ *   fracture.c  the topology operation: damage_edge, cut_surface and split_unit events
  *
  * Nothing here includes world/ or another solver's folder. */
 #ifndef CL_SOLVERS_GRAPH_FEM_H
