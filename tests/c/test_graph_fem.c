@@ -451,7 +451,7 @@ static void test_split_unit_breaks_the_edges_the_plane_separates(void **state) {
 
   /* cluster_stretch through the world: a bar pulled apart at 1 m/s breaks */
   w = cl_test_world(1e-3, 0.0, 1);
-  const cl_param cp = {"toughness", 0.05};
+  const cl_param cp = {"toughness", 0.05, NULL};
   b = add_bar(w, 8, 2, 2, 0.8, CL_FEM_STABLE_NEOHOOKEAN, "cluster_stretch", &cp, 1, NULL);
   for (int side = 0; side < 2; ++side) {
     cl_region_def rd;
