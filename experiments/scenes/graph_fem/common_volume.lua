@@ -15,23 +15,13 @@
 local cl = require "cleave"
 local here = debug.getinfo(1, "S").source:match("^@(.*)/[^/]*$") or "."
 local P = dofile(here .. "/../params.lua")
+local corot = dofile(here .. "/../corotational/common.lua")
 
-local G = { P = P }
+local G = { P = P, entries = corot.entries, tets = corot.tets }
 local inf = P.inf
 local number = P.number
 
 G.root = here .. "/../../.."
-
--- Flatten lists of entries (and single entries) into one parameter list.
-function G.entries(parts)
-  local out = {}
-  for _, part in ipairs(parts) do
-    if part.name then out[#out + 1] = part else
-      for _, e in ipairs(part) do out[#out + 1] = e end
-    end
-  end
-  return out
-end
 
 function G.material(d)
   return {
@@ -100,10 +90,6 @@ end
 
 function G.world(p, gravity)
   return cl.world { dt = p.dt or 1 / 60, gravity = gravity, threads = p.threads }
-end
-
-function G.tets(shape, p)
-  return shape:tetrahedralize { quality = p.quality, max_volume = p.max_volume }
 end
 
 function G.material_table(p)
