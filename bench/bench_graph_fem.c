@@ -5,8 +5,9 @@
  *
  *   1. charpy: the Charpy specimen at scale 10 (0.55 m; bench_util's mesh, ~28k tets), E = 1e5 Pa,
  *      nu = 0.45, density 1000 kg/m^3, gravity; the 5 % at -x held, the 5 % at +x pulled along +x at
- *      --pull m/s (default 0.05), edge_stress threshold fracture at 2e3 Pa: edges break at the notch
- *      during the timed steps, so the fracture phase and the coarse rebuild after breaks are real.
+ *      --pull m/s (default 0.05), edge_stress threshold fracture at --strength Pa (default 1e4): edges
+ *      break at the notch during the timed steps, so the fracture phase and the coarse rebuild after
+ *      breaks are real.
  *   2. sphere: the hanging sphere of the volume-gain study (radius 0.1 m, icosphere 3 subdivisions,
  *      TetGen -pq2.0a4e-7: ~36k tets), E = 1e5 Pa, nu = 0.48, density 1000, the nodes within 1 cm
  *      of the top held, gravity; edge_stress at 1e9 Pa (measured, never reached).
@@ -30,7 +31,7 @@
  * levels, the coarse solve at the last); the V-cycle convergence factor (residual reduction per
  * cycle, median); CG iterations for conv. Options: --quick (coarse meshes, 3 steps: the smoke test),
  * --steps N (timed, default 15; armadillo half), --threads N (only that count), --only
- * charpy|sphere|armadillo, --cycles N (mg's V-cycles, default 1), --pull V. */
+ * charpy|sphere|armadillo, --cycles N (mg's V-cycles, default 1), --pull V, --strength S. */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -56,7 +57,7 @@
 void openblas_set_num_threads(int n) __attribute__((weak));
 
 static int g_quick = 0, g_steps = 15, g_threads = 0, g_cycles = 1;
-static double g_pull = 0.05;
+static double g_pull = 0.05, g_strength = 1e4;
 static const char *g_only = NULL;
 
 static void die(const char *what) {
@@ -276,6 +277,9 @@ int main(int argc, char **argv) {
     } else if (strcmp(argv[i], "--cycles") == 0 && i + 1 < argc) {
       if (!cl_bench_int_option(PROG, argv[i], argv[i + 1], 1, 1000, &g_cycles)) return 2;
       ++i;
+    } else if (strcmp(argv[i], "--strength") == 0 && i + 1 < argc) {
+      if (!cl_bench_num_option(PROG, argv[i], argv[i + 1], 1.0, 1e12, &g_strength)) return 2;
+      ++i;
     } else if (strcmp(argv[i], "--pull") == 0 && i + 1 < argc) {
       if (!cl_bench_num_option(PROG, argv[i], argv[i + 1], 0.0, 100.0, &g_pull)) return 2;
       ++i;
@@ -284,7 +288,7 @@ int main(int argc, char **argv) {
                 strcmp(argv[i + 1], "armadillo") == 0)) {
       g_only = argv[++i];
     } else {
-      fprintf(stderr, "usage: " PROG " [--quick] [--steps N] [--threads N] [--cycles N] [--pull V] "
+      fprintf(stderr, "usage: " PROG " [--quick] [--steps N] [--threads N] [--cycles N] [--pull V] [--strength S] "
                       "[--only charpy|sphere|armadillo]\n");
       return 2;
     }
@@ -309,7 +313,7 @@ int main(int argc, char **argv) {
          "convergence factor, its = V-cycles or CG iterations, broke = edges broken over the timed steps, pcs = "
          "pieces at the end, MiB = peak resident memory of the configuration's process\n", g_cycles);
   if (wanted("charpy")) {
-    scene sc = {SC_CHARPY, "charpy", "50/all", NULL, 1e5, 0.45, 2e3, g_steps, 3};
+    scene sc = {SC_CHARPY, "charpy", "50/all", NULL, 1e5, 0.45, g_strength, g_steps, 3};
     sc.mesh = cl_bench_charpy_tets(g_quick ? 2000.0 : 10400.0);
     if (!sc.mesh) die("meshing the Charpy specimen");
     bench_scene(&sc);

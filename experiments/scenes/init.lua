@@ -25,7 +25,7 @@ M.families = {
   shape_matching = { "twisted_bar", "plate", "armadillo", "broken_heart", "swiss_cheese", "hollow_ball",
                      "two_bodies" },
   rigid = { "bouncing_balls" },
-  graph_fem = { "sculpt_sphere", "hanging_sphere" },
+  graph_fem = { "sculpt_sphere", "hanging_sphere", "torn_armadillo" },
   -- one definition on every solver (experiments/compare_solvers.lua runs them all)
   every_solver = { "cantilever", "twisted_bar", "hanging_sphere", "dropped_ball", "notched_bar" },
 }

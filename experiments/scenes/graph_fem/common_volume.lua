@@ -84,7 +84,8 @@ end
 function G.resolution(d)
   return {
     number("max_volume", "resolution", d.max_volume, "m^3", { 0, inf, "[)" }, "largest tet volume (TetGen -a; 0 = no bound)"),
-    number("quality", "resolution", d.quality or 2, "1", { 1, 10 }, "TetGen radius-edge ratio bound (-q)"),
+    number("quality", "resolution", d.quality or 2, "1", { 0, 10 },
+           "TetGen radius-edge ratio bound (-q; 0 = off: the surface's vertices and few more)"),
   }
 end
 
