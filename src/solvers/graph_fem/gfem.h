@@ -129,6 +129,10 @@ cl_status cl_gfem_update_elements(cl_gfem *s, const cl_body_state *st);
 /* tangent = warped: forces, energy and rotated gradients of intact element e (warped.c); 0 when F has
  * no rotation (non-finite). */
 int cl_gfem_warped_element(cl_gfem *s, const cl_body_state *st, int32_t e);
+/* The model's first Piola stress P (and energy density, rotation R of F; either may be NULL) in
+ * closed form from the polar rotation, no SVD (warped.c): 0 when F has no rotation or P is not
+ * finite (the caller then takes cl_fem_piola's answer and its error). */
+int cl_gfem_closed_form_piola(const cl_fem_material *m, const cl_mat3 *F, cl_mat3 *R, cl_mat3 *P, double *psi);
 /* Cauchy stress (9) of element e at the state's positions. */
 cl_status cl_gfem_element_stress(const cl_gfem *s, const cl_body_state *st, int32_t e, double *sigma, double *F);
 

@@ -24,12 +24,10 @@ static int rotation_of(const cl_mat3 *F, cl_mat3 *R) {
   return cl_polar3(F, R, NULL) >= 0;
 }
 
-int cl_gfem_warped_element(cl_gfem *s, const cl_body_state *st, int32_t e) {
-  const double *Di = s->Dminv + 9 * (size_t)e;
-  const cl_mat3 F = cl_fem_deformation_gradient(st->x, st->cells + 4 * (size_t)e, Di);
+int cl_gfem_closed_form_piola(const cl_fem_material *m, const cl_mat3 *Fp, cl_mat3 *Rout, cl_mat3 *Pout, double *psi_out) {
+  const cl_mat3 F = *Fp;
   cl_mat3 R;
   if (!rotation_of(&F, &R)) return 0;
-  const cl_fem_material *m = &s->mat;
   cl_mat3 P;
   double psi = 0.0;
   switch (m->model) {
@@ -77,8 +75,23 @@ int cl_gfem_warped_element(cl_gfem *s, const cl_body_state *st, int32_t e) {
       break;
     }
   }
+  if (!isfinite(psi)) return 0;
+  for (int k = 0; k < 9; ++k)
+    if (!isfinite(P.m[k])) return 0;
+  if (Rout) *Rout = R;
+  *Pout = P;
+  if (psi_out) *psi_out = psi;
+  return 1;
+}
+
+int cl_gfem_warped_element(cl_gfem *s, const cl_body_state *st, int32_t e) {
+  const double *Di = s->Dminv + 9 * (size_t)e;
+  const cl_mat3 F = cl_fem_deformation_gradient(st->x, st->cells + 4 * (size_t)e, Di);
+  cl_mat3 R, P;
+  double psi;
+  if (!cl_gfem_closed_form_piola(&s->mat, &F, &R, &P, &psi)) return 0;
   cl_fem_element_forces(&P, s->vol[e], Di, s->fe + 12 * (size_t)e);
   cl_fem_rotated_gradients(&R, Di, s->h + 12 * (size_t)e);
   s->psi[e] = s->vol[e] * psi;
-  return isfinite(psi);
+  return 1;
 }
