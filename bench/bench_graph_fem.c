@@ -31,7 +31,8 @@
  * levels, the coarse solve at the last); the V-cycle convergence factor (residual reduction per
  * cycle, median); CG iterations for conv. Options: --quick (coarse meshes, 3 steps: the smoke test),
  * --steps N (timed, default 15; armadillo half), --threads N (only that count), --only
- * charpy|sphere|armadillo, --cycles N (mg's V-cycles, default 1), --pull V, --strength S. */
+ * charpy|sphere|armadillo, --config mg|mg-w|conv (only that configuration), --cycles N (mg's V-cycles,
+ * default 1), --pull V, --strength S. */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -59,6 +60,7 @@ void openblas_set_num_threads(int n) __attribute__((weak));
 static int g_quick = 0, g_steps = 15, g_threads = 0, g_cycles = 1;
 static double g_pull = 0.05, g_strength = 1e4;
 static const char *g_only = NULL;
+static int g_config = -1; /* --config: only this configuration */
 
 static void die(const char *what) {
   fprintf(stderr, PROG ": %s: %s\n", what, cl_last_error());
@@ -242,7 +244,8 @@ static void bench_scene(scene *sc) {
   int lo = 1, hi = cl_bench_max_threads() >= 2 ? 2 : 1;
   if (g_threads > 0) lo = hi = g_threads;
   for (int cf = 0; cf < CF_COUNT; ++cf)
-    for (int th = lo; th <= hi; ++th) run_forked(sc, (config_kind)cf, th);
+    if (g_config < 0 || g_config == cf)
+      for (int th = lo; th <= hi; ++th) run_forked(sc, (config_kind)cf, th);
 }
 
 static cl_mesh *sphere_mesh(void) {
@@ -283,13 +286,18 @@ int main(int argc, char **argv) {
     } else if (strcmp(argv[i], "--pull") == 0 && i + 1 < argc) {
       if (!cl_bench_num_option(PROG, argv[i], argv[i + 1], 0.0, 100.0, &g_pull)) return 2;
       ++i;
+    } else if (strcmp(argv[i], "--config") == 0 && i + 1 < argc &&
+               (strcmp(argv[i + 1], "mg") == 0 || strcmp(argv[i + 1], "mg-w") == 0 || strcmp(argv[i + 1], "conv") == 0)) {
+      ++i;
+      for (int c = 0; c < CF_COUNT; ++c)
+        if (strcmp(argv[i], k_config_names[c]) == 0) g_config = c;
     } else if (strcmp(argv[i], "--only") == 0 && i + 1 < argc &&
                (strcmp(argv[i + 1], "charpy") == 0 || strcmp(argv[i + 1], "sphere") == 0 ||
                 strcmp(argv[i + 1], "armadillo") == 0)) {
       g_only = argv[++i];
     } else {
       fprintf(stderr, "usage: " PROG " [--quick] [--steps N] [--threads N] [--cycles N] [--pull V] [--strength S] "
-                      "[--only charpy|sphere|armadillo]\n");
+                      "[--only charpy|sphere|armadillo] [--config mg|mg-w|conv]\n");
       return 2;
     }
   }
