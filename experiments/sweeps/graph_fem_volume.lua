@@ -180,14 +180,16 @@ if cl.plot.available() and #ok > 0 then
       end
     end
     if #pts > 0 then
-      local ax, ay, al, fx, fy = {}, {}, {}, {}, {}
-      for i, p in ipairs(pts) do ax[i], ay[i], al[i] = p.x, p.y, p.label end
+      local ax, ay, fx, fy = {}, {}, {}, {}
+      for i, p in ipairs(pts) do ax[i], ay[i] = p.x, p.y end
       local front = cl.sweep.front(pts)
       fronts[young] = front
       for i, p in ipairs(front) do fx[i], fy[i] = p.x, p.y end
-      series[#series + 1] = { x = ax, y = ay, labels = #pts <= 20 and al or nil, style = "points", point = 7,
-                              color = colors[young], title = string.format("E = %g Pa (%d settings)", young, #pts) }
-      series[#series + 1] = { x = fx, y = fy, style = "linespoints", point = 7, width = 2, color = "#c0392b",
+      local fl = {}
+      for i, p in ipairs(front) do fl[i] = p.label end
+      series[#series + 1] = { x = ax, y = ay, style = "points", point = 7, color = colors[young],
+                              title = string.format("E = %g Pa (%d settings; the table names them)", young, #pts) }
+      series[#series + 1] = { x = fx, y = fy, labels = fl, style = "linespoints", point = 7, width = 2, color = "#c0392b",
                               title = string.format("Pareto front, E = %g Pa", young) }
     end
   end
