@@ -5,7 +5,9 @@
  *   - its stiffness, the rotated small-strain element R K0 R^T, is the model's tangent where the two
  *     must agree: at a pure rotation F = R (zero stress, every model matches E and nu there);
  *   - a body sagging under gravity with heavy damping settles where the model's tangent takes it
- *     (the equilibrium is the forces', whichever stiffness the steps were linearised with). */
+ *     (the equilibrium is the forces', whichever stiffness the steps were linearised with);
+ *   - warp_limit sends the elements strained beyond it to the model's element, and 0 makes the steps
+ *     bitwise those of tangent = model. */
 #include <math.h>
 #include <setjmp.h>
 #include <stdarg.h>
@@ -28,7 +30,8 @@
 
 static const double k_young = 1e5, k_poisson = 0.45, k_density = 1000.0;
 
-static cl_id add_bar(cl_world *w, int model, int warped, double damping) {
+/* warp_limit = inf unless `limit` >= 0: every intact element takes the warped path. */
+static cl_id add_bar_limit(cl_world *w, int model, int warped, double damping, double limit) { /* block-Jacobi PCG: deterministic */
   const double lo[3] = {0, 0, 0}, hi[3] = {0.4, 0.1, 0.1};
   cl_mesh *m = NULL;
   assert_int_equal(cl_tet_grid(8, 2, 2, lo, hi, &m), CL_OK);
@@ -39,13 +42,17 @@ static cl_id add_bar(cl_world *w, int model, int warped, double damping) {
   bd.material.poisson = k_poisson;
   bd.material.density = k_density;
   cl_param p[] = {{"model", model, NULL}, {"tangent", warped, NULL}, {"damping", damping, NULL},
-                  {"linear_solver", 1, NULL}};
+                  {"linear_solver", 0, NULL}, {"warp_limit", limit >= 0.0 ? limit : INFINITY, NULL}};
   bd.params = p;
-  bd.param_count = 4;
+  bd.param_count = 5;
   cl_id b = 0;
   if (cl_world_add_body(w, &bd, m, &b) < 0) fail_msg("graph_fem body: %s", cl_last_error());
   cl_mesh_destroy(m);
   return b;
+}
+
+static cl_id add_bar(cl_world *w, int model, int warped, double damping) {
+  return add_bar_limit(w, model, warped, damping, -1.0);
 }
 
 /* A rotation of `angle` about (1, 2, 3), with a stretch and a bend of size `amount` before it. */
@@ -175,11 +182,73 @@ static void test_warped_settles_where_the_model_does(void **state) {
   assert_true(fabs(tip[1] - tip[0]) <= 1e-3 * fabs(tip[0]));
 }
 
+/* warp_limit: elements whose ||F^T F - I|| exceeds it take the model's element (flag hk = 0), the others
+ * the warped one; with warp_limit = 0 every element is the model's, so steps are bitwise those of
+ * tangent = model. */
+static void test_warp_limit(void **state) {
+  (void)state;
+  cl_world *w0 = cl_test_world(1e-3, 0.0, 1);
+  cl_id b0 = add_bar(w0, CL_FEM_STABLE_NEOHOOKEAN, 1, 0.0);
+  cl_gfem *s = cl_test_body_solver(w0, b0);
+  cl_body_state *st0 = cl_world_body_state(w0, b0);
+  deform(st0, 0.1, 0.4);
+  double *delta = malloc(sizeof(double) * (size_t)s->ntets), lo = INFINITY, hi = 0.0;
+  for (int32_t e = 0; e < s->ntets; ++e) {
+    const cl_mat3 F = cl_fem_deformation_gradient(st0->x, st0->cells + 4 * e, s->Dminv + 9 * e);
+    const cl_mat3 C = cl_mat3_mul_tn(&F, &F);
+    double d2 = 0.0;
+    for (int q = 0; q < 9; ++q) d2 += (C.m[q] - (q % 4 == 0)) * (C.m[q] - (q % 4 == 0));
+    delta[e] = sqrt(d2);
+    lo = fmin(lo, delta[e]);
+    hi = fmax(hi, delta[e]);
+  }
+  for (int k = 0; k < 2; ++k) {
+    const double limit = k ? 0.5 * (lo + hi) : INFINITY;
+    s->p[GF_WARP_LIMIT] = limit;
+    assert_int_equal(cl_gfem_update_elements(s, st0), CL_OK);
+    int32_t warped = 0, beyond = 0;
+    for (int32_t e = 0; e < s->ntets; ++e) {
+      warped += s->hk[e];
+      beyond += delta[e] > limit;
+      assert_int_equal(s->hk[e], !(delta[e] > limit));
+    }
+    print_message("warp_limit %g (||C - I|| from %.3g to %.3g): %d of %d elements warped, %d beyond\n", limit, lo, hi,
+                  warped, s->ntets, beyond);
+    if (k) assert_true(beyond > 0 && warped > 0); /* the deformation puts elements on both sides */
+    else assert_int_equal(warped, s->ntets);
+  }
+  free(delta);
+  cl_world_destroy(w0);
+  double *x[2];
+  for (int k = 0; k < 2; ++k) {
+    cl_world *w = cl_test_world(1.0 / 60.0, -9.81, 1);
+    cl_id b = add_bar_limit(w, CL_FEM_STABLE_NEOHOOKEAN, k, 0.0, 0.0);
+    cl_region_def r;
+    cl_region_def_default(&r, CL_REGION_SLAB);
+    r.axis = 0;
+    r.lo[0] = -1.0;
+    r.hi[0] = 1e-6;
+    cl_motion_def m;
+    cl_motion_def_default(&m, CL_MOTION_FIXED);
+    cl_id c;
+    assert_int_equal(cl_world_constrain(w, b, &r, &m, &c), CL_OK);
+    assert_true(cl_world_step(w, 5) >= 0);
+    cl_body_state *st = cl_world_body_state(w, b);
+    x[k] = malloc(sizeof(double) * 3 * (size_t)st->n);
+    memcpy(x[k], st->x, sizeof(double) * 3 * (size_t)st->n);
+    if (k) assert_memory_equal(x[0], x[1], sizeof(double) * 3 * (size_t)st->n);
+    cl_world_destroy(w);
+  }
+  free(x[0]);
+  free(x[1]);
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_warped_forces_are_the_model),
       cmocka_unit_test(test_warped_stiffness_at_a_rotation),
       cmocka_unit_test(test_warped_settles_where_the_model_does),
+      cmocka_unit_test(test_warp_limit),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }

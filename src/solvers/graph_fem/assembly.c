@@ -53,7 +53,7 @@ void cl_gfem_assemble(cl_gfem *s, const cl_body_state *st, const cl_step_input *
       const double *fe = s->fe + 12 * (size_t)e + 3 * a, *K = s->Ke + 144 * (size_t)e;
       for (int c = 0; c < 3; ++c) f[c] += fe[c];
       const int64_t *slot = s->slot + 16 * (size_t)e + 4 * a;
-      if (use_h && !s->dmg[e]) { /* the warped blocks from the rotated gradients (warped.c) */
+      if (use_h && !s->dmg[e] && s->hk[e]) { /* the warped blocks from the rotated gradients (warped.c) */
         const double *h = s->h + 12 * (size_t)e, c = ks * s->vol[e];
         const double la[3] = {c * s->lambda0 * h[3 * a], c * s->lambda0 * h[3 * a + 1], c * s->lambda0 * h[3 * a + 2]};
         const double ma[3] = {c * s->mu0 * h[3 * a], c * s->mu0 * h[3 * a + 1], c * s->mu0 * h[3 * a + 2]};

@@ -236,12 +236,13 @@ cl_status cl_gfem_update_elements(cl_gfem *s, const cl_body_state *st) {
       update_damaged(s, st, e);
       continue;
     }
-    if (s->use_h) {
-      if (!cl_gfem_warped_element(s, st, e)) {
+    if (s->use_h) { /* warped.c; beyond warp_limit (-1) the model's element below */
+      const int w = cl_gfem_warped_element(s, st, e);
+      if (w == 0) {
 #pragma omp critical
         bad = e;
       }
-      continue;
+      if (w >= 0) continue;
     }
     const cl_mat3 F = cl_fem_deformation_gradient(st->x, st->cells + 4 * (size_t)e, s->Dminv + 9 * (size_t)e);
     cl_mat3 P;

@@ -47,6 +47,7 @@ typedef enum cl_gfem_param {
   GF_MG_COARSE,          /* galerkin_mg: the coarsest level's solve, cg | cholmod | dense */
   GF_INITIAL_GUESS,      /* the solve's starting dv: auto | previous | zero (step.c) */
   GF_TANGENT,            /* model (the model's projected dP/dF) | warped (warped.c) */
+  GF_WARP_LIMIT,         /* tangent = warped: ||F^T F - I||_F beyond which an element takes the model's */
   GF_PARAM_COUNT
 } cl_gfem_param;
 
@@ -67,6 +68,7 @@ typedef struct cl_gfem {
   double *Ke;                /* 144 per tet: the element's stiffness of this step */
   double *h;                 /* 12 per tet, tangent = warped: rotated gradients R g_a of an intact tet */
   int use_h;                 /* this step's intact elements give h instead of Ke (warped, not static) */
+  uint8_t *hk;               /* per tet, use_h: 1 = this step's stiffness is h's (within warp_limit) */
   double *psi;               /* elastic energy per tet of this step, J */
   double *Re;                /* 9 per tet: a damaged element's rotation */
   double *K0d;               /* 144 per tet: a damaged element's degraded rest stiffness */
@@ -126,8 +128,9 @@ cl_status cl_gfem_visual_surface(cl_gfem *s, const cl_body_state *st);
 /* ---- element.c ---- */
 /* Forces, stiffness and energy of every element at the state's positions (parallel). */
 cl_status cl_gfem_update_elements(cl_gfem *s, const cl_body_state *st);
-/* tangent = warped: forces, energy and rotated gradients of intact element e (warped.c); 0 when F has
- * no rotation (non-finite). */
+/* tangent = warped: forces, energy and rotated gradients of intact element e (warped.c): 1 done, -1
+ * its strain is beyond warp_limit (the caller makes the model's element), 0 when F has no rotation
+ * (non-finite). */
 int cl_gfem_warped_element(cl_gfem *s, const cl_body_state *st, int32_t e);
 /* The model's first Piola stress P (and energy density, rotation R of F; either may be NULL) in
  * closed form from the polar rotation, no SVD (warped.c): 0 when F has no rotation or P is not

@@ -68,6 +68,11 @@ static const cl_param_info k_params[GF_PARAM_COUNT] = {
                             "warping: the corotated model's tangent without the rotation's derivative), several "
                             "times cheaper; forces, energy and equilibria are the model's either way",
                     .value = 0.0, .min = 0.0, .max = 1.0, .kind = CL_PARAM_CHOICE, .choices = "model|warped"},
+    [GF_WARP_LIMIT] = {.name = "warp_limit", .unit = "1",
+                       .help = "tangent = warped: an element whose ||F^T F - I||_F exceeds this (about twice its "
+                               "strain) takes the model's tangent that step; 0 = every element (the model's "
+                               "tangent throughout), inf = none",
+                       .value = 0.1, .min = 0.0, .max = INFINITY, .kind = CL_PARAM_NUMBER},
 };
 
 static cl_status gfem_create(void **out) {
@@ -89,6 +94,7 @@ static void gfem_destroy(void *p) {
   free(s->fe);
   free(s->Ke);
   free(s->h);
+  free(s->hk);
   free(s->psi);
   free(s->Re);
   free(s->K0d);
@@ -137,13 +143,14 @@ static cl_status gfem_bind(void *p, const cl_bind_input *in, cl_body_state *st) 
   s->fe = cl_calloc(12 * ne, sizeof(double), "graph_fem element forces");
   s->Ke = cl_calloc(144 * ne, sizeof(double), "graph_fem element stiffness");
   s->h = cl_calloc(12 * ne, sizeof(double), "graph_fem rotated gradients");
+  s->hk = cl_calloc(ne, 1, "graph_fem rotated gradients");
   s->psi = cl_calloc(ne, sizeof(double), "graph_fem element energies");
   s->Re = cl_calloc(9 * ne, sizeof(double), "graph_fem element rotations");
   s->K0d = cl_calloc(144 * ne, sizeof(double), "graph_fem degraded stiffness");
   s->dmg = cl_calloc(ne, 1, "graph_fem element damage");
   s->kdirty = cl_calloc(ne, 1, "graph_fem element damage");
   s->slot = cl_malloc(sizeof(int64_t) * 16 * ne, "graph_fem assembly slots");
-  if (!s->Dminv || !s->vol || !s->fe || !s->Ke || !s->h || !s->psi || !s->Re || !s->K0d || !s->dmg || !s->kdirty || !s->slot)
+  if (!s->Dminv || !s->vol || !s->fe || !s->Ke || !s->h || !s->hk || !s->psi || !s->Re || !s->K0d || !s->dmg || !s->kdirty || !s->slot)
     return CL_ERR_OUT_OF_MEMORY;
   cl_status r = cl_fem_rest_shapes(st->X, st->cells, s->ntets, s->Dminv, s->vol);
   if (r < 0) return cl_fail_context(r, "solver 'graph_fem': ");

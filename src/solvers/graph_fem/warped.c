@@ -87,6 +87,16 @@ int cl_gfem_closed_form_piola(const cl_fem_material *m, const cl_mat3 *Fp, cl_ma
 int cl_gfem_warped_element(cl_gfem *s, const cl_body_state *st, int32_t e) {
   const double *Di = s->Dminv + 9 * (size_t)e;
   const cl_mat3 F = cl_fem_deformation_gradient(st->x, st->cells + 4 * (size_t)e, Di);
+  /* beyond warp_limit the small-strain stiffness under-estimates a stiffening model's tangent enough
+   * to make the step unstable (the soft hanging sphere blew up): the model's element there */
+  const cl_mat3 C = cl_mat3_mul_tn(&F, &F);
+  double d2 = 0.0;
+  for (int k = 0; k < 9; ++k) {
+    const double d = C.m[k] - (k % 4 == 0 ? 1.0 : 0.0);
+    d2 += d * d;
+  }
+  s->hk[e] = s->p[GF_WARP_LIMIT] > 0.0 && !(d2 > s->p[GF_WARP_LIMIT] * s->p[GF_WARP_LIMIT]);
+  if (!s->hk[e]) return -1;
   cl_mat3 R, P;
   double psi;
   if (!cl_gfem_closed_form_piola(&s->mat, &F, &R, &P, &psi)) return 0;
