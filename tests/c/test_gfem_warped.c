@@ -55,6 +55,19 @@ static cl_id add_bar(cl_world *w, int model, int warped, double damping) {
   return add_bar_limit(w, model, warped, damping, -1.0);
 }
 
+/* Hold the nodes at x = 0: a cantilever. */
+static void hold_left_end(cl_world *w, cl_id b) {
+  cl_region_def r;
+  cl_region_def_default(&r, CL_REGION_SLAB);
+  r.axis = 0;
+  r.lo[0] = -1.0;
+  r.hi[0] = 1e-6;
+  cl_motion_def m;
+  cl_motion_def_default(&m, CL_MOTION_FIXED);
+  cl_id c;
+  assert_int_equal(cl_world_constrain(w, b, &r, &m, &c), CL_OK);
+}
+
 /* A rotation of `angle` about (1, 2, 3), with a stretch and a bend of size `amount` before it. */
 static void deform(cl_body_state *st, double amount, double angle) {
   const double c = cos(angle), s = sin(angle), n0 = 1 / sqrt(14.0), a[3] = {n0, 2 * n0, 3 * n0};
@@ -156,15 +169,7 @@ static void test_warped_settles_where_the_model_does(void **state) {
   for (int warped = 0; warped <= 1; ++warped) {
     cl_world *w = cl_test_world(1.0 / 60.0, -9.81, 1);
     cl_id b = add_bar(w, CL_FEM_STABLE_NEOHOOKEAN, warped, 30.0);
-    cl_region_def r;
-    cl_region_def_default(&r, CL_REGION_SLAB);
-    r.axis = 0;
-    r.lo[0] = -1.0;
-    r.hi[0] = 1e-6;
-    cl_motion_def m;
-    cl_motion_def_default(&m, CL_MOTION_FIXED);
-    cl_id c;
-    assert_int_equal(cl_world_constrain(w, b, &r, &m, &c), CL_OK);
+    hold_left_end(w, b);
     assert_true(cl_world_step(w, 240) >= 0);
     cl_body_state *st = cl_world_body_state(w, b);
     double y = 0.0;
@@ -223,15 +228,7 @@ static void test_warp_limit(void **state) {
   for (int k = 0; k < 2; ++k) {
     cl_world *w = cl_test_world(1.0 / 60.0, -9.81, 1);
     cl_id b = add_bar_limit(w, CL_FEM_STABLE_NEOHOOKEAN, k, 0.0, 0.0);
-    cl_region_def r;
-    cl_region_def_default(&r, CL_REGION_SLAB);
-    r.axis = 0;
-    r.lo[0] = -1.0;
-    r.hi[0] = 1e-6;
-    cl_motion_def m;
-    cl_motion_def_default(&m, CL_MOTION_FIXED);
-    cl_id c;
-    assert_int_equal(cl_world_constrain(w, b, &r, &m, &c), CL_OK);
+    hold_left_end(w, b);
     assert_true(cl_world_step(w, 5) >= 0);
     cl_body_state *st = cl_world_body_state(w, b);
     x[k] = malloc(sizeof(double) * 3 * (size_t)st->n);
