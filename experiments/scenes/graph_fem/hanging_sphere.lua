@@ -40,6 +40,7 @@ return cl.scene {
     mesh:destroy()
     local held = w:fix(body, cl.region.slab { axis = "y", above = p.radius - p.hold })
     local info0 = body:info()
+    local v_rest = w:probe(cl.probe.volume(body)):read()
     local probes = { volume = cl.probe.volume(body), kinetic = cl.probe.kinetic(body),
                      reaction = cl.probe.reaction(held), pieces = cl.probe.pieces(body) }
     return {
@@ -51,7 +52,7 @@ return cl.scene {
       end,
       report = function(run)
         local v = run.probes.volume
-        local g = G.volume_gain(v, v[1], math.max(1, math.floor(#v / 10)))
+        local g = G.volume_gain(v, v_rest, math.max(1, math.floor(#v / 10)))
         local st = body:stats()
         print(string.format("  volume gain (V - V_rest) / V_rest: largest %+.4f %%, smallest %+.4f %%, last tenth %+.4f %%",
                             100 * g.max, 100 * g.min, 100 * g.steady))
