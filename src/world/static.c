@@ -6,7 +6,9 @@
  * held node's target (and each supported node's held components) at x0 + s (target - x0), x0 where
  * the node was when the solve began, so large prescribed displacements are reached gradually too.
  * Targets are those of the current world time; time does not advance. Colliders stay where they are
- * (contact as in the solvers' steps, without the colliders moving). */
+ * (contact as in the solvers' steps, without the colliders moving). Contact probes read the contact
+ * forces of the equilibrium: the solver records them (forces, dt = 1) once it has converged, and the
+ * probes, which read a record over the world's dt, get them times dt. */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -232,7 +234,15 @@ cl_status cl_world_static(cl_world *w, const cl_static_def *def, cl_static_repor
                           .colliders = &view,
                           .threads = w->threads};
       cl_static_report rep = {0, 0, 0.0};
+      if (w->contact_probes) { /* the last increment's contact forces only */
+        for (int32_t q = 0; q < w->probes.slots; ++q) {
+          cl_probe *p = cl_pool_at(&w->probes, q);
+          if (p && p->def.kind == CL_PROBE_CONTACT && p->def.body == b->id) memset(p->contact, 0, sizeof p->contact);
+        }
+        cl_world_contact_records_on(w, &view);
+      }
       s = b->ops->equilibrium(b->solver, st, &in, def, &rep);
+      if (w->contact_probes) cl_world_contact_records_off(w, b, &view, w->def.dt);
       total.iterations += rep.iterations;
       total.residual = fmax(total.residual, rep.residual);
       if (s > warn) warn = s;

@@ -81,8 +81,10 @@ typedef struct cl_corot_island {
   int has_prev;              /* solved steps behind dv (capped at 2): extrapolate from 2 */
   double *Rn;                /* 9 nnodes, node rotations this step (warped preconditioner only) */
   double *Rf;                /* 9 nnodes, node rotations when the factor was made */
-  double *Q;                 /* 9 nnodes, Rn Rf^T: the preconditioner's per-node rotation */
-  int q_stale;               /* Rn or Rf changed since Q was made */
+  double *Fs;                /* 9 nnodes, each node's local frame (basis, or I) when the factor was made */
+  double *Q;                 /* 9 nnodes, F Rn Rf^T Fs^T: the preconditioner's per-node rotation */
+  int q_stale;               /* Rn, Rf or a frame changed since Q was made */
+  int warp_rot;              /* this solve turns the factor by the node rotations (warp_preconditioner) */
   double *tmp;               /* 3 nnodes, scratch of the preconditioner */
   /* supports and contacts (step.c): per node, this step */
   uint8_t *role;             /* nnodes: CL_COROT_FREE, _HELD (a constraint), _SUPPORTED, _CONTACT */
@@ -90,12 +92,16 @@ typedef struct cl_corot_island {
   uint8_t *frame;            /* nnodes: 1 while its rows are turned into its basis */
   uint8_t *turn;             /* nnodes: to be turned at the next frames_in */
   double *basis;             /* 9 nnodes: rows = held directions first, then the rest (orthonormal) */
+  double *pbasis;            /* 9 nnodes: the basis a node is in before a change of frame (turn = 2) */
+  uint8_t *nsup;             /* nnodes: rows 0..nsup-1 held by a support (0: none); a contact's rows follow */
+  double *cn;                /* 3 nnodes: a contact's collider normal (x, y, z, outward of the collider) */
+  double *simp;              /* 3 nnodes: the support's part of a supported node's impulse (x, y, z) */
   double *hold;              /* 3 nnodes: dv of its held rows (in its frame) */
   int32_t *ccol;             /* nnodes: the collider of a contact */
   double *cx, *cv;           /* 3 nnodes: contact point on the collider and the surface's velocity there */
   double *capproach;         /* nnodes: normal speed toward the collider before the contact (<= 0) */
   double *cfric;             /* 2 nnodes: kinetic friction impulse on the tangent rows, N s */
-  double *cimp;              /* 3 nnodes: the impulse the constraint, support or contact gave (x, y, z) */
+  double *cimp;              /* 3 nnodes: the impulse the constraint or contact gave (x, y, z) */
   int32_t ncons;             /* nodes with a held dof this step (constraints, supports, contacts) */
   int32_t nfull;             /* nodes held in all three dofs by a constraint */
   double tol_scale;          /* this solve: the CG tolerance on r0 is tolerance * tol_scale */
@@ -158,6 +164,8 @@ typedef struct cl_corot {
   int statics;
   int keep_contacts;
   double static_res2;        /* squared unbalanced force on the free dofs at the iteration's start */
+  double static_imposed2;    /* squared displacement the iteration gave its held rows (targets not yet
+                              * met, contacts found): nonzero when its start broke a constraint */
   double static_shift;       /* the mass shift of pseudo-transient continuation (static.c), 1/s^2 */
 } cl_corot;
 

@@ -63,6 +63,7 @@ static void free_island(cl_corot_island *isl) {
   free(isl->dv_prev);
   free(isl->Rn);
   free(isl->Rf);
+  free(isl->Fs);
   free(isl->Q);
   free(isl->tmp);
   free(isl->role);
@@ -70,6 +71,10 @@ static void free_island(cl_corot_island *isl) {
   free(isl->frame);
   free(isl->turn);
   free(isl->basis);
+  free(isl->pbasis);
+  free(isl->nsup);
+  free(isl->cn);
+  free(isl->simp);
   free(isl->hold);
   free(isl->ccol);
   free(isl->cx);
@@ -115,12 +120,17 @@ static cl_status make_island(cl_corot *s, const cl_body_state *st, cl_corot_isla
   isl->tmp = cl_calloc(n3, sizeof(double), "island vectors");
   isl->Rn = cl_calloc(3 * n3, sizeof(double), "island rotations");
   isl->Rf = cl_calloc(3 * n3, sizeof(double), "island rotations");
+  isl->Fs = cl_calloc(3 * n3, sizeof(double), "island frames");
   isl->Q = cl_calloc(3 * n3, sizeof(double), "island rotations");
   isl->role = cl_calloc((size_t)nn, 1, "island contacts");
   isl->contact = cl_calloc((size_t)nn, 1, "island contacts");
   isl->frame = cl_calloc((size_t)nn, 1, "island frames");
   isl->turn = cl_calloc((size_t)nn, 1, "island frames");
   isl->basis = cl_calloc(3 * n3, sizeof(double), "island frames");
+  isl->pbasis = cl_calloc(3 * n3, sizeof(double), "island frames");
+  isl->nsup = cl_calloc((size_t)nn, 1, "island supports");
+  isl->cn = cl_calloc(n3, sizeof(double), "island contacts");
+  isl->simp = cl_calloc(n3, sizeof(double), "island supports");
   isl->hold = cl_calloc(n3, sizeof(double), "island frames");
   isl->ccol = cl_calloc((size_t)nn, sizeof(int32_t), "island contacts");
   isl->cx = cl_calloc(n3, sizeof(double), "island contacts");
@@ -130,7 +140,8 @@ static cl_status make_island(cl_corot *s, const cl_body_state *st, cl_corot_isla
   isl->cimp = cl_calloc(n3, sizeof(double), "island contacts");
   if (!isl->nodes || !isl->elems || !lc || !isl->fixed || !isl->v || !isl->b || !isl->r0 ||
       !isl->dv || !isl->dv_prev || !isl->tmp ||
-      !isl->Rn || !isl->Rf || !isl->Q || !isl->role || !isl->contact || !isl->frame || !isl->turn || !isl->basis ||
+      !isl->Rn || !isl->Rf || !isl->Fs || !isl->Q || !isl->role || !isl->contact || !isl->frame || !isl->turn || !isl->basis ||
+      !isl->pbasis || !isl->nsup || !isl->cn || !isl->simp ||
       !isl->hold || !isl->ccol || !isl->cx || !isl->cv || !isl->capproach || !isl->cfric || !isl->cimp) {
     free(lc);
     return CL_ERR_OUT_OF_MEMORY;

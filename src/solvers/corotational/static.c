@@ -39,6 +39,22 @@ static double load_norm(const cl_body_state *st, const cl_step_input *in) {
   return sqrt(s);
 }
 
+/* ||reactions||: the forces the constraints, supports and contacts exerted in the last iteration
+ * (the impulses of their rows with dt = 1), the force scale of a problem driven by them alone */
+static double reaction_norm(const cl_corot *s) {
+  double r2 = 0.0;
+  for (int32_t q = 0; q < s->nislands; ++q) {
+    const cl_corot_island *isl = &s->islands[q];
+    for (int32_t l = 0; l < isl->nnodes; ++l)
+      if (isl->role[l] != CL_COROT_FREE)
+        for (int k = 0; k < 3; ++k) {
+          r2 += isl->cimp[3 * l + k] * isl->cimp[3 * l + k];
+          if (isl->role[l] == CL_COROT_CONTACT && isl->nsup[l]) r2 += isl->simp[3 * l + k] * isl->simp[3 * l + k];
+        }
+  }
+  return sqrt(r2);
+}
+
 /* sum of the trace of K's diagonal blocks over sum of masses (1/s^2): the scale of the shift, read
  * from the matrices of an iteration with no shift */
 static double stiffness_over_mass(const cl_corot *s, const cl_body_state *st) {
@@ -53,6 +69,17 @@ static double stiffness_over_mass(const cl_corot *s, const cl_body_state *st) {
     }
   }
   return m > 0.0 ? k / m : 0.0;
+}
+
+/* Record each live contact's force (the impulse of its rows with dt = 1, N) at its node, for the
+ * world's contact probes: once, for the iteration the solve ended with. */
+static void record_contacts(const cl_corot *s, const cl_body_state *st, const cl_collider_view *view) {
+  for (int32_t q = 0; q < s->nislands; ++q) {
+    const cl_corot_island *isl = &s->islands[q];
+    for (int32_t l = 0; l < isl->nnodes; ++l)
+      if (isl->role[l] == CL_COROT_CONTACT && isl->contact[l] != 0)
+        cl_collider_record(&view->shapes[isl->ccol[l]], st->x + 3 * (size_t)isl->nodes[l], isl->cimp + 3 * (size_t)l);
+  }
 }
 
 cl_status cl_corot_equilibrium(void *solver, cl_body_state *st, const cl_step_input *in, const cl_static_def *opt,
@@ -78,22 +105,35 @@ cl_status cl_corot_equilibrium(void *solver, cl_body_state *st, const cl_step_in
     memset(st->v, 0, sizeof(double) * n3);
     memcpy(x_start, st->x, sizeof(double) * n3);
     s->keep_contacts = it > 0;
-    s->static_res2 = 0.0;
+    s->static_res2 = s->static_imposed2 = 0.0;
     cl_step_report rep = {0, 0.0};
     r = cl_corot_step(s, st, &one, &rep);
     if (r < 0) break;
     if (r > warn) warn = r;
     merit = sqrt(s->static_res2);
+    /* The merit is the unbalanced force of a state that meets the constraints. An iteration that had
+     * to move held rows (targets not yet reached, nodes found inside a collider: the first one of a
+     * problem driven by prescribed displacements or a penetrating collider) started from a state that
+     * did not: its merit is neither converged nor a yardstick for the next one. */
+    double moved2 = 0.0;
+    for (size_t d = 0; d < n3; ++d) moved2 += (st->x[d] - x_start[d]) * (st->x[d] - x_start[d]);
+    const int feasible = !(s->static_imposed2 > 1e-12 * moved2);
     if (it == 0) {
-      if (!(ref > 0.0)) ref = merit;
+      /* the force scale: the load, or what the constraints and contacts carry when they drive it */
+      ref = fmax(load, reaction_norm(s));
       scale = stiffness_over_mass(s, st);
     }
     if (!isfinite(merit)) {
       r = cl_fail(CL_ERR_NUMERICAL, "static solve: the unbalanced force became non-finite at iteration %d", (int)it + 1);
       break;
     }
-    if (merit <= opt->tolerance * ref || !(ref > 0.0)) break; /* x_start was converged; keep the last tiny step */
+    if (!(ref > 0.0)) break;                                /* no load, nothing held away from rest */
+    if (feasible && merit <= opt->tolerance * ref) break;  /* x_start was converged; keep the last tiny step */
     if (it == 0) s->static_shift = 1e-6 * scale;
+    if (!feasible) { /* no comparison with a state that broke a constraint */
+      merit_prev = INFINITY;
+      continue;
+    }
     if (merit > 100.0 * merit_prev) {
       /* the last step was far too long: back to where it started, with a larger shift */
       memcpy(st->x, x_prev, sizeof(double) * n3);
@@ -110,6 +150,7 @@ cl_status cl_corot_equilibrium(void *solver, cl_body_state *st, const cl_step_in
     merit_prev = merit;
     memcpy(x_prev, x_start, sizeof(double) * n3);
   }
+  if (r >= 0) record_contacts(s, st, in->colliders);
   s->statics = 0;
   s->keep_contacts = 0;
   s->static_shift = 0.0;

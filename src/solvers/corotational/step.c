@@ -25,7 +25,15 @@
  *   4. repeat 2-3 until nothing changes (at most CONTACT_ROUNDS solves).
  * A frictionless contact thus only pushes and lets the surface slide (the Hertz contact of
  * validation/corotational.lua), and the result does not depend on dt through where the contact-free
- * prediction put the node. The contact's normal velocity leaves the step at the collider's, reflected
+ * prediction put the node. A supported node (a roller, a symmetry plane: its first nsup rows a_k
+ * held) can be in contact too: its contact row is e = n_perp / |n_perp|, the part of the collider's
+ * normal n across the held directions (n = sum_k (n . a_k) a_k + |n_perp| e), held where the gap
+ * n . (x' - p) vanishes given the support's own targets t_k = a_k . x':
+ *     e . x' = e . p - sum_k (n . a_k)(t_k - a_k . p) / |n_perp|,
+ * and the tangent rows across both (rows nsup+1..2) carry the friction. The forces the two exert,
+ * sum mu_k a_k + lambda n, are read from the rows' reactions R: lambda = R_e / |n_perp| (>= 0, else
+ * the contact lets go), mu_k = R_k - lambda (n . a_k). The quarter and octant models of
+ * validation/corotational.lua need this: their contact nodes on the symmetry planes are supported. The contact's normal velocity leaves the step at the collider's, reflected
  * with the restitution when the node approached. Nodes still inside a collider after the step (a
  * contact released while penetrating, a node of no element) are projected as before.
  *
@@ -214,14 +222,35 @@ static void turn_out(const double *Q, double *x) {
   x[0] = a, x[1] = b, x[2] = c;
 }
 
+/* The turn that takes node i from the frame it is in to its basis: the basis itself from x y z
+ * (turn = 1), basis pbasis^T from the frame pbasis it was in (turn = 2: a supported node that comes
+ * into contact). */
+static void turn_of(const cl_corot_island *isl, int32_t i, double T[9]) {
+  const double *B = isl->basis + 9 * (size_t)i;
+  if (isl->turn[i] != 2) {
+    memcpy(T, B, 9 * sizeof(double));
+    return;
+  }
+  const double *P = isl->pbasis + 9 * (size_t)i;
+  for (int r = 0; r < 3; ++r)
+    for (int c = 0; c < 3; ++c) T[3 * r + c] = B[3 * r] * P[3 * c] + B[3 * r + 1] * P[3 * c + 1] + B[3 * r + 2] * P[3 * c + 2];
+}
+
 /* Turn the nodes marked in isl->turn (their basis in isl->basis) into their local frames: every
- * block A_ij <- Q_i A_ij Q_j^T (Q = I for unmarked nodes), and their parts of b, r0, v, dv and dv_prev.
- * One pass over A, made only when some node is marked. Clears the marks and sets isl->frame. */
+ * block A_ij <- Q_i A_ij Q_j^T (Q = I for unmarked nodes; the turn of turn_of), and their parts of b,
+ * r0, v, dv and dv_prev. One pass over A, made only when some node is marked. Clears the marks and
+ * sets isl->frame. */
 static void frames_in(cl_corot_island *isl) {
   cl_bsr *A = isl->A;
   const uint8_t *tn = isl->turn;
+  for (int32_t l = 0; l < isl->nnodes; ++l) /* pbasis <- the turn of each node marked 2 */
+    if (tn[l] == 2) {
+      double T[9];
+      turn_of(isl, l, T);
+      memcpy(isl->pbasis + 9 * (size_t)l, T, sizeof T);
+    }
   for (int32_t i = 0; i < A->n; ++i) {
-    const double *Qi = isl->basis + 9 * (size_t)i;
+    const double *Qi = tn[i] == 2 ? isl->pbasis + 9 * (size_t)i : isl->basis + 9 * (size_t)i;
     for (int64_t q = A->row_ptr[i]; q < A->row_ptr[i + 1]; ++q) {
       const int32_t j = A->col[q];
       if (!tn[i] && !tn[j]) continue;
@@ -232,7 +261,7 @@ static void frames_in(cl_corot_island *isl) {
         memcpy(B, T, sizeof T);
       }
       if (tn[j]) { /* B = B Q_j^T */
-        const double *Qj = isl->basis + 9 * (size_t)j;
+        const double *Qj = tn[j] == 2 ? isl->pbasis + 9 * (size_t)j : isl->basis + 9 * (size_t)j;
         for (int r = 0; r < 3; ++r)
           for (int c = 0; c < 3; ++c)
             T[3 * r + c] = B[3 * r] * Qj[3 * c] + B[3 * r + 1] * Qj[3 * c + 1] + B[3 * r + 2] * Qj[3 * c + 2];
@@ -242,7 +271,7 @@ static void frames_in(cl_corot_island *isl) {
   }
   for (int32_t i = 0; i < isl->nnodes; ++i) {
     if (!tn[i]) continue;
-    const double *Q = isl->basis + 9 * (size_t)i;
+    const double *Q = tn[i] == 2 ? isl->pbasis + 9 * (size_t)i : isl->basis + 9 * (size_t)i;
     const size_t o = 3 * (size_t)i;
     turn_in(Q, isl->b + o);
     turn_in(Q, isl->r0 + o);
@@ -252,6 +281,7 @@ static void frames_in(cl_corot_island *isl) {
     isl->frame[i] = 1;
     isl->turn[i] = 0;
   }
+  isl->q_stale = 1; /* the preconditioner follows the frames (linsolve.c) */
 }
 
 /* Back to x, y, z for the vectors the step reads after the solve (v, dv, dv_prev); A, b and r0 stay
@@ -277,53 +307,84 @@ enum { CONTACT_ROUNDS = 12 };
 /* The end velocity of local node l along row k (of its frame when it has one). */
 static double end_velocity(const cl_corot_island *isl, int32_t l, int k) { return isl->v[3 * l + k] + isl->dv[3 * l + k]; }
 
+/* The end velocity of local node l in x y z. */
+static void end_velocity_xyz(const cl_corot_island *isl, int32_t l, double *u) {
+  for (int k = 0; k < 3; ++k) u[k] = end_velocity(isl, l, k);
+  if (isl->frame[l]) turn_out(isl->basis + 9 * (size_t)l, u);
+}
+
 /* Hold the rows of contact l for its mode: the normal row at the surface point, the tangential rows
- * at the surface's motion when it sticks, nothing once let go. dv of a held row = the velocity that
- * lands it there. Called in the node's frame. */
+ * at the surface's motion when it sticks, nothing once let go; a support's rows (0..nsup-1) stay as
+ * hold_supports set them, and the normal row (nsup) lands where the gap closes given the support's
+ * targets (header). dv of a held row = the velocity that lands it there. Called in the node's frame. */
 static void contact_hold(cl_corot_island *isl, const cl_body_state *st, int32_t l, double dt) {
   const double *Q = isl->basis + 9 * (size_t)l, *x = st->x + 3 * (size_t)isl->nodes[l];
-  double xl[3] = {x[0], x[1], x[2]}, pl[3], vsl[3];
+  double xl[3] = {x[0], x[1], x[2]}, pl[3], vsl[3], nl[3];
   memcpy(pl, isl->cx + 3 * (size_t)l, sizeof pl);
   memcpy(vsl, isl->cv + 3 * (size_t)l, sizeof vsl);
+  memcpy(nl, isl->cn + 3 * (size_t)l, sizeof nl);
   turn_in(Q, xl);
   turn_in(Q, pl);
   turn_in(Q, vsl);
+  turn_in(Q, nl);
+  const int ns = isl->nsup[l];
   uint8_t *f = isl->fixed + 3 * (size_t)l;
   double *dv = isl->dv + 3 * (size_t)l;
   const double *v = isl->v + 3 * (size_t)l;
-  f[0] = isl->contact[l] != CONTACT_NONE;
-  f[1] = f[2] = isl->contact[l] == CONTACT_STICK;
-  if (f[0]) dv[0] = (pl[0] - xl[0]) / dt - v[0];
-  for (int k = 1; k < 3; ++k)
+  f[ns] = isl->contact[l] != CONTACT_NONE;
+  for (int k = ns + 1; k < 3; ++k) f[k] = isl->contact[l] == CONTACT_STICK;
+  if (f[ns]) {
+    double target = pl[ns]; /* e . x' = e . p - sum_k (n . a_k)(t_k - a_k . p) / |n_perp| */
+    for (int k = 0; k < ns; ++k) target -= nl[k] * (xl[k] + dt * (v[k] + dv[k]) - pl[k]) / nl[ns];
+    dv[ns] = (target - xl[ns]) / dt - v[ns];
+  }
+  for (int k = ns + 1; k < 3; ++k)
     if (f[k]) dv[k] = vsl[k] - v[k];
 }
 
-/* Free nodes whose end position x + dt v' lies inside a collider become contacts (sticking when the
- * collider has friction), marked to be turned into their frames. Returns how many. */
+/* Free and supported nodes whose end position x + dt v' lies inside a collider become contacts
+ * (sticking when the collider has friction), marked to be turned into their frames: a free node's
+ * basis starts with the normal, a supported node's with its support's rows and then the part of the
+ * normal across them (header; a normal within the held directions leaves the node to its support).
+ * Returns how many. */
 static int32_t find_contacts(cl_corot_island *isl, const cl_body_state *st, const cl_collider_view *view, double dt) {
   int32_t found = 0;
   for (int32_t l = 0; l < isl->nnodes; ++l) {
-    if (isl->role[l] != CL_COROT_FREE) continue;
+    if (isl->role[l] != CL_COROT_FREE && isl->role[l] != CL_COROT_SUPPORTED) continue;
     const int32_t i = isl->nodes[l];
-    double xp[3];
-    for (int k = 0; k < 3; ++k) xp[k] = st->x[3 * (size_t)i + k] + dt * end_velocity(isl, l, k);
+    const int ns = isl->nsup[l];
+    double xp[3], u[3];
+    end_velocity_xyz(isl, l, u);
+    for (int k = 0; k < 3; ++k) xp[k] = st->x[3 * (size_t)i + k] + dt * u[k];
     for (int32_t c = 0; c < view->count; ++c) {
       const cl_collider_shape *sh = &view->shapes[c];
       double p[3], n[3];
       if (!cl_collider_penetration(sh, xp, p, n)) continue;
-      double *Q = isl->basis + 9 * (size_t)l, *vs = isl->cv + 3 * (size_t)l;
-      memcpy(Q, n, sizeof n);
-      basis_complete(Q, 1);
+      double *Q = isl->basis + 9 * (size_t)l, *vs = isl->cv + 3 * (size_t)l, e[3] = {n[0], n[1], n[2]};
+      for (int k = 0; k < ns; ++k) { /* n_perp = n - sum_k (n . a_k) a_k */
+        const double *a = Q + 3 * k, na = n[0] * a[0] + n[1] * a[1] + n[2] * a[2];
+        for (int q = 0; q < 3; ++q) e[q] -= na * a[q];
+      }
+      const double en = sqrt(e[0] * e[0] + e[1] * e[1] + e[2] * e[2]);
+      if (!(en > 1e-6)) continue; /* the support already decides the motion along n */
+      if (isl->frame[l]) { /* already turned into its support's frame: turn on from there */
+        memcpy(isl->pbasis + 9 * (size_t)l, Q, 9 * sizeof(double));
+        isl->turn[l] = 2;
+      } else {
+        isl->turn[l] = 1;
+      }
+      for (int q = 0; q < 3; ++q) Q[3 * ns + q] = e[q] / en;
+      basis_complete(Q, ns + 1);
+      memcpy(isl->cn + 3 * (size_t)l, n, sizeof n);
       memcpy(isl->cx + 3 * (size_t)l, p, sizeof p);
       cl_collider_surface_velocity(sh, p, vs);
       double vr = 0.0; /* the approach speed, for the restitution after the step */
-      for (int k = 0; k < 3; ++k) vr += n[k] * (end_velocity(isl, l, k) - vs[k]);
+      for (int k = 0; k < 3; ++k) vr += n[k] * (u[k] - vs[k]);
       isl->capproach[l] = vr < 0.0 ? vr : 0.0;
       isl->cfric[2 * l] = isl->cfric[2 * l + 1] = 0.0;
       isl->ccol[l] = c;
       isl->role[l] = CL_COROT_CONTACT;
-      isl->contact[l] = sh->friction > 0.0 ? CONTACT_STICK : CONTACT_SLIDE;
-      isl->turn[l] = 1;
+      isl->contact[l] = sh->friction > 0.0 && ns < 2 ? CONTACT_STICK : CONTACT_SLIDE;
       ++found;
       break;
     }
@@ -331,13 +392,15 @@ static int32_t find_contacts(cl_corot_island *isl, const cl_body_state *st, cons
   return found;
 }
 
-/* Change the kinetic friction impulse on the tangent rows of contact l to (f0, f1): a load on r0. */
+/* Change the kinetic friction impulse on the tangent rows of contact l (rows nsup+1.., the first one
+ * f0, the second f1) to (f0, f1): a load on r0. */
 static void set_friction(cl_corot_island *isl, int32_t l, double f0, double f1) {
   double *fr = isl->cfric + 2 * (size_t)l, *r0 = isl->r0 + 3 * (size_t)l;
-  r0[1] += f0 - fr[0];
-  r0[2] += f1 - fr[1];
-  fr[0] = f0;
-  fr[1] = f1;
+  const int t = isl->nsup[l] + 1;
+  if (t < 3) r0[t] += f0 - fr[0];
+  if (t < 2) r0[2] += f1 - fr[1];
+  fr[0] = t < 3 ? f0 : 0.0;
+  fr[1] = t < 2 ? f1 : 0.0;
 }
 
 /* The active-set update of every live contact from its reaction R (its rows' residual in its frame,
@@ -353,32 +416,35 @@ static int32_t update_contacts(cl_corot_island *isl, const cl_collider_view *vie
     if (isl->role[l] != CL_COROT_CONTACT || mode == CONTACT_NONE) continue;
     const double mu = view->shapes[isl->ccol[l]].friction;
     const double *fr = isl->cfric + 2 * (size_t)l;
-    double R[3];
+    const int ns = isl->nsup[l], t1 = ns + 1 < 3 ? ns + 1 : -1, t2 = ns + 2 < 3 ? ns + 2 : -1;
+    double R[3], nl[3];
     row_residual(isl, l, R);
-    R[1] += fr[0];
-    R[2] += fr[1];
+    memcpy(nl, isl->cn + 3 * (size_t)l, sizeof nl);
+    turn_in(isl->basis + 9 * (size_t)l, nl);
+    /* the normal force lambda = R_e / |n_perp| and the tangential reaction (rows t1, t2) */
+    const double Rn = R[ns] / nl[ns], R1 = t1 >= 0 ? R[t1] + fr[0] : 0.0, R2 = t2 >= 0 ? R[t2] + fr[1] : 0.0;
     uint8_t next = mode;
     double f0 = 0.0, f1 = 0.0;
-    if (R[0] < 0.0) {
+    if (Rn < 0.0) {
       next = CONTACT_NONE;
     } else if (mode == CONTACT_STICK) {
-      const double rt = sqrt(R[1] * R[1] + R[2] * R[2]);
-      if (rt > mu * R[0]) { /* it slides, at first along the reaction that could not hold it */
+      const double rt = sqrt(R1 * R1 + R2 * R2);
+      if (rt > mu * Rn) { /* it slides, at first along the reaction that could not hold it */
         next = CONTACT_SLIDE;
-        f0 = mu * R[0] * R[1] / rt;
-        f1 = mu * R[0] * R[2] / rt;
+        f0 = mu * Rn * R1 / rt;
+        f1 = mu * Rn * R2 / rt;
       }
-    } else if (mu > 0.0) {
+    } else if (mu > 0.0 && t1 >= 0) {
       double vsl[3];
       memcpy(vsl, isl->cv + 3 * (size_t)l, sizeof vsl);
       turn_in(isl->basis + 9 * (size_t)l, vsl);
-      const double s1 = end_velocity(isl, l, 1) - vsl[1], s2 = end_velocity(isl, l, 2) - vsl[2];
+      const double s1 = end_velocity(isl, l, t1) - vsl[t1], s2 = t2 >= 0 ? end_velocity(isl, l, t2) - vsl[t2] : 0.0;
       const double sn = sqrt(s1 * s1 + s2 * s2);
       if (sn > 0.0 && s1 * fr[0] + s2 * fr[1] > 0.0) {
         next = CONTACT_STICK; /* the friction would drive the slip: it stops instead */
       } else if (sn > 0.0) {
-        f0 = -mu * R[0] * s1 / sn;
-        f1 = -mu * R[0] * s2 / sn;
+        f0 = -mu * Rn * s1 / sn;
+        f1 = -mu * Rn * s2 / sn;
       } else {
         f0 = fr[0];
         f1 = fr[1];
@@ -406,8 +472,14 @@ static void hold_supports(const cl_corot *s, const cl_body_state *st, const cl_s
     const int32_t l = s->node_local[i];
     double *Q = isl->basis + 9 * (size_t)l;
     const int held = ss->held[j];
-    memcpy(Q, ss->axes + 9 * (size_t)j, 9 * sizeof(double));
-    basis_complete(Q, held);
+    isl->nsup[l] = (uint8_t)held;
+    /* a contact kept from the last Newton iteration (statics) keeps its basis: the support's rows
+     * come first in it */
+    if (isl->role[l] != CL_COROT_CONTACT) {
+      memcpy(Q, ss->axes + 9 * (size_t)j, 9 * sizeof(double));
+      basis_complete(Q, held);
+      isl->role[l] = CL_COROT_SUPPORTED;
+    }
     const double *x = st->x + 3 * (size_t)i, *v = st->v + 3 * (size_t)i, *p = ss->target_x + 3 * (size_t)j;
     for (int h = 0; h < held; ++h) {
       const double *a = Q + 3 * h;
@@ -415,29 +487,45 @@ static void hold_supports(const cl_corot *s, const cl_body_state *st, const cl_s
       isl->hold[3 * (size_t)l + h] =
           (a[0] * (p[0] - x[0]) + a[1] * (p[1] - x[1]) + a[2] * (p[2] - x[2])) / dt - (a[0] * v[0] + a[1] * v[1] + a[2] * v[2]);
     }
-    isl->role[l] = CL_COROT_SUPPORTED;
     isl->turn[l] = 1;
     isl->ncons++;
   }
 }
 
-/* The impulse (N s, x y z) each held node's rows took, in cimp: the held rows' residual (free rows
- * carry only the solver's tolerance) plus a sliding contact's friction load. Called while the frames
- * are in place. */
+/* The impulse (N s, x y z) each held node's rows took: the held rows' residual (free rows carry only
+ * the solver's tolerance) plus a sliding contact's friction load; in cimp for a constraint or a
+ * contact, in simp for a support. A supported node in contact splits it (header): the contact takes
+ * lambda n plus its tangent rows, the support R_k - lambda (n . a_k) along its rows. Called while the
+ * frames are in place. */
 static void held_impulses(cl_corot_island *isl) {
   for (int32_t l = 0; l < isl->nnodes; ++l) {
     if (isl->role[l] == CL_COROT_FREE) continue;
-    double R[3];
+    double R[3], S[3] = {0.0, 0.0, 0.0};
     row_residual(isl, l, R);
     const uint8_t *f = isl->fixed + 3 * (size_t)l;
     for (int k = 0; k < 3; ++k)
       if (!f[k]) R[k] = 0.0;
+    const int ns = isl->nsup[l];
     if (isl->role[l] == CL_COROT_CONTACT) {
-      R[1] += isl->cfric[2 * l];
-      R[2] += isl->cfric[2 * l + 1];
+      if (ns + 1 < 3) R[ns + 1] += isl->cfric[2 * l];
+      if (ns + 2 < 3) R[ns + 2] += isl->cfric[2 * l + 1];
+      double nl[3];
+      memcpy(nl, isl->cn + 3 * (size_t)l, sizeof nl);
+      turn_in(isl->basis + 9 * (size_t)l, nl);
+      const double lambda = isl->contact[l] != CONTACT_NONE ? R[ns] / nl[ns] : 0.0;
+      for (int k = 0; k < ns; ++k) {
+        S[k] = R[k] - lambda * nl[k];
+        R[k] = lambda * nl[k];
+      }
+    } else if (isl->role[l] == CL_COROT_SUPPORTED) {
+      memcpy(S, R, sizeof S);
     }
-    if (isl->frame[l]) turn_out(isl->basis + 9 * (size_t)l, R);
+    if (isl->frame[l]) {
+      turn_out(isl->basis + 9 * (size_t)l, R);
+      turn_out(isl->basis + 9 * (size_t)l, S);
+    }
     memcpy(isl->cimp + 3 * (size_t)l, R, sizeof R);
+    memcpy(isl->simp + 3 * (size_t)l, S, sizeof S);
   }
 }
 
@@ -452,9 +540,7 @@ static cl_status solve_island(cl_corot *s, const cl_body_state *st, const cl_ste
   if (isl->ncons > isl->nfull) {
     frames_in(isl);
     for (int32_t l = 0; l < isl->nnodes; ++l) {
-      if (isl->role[l] == CL_COROT_SUPPORTED)
-        for (int h = 0; h < 3; ++h)
-          if (isl->fixed[3 * l + h]) isl->dv[3 * l + h] = isl->hold[3 * (size_t)l + h];
+      for (int h = 0; h < isl->nsup[l]; ++h) isl->dv[3 * l + h] = isl->hold[3 * (size_t)l + h];
       if (isl->role[l] == CL_COROT_CONTACT) { /* kept from the last Newton iteration (statics) */
         contact_hold(isl, st, l, dt);
         ++ncontact;
@@ -485,6 +571,9 @@ static cl_status solve_island(cl_corot *s, const cl_body_state *st, const cl_ste
     if (r < 0) return r;
     if (r > *warn) *warn = r;
   }
+  if (s->statics) /* what the held rows were moved by: the constraints the iteration's start broke */
+    for (int64_t d = 0; d < 3 * (int64_t)isl->nnodes; ++d)
+      if (isl->fixed[d]) s->static_imposed2 += isl->dv[d] * isl->dv[d];
   int dynamic = 0;
   for (int32_t l = 0; l < isl->nnodes && !dynamic && !s->statics; ++l)
     dynamic = isl->role[l] == CL_COROT_CONTACT && isl->contact[l] != CONTACT_NONE &&
@@ -513,7 +602,9 @@ static void update_island(const cl_corot *s, cl_body_state *st, const cl_step_in
     }
     if (isl->role[l] == CL_COROT_CONTACT && isl->contact[l] != CONTACT_NONE) {
       const cl_collider_shape *sh = &in->colliders->shapes[isl->ccol[l]];
-      const double *n = isl->basis + 9 * (size_t)l, *vs = isl->cv + 3 * (size_t)l;
+      const double *n = isl->cn + 3 * (size_t)l, *vs = isl->cv + 3 * (size_t)l;
+      if (s->statics) continue; /* no velocity to reset; the contact forces are recorded at the
+                                 * equilibrium (static.c), and colliders are held still */
       double vn = 0.0, *I = isl->cimp + 3 * (size_t)l;
       for (int c = 0; c < 3; ++c) vn += n[c] * (v[c] - vs[c]);
       const double dvn = -sh->restitution * isl->capproach[l] - vn;
@@ -521,12 +612,11 @@ static void update_island(const cl_corot *s, cl_body_state *st, const cl_step_in
         v[c] += dvn * n[c];
         I[c] += st->m[i] * dvn * n[c];
       }
-      if (s->statics) continue; /* colliders are held still and record nothing in a static solve */
       cl_collider_record(sh, x, I);
       if (sh->impulse) give_back(sh, x, I);
       continue;
     }
-    if (isl->role[l] == CL_COROT_SUPPORTED) continue;
+    if (isl->nsup[l]) continue; /* the support puts its held rows on target (cl_corot_step) */
     if (in->colliders->count) cl_collider_project_mass(in->colliders, x, v, s->statics ? 0.0 : st->m[i]);
   }
 }
@@ -553,6 +643,7 @@ cl_status cl_corot_step(void *solver, cl_body_state *st, const cl_step_input *in
   for (int32_t k = 0; k < s->nislands; ++k) {
     cl_corot_island *isl = &s->islands[k];
     memset(isl->fixed, 0, 3 * (size_t)isl->nnodes);
+    memset(isl->nsup, 0, (size_t)isl->nnodes);
     isl->ncons = isl->nfull = 0;
     if (s->statics && s->keep_contacts) {
       /* a Newton iteration starts from the last one's contacts: held along the same normal at where
@@ -630,7 +721,7 @@ cl_status cl_corot_step(void *solver, cl_body_state *st, const cl_step_input *in
     cl_support_project(axes, ss->held[j], ss->target_x + 3 * (size_t)j, x);
     cl_support_project(axes, ss->held[j], ss->target_v + 3 * (size_t)j, v);
     if (k >= 0) {
-      const double *I = s->islands[k].cimp + 3 * (size_t)s->node_local[i];
+      const double *I = s->islands[k].simp + 3 * (size_t)s->node_local[i];
       for (int c = 0; c < 3; ++c) react[c] = I[c] / dt;
     } else {
       for (int c = 0; c < 3; ++c) react[c] = st->m[i] * (v[c] - v0[c]) / dt;
