@@ -20,6 +20,9 @@ typedef struct cl_solver_caps {
   /* 1: free flight conserves angular momentum to rounding (symplectic or exact projections);
    * 0: only approximately (e.g. backward Euler with the stiffness of the step start damps spin). */
   int32_t conserves_angular_momentum;
+  /* 1: the material's young and poisson feed only its stress and energy read-outs, not its dynamics
+   * (shape matching: the stiffness comes from alpha and the iterations); 0: they set its stiffness. */
+  int32_t moduli_readouts_only;
 } cl_solver_caps;
 
 typedef struct cl_criterion_caps {

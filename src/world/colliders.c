@@ -50,8 +50,11 @@ cl_status cl_collider_check(const cl_collider_def *d) {
       return cl_fail(CL_ERR_INVALID_ARGUMENT, "collider: angular_velocity[%d] = %g rad/s must be finite", k,
                      d->angular_velocity[k]);
   }
-  if (!(d->friction >= 0.0) || isinf(d->friction))
-    return cl_fail(CL_ERR_INVALID_ARGUMENT, "collider: friction = %g must be finite and >= 0", d->friction);
+  if (!(d->friction >= 0.0) || isinf(d->friction)) {
+    static const char *const kinds[3] = {"plane", "sphere", "box"};
+    return cl_fail(CL_ERR_INVALID_ARGUMENT, "%s collider: friction = %g must be finite and >= 0 (a Coulomb coefficient)",
+                   kinds[d->kind], d->friction);
+  }
   if (!(d->restitution >= 0.0 && d->restitution <= 1.0))
     return cl_fail(CL_ERR_INVALID_ARGUMENT, "collider: restitution = %g is outside [0, 1]", d->restitution);
   CL_TRY(cl_rigid_check(d));

@@ -331,6 +331,22 @@ T.test("contacts found within a step keep a reused CHOLMOD factor a good precond
   T.near(mean(b, 2), 0, 0.01, "it rests on the ground")
 end)
 
+T.test("shape matching warns once that young and poisson do not set its stiffness", function()
+  local before = #cl.warnings()
+  local w = cl.world { dt = 1 / 60 }
+  -- the defaults (1e6 Pa, 0.3) say nothing; the corotational solver uses what it is given
+  w:body { mesh = bar_mesh(), solver = "shape_matching", material = { density = 1000 } }
+  w:body { mesh = bar_mesh(), solver = "corotational", material = { young = 2e5, poisson = 0.2 } }
+  T.eq(#cl.warnings(), before, "no warning for the defaults or for corotational")
+  w:body { mesh = bar_mesh(), solver = "shape_matching", material = { young = 2e5 } }
+  w:body { mesh = bar_mesh(), solver = "shape_matching", material = { poisson = 0.45 } }
+  local seen = cl.warnings()
+  T.eq(#seen, before + 2, "each such body is recorded")
+  T.contains(seen[#seen - 1].message, "solver 'shape_matching' does not use young (200000 Pa) and poisson (0.3)")
+  T.contains(seen[#seen - 1].message, "alpha")
+  T.eq(#w:warnings(), 2, "the world's list has them too")
+end)
+
 T.test("bad supports and loads are refused with the condition and the value", function()
   local w = cl.world { dt = 1 / 100 }
   local b = w:body { mesh = bar_mesh(), solver = "corotational", material = elastic }
@@ -341,6 +357,18 @@ T.test("bad supports and loads are refused with the condition and the value", fu
   T.error(function() w:load(b, cl.region.all(), 5) end, { "world:load", "expected a surface load" })
   T.error(function() cl.load.pressure { pressure = 0 / 0 } end, { "cl.load.pressure", "pressure" })
   T.error(function() cl.load.traction { traction = { 1, 0, 0 }, ramp = -1 } end, { "cl.load.traction", "ramp" })
+  -- a friction coefficient that is negative or NaN names the collider and the value
+  T.error(function() w:collider { kind = "sphere", radius = 0.1, friction = -0.5 } end,
+          { "world:collider{kind = \"sphere\"}", "friction = -0.5" })
+  T.error(function() w:collider { kind = "plane", friction = 0 / 0 } end,
+          { "world:collider{kind = \"plane\"}", "friction" })
+  -- a pressure or traction on a body without a surface (shape matching keeps particles only): it has
+  -- no area to integrate over and no outward normal, whichever nodes the region picks
+  local sm = w:body { mesh = bar_mesh(), solver = "shape_matching", material = { density = 1000 } }
+  T.error(function() w:load(sm, cl.region.all(), cl.load.pressure { pressure = 100 }) end,
+          { "has no boundary surface to load", "solver 'shape_matching'", "pressure", "no outward normal", "world:force" })
+  T.error(function() w:load(sm, cl.region.all(), cl.load.traction { traction = { 1, 0, 0 } }) end,
+          { "has no boundary surface to load", "traction has no area" })
   -- a region of interior nodes only: no boundary triangle to load
   T.error(function()
     w:load(b, cl.region.box { lo = { -0.1, -0.02, -0.02 }, hi = { 0.1, 0.02, 0.02 } }, cl.load.traction { traction = { 1, 0, 0 } })
