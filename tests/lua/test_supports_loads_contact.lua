@@ -140,6 +140,29 @@ T.test("Coulomb friction on an incline: slides at g (sin - mu cos), sticks when 
   end
 end)
 
+T.test("Coulomb friction holds on a supported node in contact: the incline with a symmetry plane", function()
+  -- The incline's block cut in half by a symmetry plane z = 0 (held along z): the contact nodes on the
+  -- plane are supported, and their friction acts along the one tangent left across the support and
+  -- the normal. The half block slides and sticks as the whole one does.
+  local th = math.rad(30)
+  for _, mu in ipairs { 0.2, 0.8 } do
+    local w = cl.world { dt = 1 / 200, gravity = { 0, -9.81, 0 }, threads = 1 }
+    local n = { -math.sin(th), math.cos(th), 0 }
+    w:collider { kind = "plane", normal = n, center = { 0, 0, 0 }, friction = mu }
+    local box = cl.shape.box { size = { 0.1, 0.05, 0.05 }, center = { 0, 0, 0.025 } }:tetrahedralize { quality = 2, max_volume = 2e-5 }
+    local b = w:body { mesh = box:transform { rotate = { axis = "z", angle = th }, translate = { 0.0255 * n[1], 0.0255 * n[2], 0 } },
+                       solver = "corotational", material = { density = 1000, young = 1e6, poisson = 0.3 }, params = { damping = 0 } }
+    w:support(b, cl.region.slab { axis = "z", below = 1e-9 }, cl.support.axis "z")
+    local function along() return mean(b, 1) * math.cos(th) + mean(b, 2) * math.sin(th) end
+    w:step(40)
+    local d0 = along()
+    w:step(60)
+    local a = -2 * (along() - d0) / (0.5 ^ 2 - 0.2 ^ 2)
+    T.near(a, math.max(0, 9.81 * (math.sin(th) - mu * math.cos(th))), 0.02 * 9.81,
+           string.format("acceleration down the incline, mu = %g, half block on a symmetry plane", mu))
+  end
+end)
+
 T.test("frictionless contact only pushes: a body resting on the ground leaves it when gravity turns up", function()
   local w = cl.world { dt = 1 / 100, gravity = { 0, -9.81, 0 }, threads = 1 }
   w:collider { kind = "plane", normal = "y", center = { 0, -0.05, 0 }, friction = 0 }
