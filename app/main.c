@@ -1,6 +1,8 @@
 /* cleave: the command line. Embeds LuaJIT and runs experiment scripts against libcleave.
  *
  *   cleave run SCRIPT [--set key=value ...] [-- script args]
+ *   cleave sweep SCRIPT [--jobs N] [--point I] [--emit slurm|parallel] [--results FILE] ...
+ *                               runs a sweep script (cl.sweep, lua/cleave/sweep.lua)
  *   cleave solvers [NAME]       registered solvers and criteria with their parameter tables
  *   cleave bench SUITE [args]   runs the benchmark program cleave-bench-SUITE
  *   cleave --help | --version
@@ -38,6 +40,8 @@ enum { EXIT_USAGE = 2, PATH_CAP = CL_EMBED_PATH_CAP };
 static void usage(FILE *out) {
   fprintf(out,
           "usage: cleave run SCRIPT [--set key=value ...] [-- script args]\n"
+          "       cleave sweep SCRIPT [--jobs N] [--point I] [--emit slurm|parallel] [--results FILE]\n"
+          "                    [--timeout S] [--retry] [--threads T] [--chunk C] [--quick] [--set key=value ...]\n"
           "       cleave solvers [NAME]\n"
           "       cleave bench SUITE [args]\n"
           "       cleave --help | --version\n"
@@ -46,6 +50,11 @@ static void usage(FILE *out) {
           "           --set key=value (repeatable) reaches the script as arg.set and cl.args;\n"
           "           numbers and true/false are converted, everything else stays a string.\n"
           "           Arguments after -- (or after SCRIPT) are arg[1], arg[2], ... as in lua.\n"
+          "  sweep    run a sweep script (cl.sweep{...}): every point not yet in its results file, in\n"
+          "           --jobs worker processes (default: as many as cores); --point I runs one point\n"
+          "           (as a cluster task does); --emit slurm|parallel writes a job file instead;\n"
+          "           --timeout S limits each point; --retry runs again the points that failed;\n"
+          "           --quick (= --set quick=true) runs the sweep's smoke test.\n"
           "  solvers  list the registered solvers and fracture criteria with their parameters\n"
           "           (name, default, unit, range, help), or those of NAME.\n"
           "  bench    run the benchmark program cleave-bench-SUITE installed with cleave.\n"
@@ -112,7 +121,73 @@ static int valid_key(const char *k, size_t n) {
 
 /* ---- commands ------------------------------------------------------------------------------- */
 
-static int cmd_run(int argc, char **argv) {
+/* The flags of `cleave sweep`, handed to cl.sweep (lua/cleave/sweep.lua) as --set values of the same
+ * meaning (arg.set.jobs, ...): checked here so a typo is a usage error before any Lua runs. */
+enum flag_kind { FLAG_COUNT, FLAG_INDEX, FLAG_SECONDS, FLAG_TEXT, FLAG_EMIT, FLAG_SWITCH };
+static const struct sweep_flag {
+  const char *flag, *key;
+  enum flag_kind kind;
+} sweep_flags[] = {
+    {"--jobs", "jobs", FLAG_COUNT},         {"--point", "point", FLAG_INDEX},
+    {"--emit", "emit", FLAG_EMIT},          {"--results", "results", FLAG_TEXT},
+    {"--timeout", "timeout", FLAG_SECONDS}, {"--retry", "retry", FLAG_SWITCH},
+    {"--threads", "threads", FLAG_INDEX},   {"--chunk", "chunk", FLAG_COUNT},
+    {"--plan", "plan", FLAG_TEXT},          {"--job-file", "job_file", FLAG_TEXT},
+    {"--quick", "quick", FLAG_SWITCH},
+};
+enum { SWEEP_FLAG_COUNT = (int)(sizeof sweep_flags / sizeof sweep_flags[0]) };
+
+static const struct sweep_flag *find_sweep_flag(const char *a) {
+  for (int k = 0; k < SWEEP_FLAG_COUNT; ++k)
+    if (strcmp(a, sweep_flags[k].flag) == 0) return &sweep_flags[k];
+  return NULL;
+}
+
+/* Is `v` a valid value for the flag? Writes why not into `why`. */
+static int sweep_flag_value_ok(const struct sweep_flag *f, const char *v, char *why, size_t cap) {
+  char *end = NULL;
+  errno = 0;
+  switch (f->kind) {
+    case FLAG_COUNT:
+    case FLAG_INDEX: {
+      long x = strtol(v, &end, 10);
+      long lo = f->kind == FLAG_COUNT ? 1 : 0;
+      if (!*v || *end || errno || x < lo || x > INT_MAX) {
+        snprintf(why, cap, "%s needs an integer >= %ld (got '%s')", f->flag, lo, v);
+        return 0;
+      }
+      return 1;
+    }
+    case FLAG_SECONDS: {
+      double x = strtod(v, &end);
+      if (!*v || *end || errno || !(x >= 0.0)) {
+        snprintf(why, cap, "%s needs seconds >= 0 (got '%s'; 0 = no limit)", f->flag, v);
+        return 0;
+      }
+      return 1;
+    }
+    case FLAG_EMIT:
+      if (strcmp(v, "slurm") != 0 && strcmp(v, "parallel") != 0) {
+        snprintf(why, cap, "--emit takes slurm or parallel (got '%s')", v);
+        return 0;
+      }
+      return 1;
+    case FLAG_TEXT:
+      if (!*v) {
+        snprintf(why, cap, "%s needs a value", f->flag);
+        return 0;
+      }
+      return 1;
+    case FLAG_SWITCH:
+      return 1;
+  }
+  return 0;
+}
+
+/* cleave run SCRIPT ... and cleave sweep SCRIPT ...: the same script runner; `sweep` adds the flags
+ * above and requires the script to define a sweep (cl.sweep{...}). */
+static int run_script(int argc, char **argv, int sweep) {
+  const char *cmd = sweep ? "sweep" : "run";
   const char *script = NULL;
   int first_script_arg = argc; /* index in argv of the first script argument */
   /* First pass: validate options and find the script. */
@@ -147,8 +222,22 @@ static int cmd_run(int argc, char **argv) {
       }
       continue;
     }
+    const struct sweep_flag *f = sweep ? find_sweep_flag(a) : NULL;
+    if (f) {
+      if (f->kind == FLAG_SWITCH) continue;
+      char why[256];
+      if (i + 1 >= argc) {
+        fprintf(stderr, "cleave: %s needs a value\n", a);
+        return EXIT_USAGE;
+      }
+      if (!sweep_flag_value_ok(f, argv[++i], why, sizeof why)) {
+        fprintf(stderr, "cleave: %s\n", why);
+        return EXIT_USAGE;
+      }
+      continue;
+    }
     if (a[0] == '-' && a[1] != '\0') {
-      fprintf(stderr, "cleave: unknown option '%s' for run\n", a);
+      fprintf(stderr, "cleave: unknown option '%s' for %s\n", a, cmd);
       usage(stderr);
       return EXIT_USAGE;
     }
@@ -160,7 +249,8 @@ static int cmd_run(int argc, char **argv) {
     }
   }
   if (!script) {
-    fprintf(stderr, "cleave: run needs a script: cleave run SCRIPT [--set key=value ...]\n");
+    fprintf(stderr, "cleave: %s needs a script: cleave %s SCRIPT [%s--set key=value ...]\n", cmd, cmd,
+            sweep ? "--jobs N | --point I | --emit slurm|parallel ... " : "");
     return EXIT_USAGE;
   }
   FILE *probe = fopen(script, "r");
@@ -173,7 +263,8 @@ static int cmd_run(int argc, char **argv) {
   lua_State *L = cl_embed_new_state("cleave");
   if (!L) return 1;
 
-  /* arg: [-1] executable, [0] script, [1..] script arguments, .set the --set values. */
+  /* arg: [-1] executable, [0] script, [1..] script arguments, .set the --set values (and the sweep
+   * flags), .command "run" or "sweep". */
   lua_newtable(L);
   char self[PATH_CAP];
   ssize_t n = readlink("/proc/self/exe", self, sizeof self - 1);
@@ -191,6 +282,15 @@ static int cmd_run(int argc, char **argv) {
   for (int i = 0; i < first_script_arg && i < argc; ++i) {
     const char *a = argv[i];
     if (strcmp(a, "--") == 0) break;
+    const struct sweep_flag *f = sweep ? find_sweep_flag(a) : NULL;
+    if (f) {
+      lua_pushstring(L, f->key);
+      if (f->kind == FLAG_SWITCH) lua_pushboolean(L, 1);
+      else if (f->kind == FLAG_TEXT || f->kind == FLAG_EMIT) lua_pushstring(L, argv[++i]);
+      else push_set_value(L, argv[++i]);
+      lua_rawset(L, -3);
+      continue;
+    }
     const char *kv = NULL;
     if (strcmp(a, "--set") == 0) kv = argv[++i];
     else if (strncmp(a, "--set=", 6) == 0) kv = a + 6;
@@ -201,6 +301,8 @@ static int cmd_run(int argc, char **argv) {
     lua_rawset(L, -3); /* keys are distinct: the first pass refused a repeated one */
   }
   lua_setfield(L, -2, "set");
+  lua_pushstring(L, cmd);
+  lua_setfield(L, -2, "command");
   lua_setglobal(L, "arg");
 
   /* The script's own folder is searched after the cleave tree, so an experiment can
@@ -239,6 +341,18 @@ static int cmd_run(int argc, char **argv) {
   }
   for (int i = first_script_arg; i < argc; ++i) lua_pushstring(L, argv[i]);
   int rc = cl_embed_pcall(L, nargs, 0, "cleave");
+  if (rc == 0 && sweep) {
+    /* cl.sweep{...} marks package.loaded["cleave.sweep"].ran; a script that never called it ran
+     * nothing the flags could apply to. */
+    static const char ran[] = "local m = package.loaded['cleave.sweep'] return type(m) == 'table' and m.ran == true";
+    int defined = luaL_loadbuffer(L, ran, sizeof ran - 1, "=cleave sweep") == 0 && lua_pcall(L, 0, 1, 0) == 0 &&
+                  lua_toboolean(L, -1);
+    if (!defined) {
+      fprintf(stderr, "cleave: %s defines no sweep: cl.sweep{...} was never called (docs/LUA_API.md, \"Sweeps\")\n",
+              script);
+      rc = 1;
+    }
+  }
   fflush(stdout);
   lua_close(L); /* runs the __gc of every handle still alive */
   return rc;
@@ -374,7 +488,9 @@ static int cmd_bench(int argc, char **argv) {
  * the kernel (800k sched_yield and 250k futex calls), against 2.8 s with OPENBLAS_NUM_THREADS=1, and
  * the factorisation is no faster with two threads on a quiet one (docs/solvers/corotational.md,
  * "Speed"). So unless the user set it, `cleave` runs with OPENBLAS_NUM_THREADS=1, as
- * bench_corotational holds it.
+ * bench_corotational holds it. The CHOLMOD wrapper sets the BLAS threads to the world's `threads`
+ * before each factorisation (linalg/blas_threads.h), so the variable sets only the pool OpenBLAS
+ * starts when loaded and the BLAS calls outside CHOLMOD.
  *
  * libgomp and OpenBLAS read their environment in constructors that run when the libraries are
  * loaded: before main, since libcleave links them (`OMP_DISPLAY_ENV=verbose cleave --version` prints
@@ -405,7 +521,8 @@ int main(int argc, char **argv) {
     printf("cleave %s (git %s)\n", cl_version(), cl_git_revision());
     return 0;
   }
-  if (strcmp(cmd, "run") == 0) return cmd_run(argc - 2, argv + 2);
+  if (strcmp(cmd, "run") == 0) return run_script(argc - 2, argv + 2, 0);
+  if (strcmp(cmd, "sweep") == 0) return run_script(argc - 2, argv + 2, 1);
   if (strcmp(cmd, "solvers") == 0) return cmd_solvers(argc - 2, argv + 2);
   if (strcmp(cmd, "bench") == 0) return cmd_bench(argc - 2, argv + 2);
   fprintf(stderr, "cleave: unknown command '%s'\n", cmd);

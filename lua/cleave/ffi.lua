@@ -127,6 +127,8 @@ local function check(status, world)
   local msg = user_message(ffi.string(C.cl_last_error()))
   if s < 0 then
     if msg == "" then msg = status_name(s) .. " (the C library left no message)" end
+    -- what failed last, for callers that classify a caught error (a sweep point that blew up)
+    M.last_failure = { status = s, message = msg }
     raise(msg)
   end
   record_warning(s, msg, world)

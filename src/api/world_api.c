@@ -6,24 +6,13 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "api/checks.h"
 #include "base/error.h"
 #include "fracture/criterion.h"
 #include "geom/components.h"
 #include "geom/mesh.h"
 #include "solvers/solver.h"
 #include "world/world.h"
-
-#define CHECK_NULL(p, fn)                                                          \
-  do {                                                                             \
-    if (!(p)) return cl_fail(CL_ERR_INVALID_ARGUMENT, "%s: %s is NULL", fn, #p);   \
-  } while (0)
-
-static cl_status check_capacity(const char *fn, int64_t capacity, int64_t need, const char *unit) {
-  if (capacity < need)
-    return cl_fail(CL_ERR_INVALID_ARGUMENT, "%s: capacity %lld is too small, %lld %s needed", fn, (long long)capacity,
-                   (long long)need, unit);
-  return CL_OK;
-}
 
 /* ---- registry ------------------------------------------------------------------------------- */
 
@@ -278,11 +267,9 @@ cl_status cl_body_copy_piece_labels(const cl_world *world, cl_id body, int32_t *
   const cl_body_state *st = &b->state;
   CL_TRY(check_capacity(fn, capacity, st->n, "int32 labels (1 per node)"));
   int32_t count = 0;
-  if (st->cell_size == 0 || st->ncells == 0) {
-    for (int32_t i = 0; i < st->n; ++i) labels[i] = i;
-    return CL_OK;
-  }
-  return cl_components(st->n, st->cells, st->ncells, st->cell_size, labels, &count);
+  /* the labels the piece count comes from: the solver's own connectivity first (graph_fem's
+   * unbroken edges), else the cells' */
+  return cl_body_piece_labels(b, labels, &count);
 }
 
 cl_status cl_body_set_velocities(cl_world *world, cl_id body, const double *v, int64_t count) {
@@ -471,6 +458,8 @@ cl_status cl_condition_total_force(cl_world *world, cl_id condition, double *for
   cl_condition *c;
   CL_TRY(cl_world_condition(world, condition, &c));
   force[0] = force[1] = force[2] = 0.0;
+  if (c->kind == CL_CONDITION_KNIFE)
+    return cl_fail(CL_ERR_INVALID_ARGUMENT, "the condition is a knife, it applies no load");
   if (c->kind != CL_CONDITION_FORCE && c->kind != CL_CONDITION_SURFACE_LOAD)
     return cl_fail(CL_ERR_INVALID_ARGUMENT, "the condition holds nodes, it applies no load (read its reaction with a "
                    "reaction probe)");

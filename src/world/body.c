@@ -67,12 +67,8 @@ cl_status cl_body_sync_nodes(cl_body *b) {
   int32_t n = b->state.n;
   if (n <= b->node_capacity) return CL_OK;
   int32_t cap = b->state.capacity > n ? b->state.capacity : n;
-  double *f = realloc(b->f_ext, sizeof(double) * 3 * (size_t)cap);
-  if (!f) return cl_fail(CL_ERR_OUT_OF_MEMORY, "%s: out of memory growing node arrays", b->label);
-  b->f_ext = f;
-  int32_t *s = realloc(b->slot, sizeof(int32_t) * (size_t)cap);
-  if (!s) return cl_fail(CL_ERR_OUT_OF_MEMORY, "%s: out of memory growing node arrays", b->label);
-  b->slot = s;
+  CL_TRY(CL_RESIZE(b->f_ext, 3 * (size_t)cap, "node external forces"));
+  CL_TRY(CL_RESIZE(b->slot, (size_t)cap, "node constraint slots"));
   CL_TRY(CL_RESIZE(b->pslot, (size_t)cap, "node support slots"));
   for (int32_t i = b->node_capacity; i < cap; ++i) {
     b->slot[i] = -1;
@@ -107,23 +103,15 @@ static cl_status check_bound_state(const cl_body *b) {
 
 static cl_status grow_units(cl_body *b, int32_t count) {
   if (count <= b->units_capacity) return CL_OK;
-  int32_t cap = count;
+  const size_t cap = cl_grow_capacity((size_t)b->units_capacity, (size_t)count, INT32_MAX);
   cl_unit_fields *u = &b->units;
-  double *F = realloc(u->F, sizeof(double) * 9 * (size_t)cap);
-  if (F) u->F = F;
-  double *S = realloc(u->stress, sizeof(double) * 9 * (size_t)cap);
-  if (S) u->stress = S;
-  double *P = realloc(u->plastic, sizeof(double) * 9 * (size_t)cap);
-  if (P) u->plastic = P;
-  double *C = realloc(u->center, sizeof(double) * 3 * (size_t)cap);
-  if (C) u->center = C;
-  double *V = realloc(u->volume, sizeof(double) * (size_t)cap);
-  if (V) u->volume = V;
-  double *D = realloc(u->damage, sizeof(double) * (size_t)cap);
-  if (D) u->damage = D;
-  if (!F || !S || !P || !C || !V || !D)
-    return cl_fail(CL_ERR_OUT_OF_MEMORY, "%s: out of memory for %d unit measures", b->label, count);
-  b->units_capacity = cap;
+  CL_TRY(CL_RESIZE(u->F, 9 * cap, "unit deformation gradients"));
+  CL_TRY(CL_RESIZE(u->stress, 9 * cap, "unit stresses"));
+  CL_TRY(CL_RESIZE(u->plastic, 9 * cap, "unit plastic strains"));
+  CL_TRY(CL_RESIZE(u->center, 3 * cap, "unit centres"));
+  CL_TRY(CL_RESIZE(u->volume, cap, "unit volumes"));
+  CL_TRY(CL_RESIZE(u->damage, cap, "unit damage"));
+  b->units_capacity = (int32_t)cap;
   return CL_OK;
 }
 

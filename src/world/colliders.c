@@ -3,7 +3,9 @@
  * call lives in the contract layer (contract/colliders.c). */
 #include <math.h>
 #include <stdio.h>
+#include <string.h>
 
+#include "base/alloc.h"
 #include "base/error.h"
 #include "base/mat3.h"
 #include "world/world.h"
@@ -19,34 +21,42 @@ static cl_status check_size(const char *what, int k, double v) {
   return CL_OK;
 }
 
-/* The kinematic motion in time: start, ramp, duration, or a path. */
-static cl_status motion_check(const cl_collider_def *d) {
+cl_status cl_kinematic_check(const cl_collider_def *d, const char *what) {
+  char name[64];
   if (!(d->start >= 0.0) || isinf(d->start))
-    return cl_fail(CL_ERR_INVALID_ARGUMENT, "collider: start = %g s must be finite and >= 0", d->start);
+    return cl_fail(CL_ERR_INVALID_ARGUMENT, "%s: start = %g s must be finite and >= 0", what, d->start);
   if (!(d->ramp >= 0.0) || isinf(d->ramp))
-    return cl_fail(CL_ERR_INVALID_ARGUMENT, "collider: ramp = %g s must be finite and >= 0", d->ramp);
+    return cl_fail(CL_ERR_INVALID_ARGUMENT, "%s: ramp = %g s must be finite and >= 0", what, d->ramp);
   if (!(d->duration > 0.0))
-    return cl_fail(CL_ERR_INVALID_ARGUMENT, "collider: duration = %g s must be > 0 (inf = never stops)", d->duration);
+    return cl_fail(CL_ERR_INVALID_ARGUMENT, "%s: duration = %g s must be > 0 (inf = never stops)", what, d->duration);
   if (d->ramp > d->duration)
-    return cl_fail(CL_ERR_INVALID_ARGUMENT, "collider: ramp = %g s is longer than duration = %g s", d->ramp, d->duration);
+    return cl_fail(CL_ERR_INVALID_ARGUMENT, "%s: ramp = %g s is longer than duration = %g s", what, d->ramp,
+                   d->duration);
+  /* ranges, so that the pose c + v t stays finite over any run (world.h) */
+  snprintf(name, sizeof name, "%s: center", what);
+  CL_TRY(cl_check_vec3_limit(name, d->center, CL_LIMIT_COORD, "m"));
+  snprintf(name, sizeof name, "%s: velocity", what);
+  CL_TRY(cl_check_vec3_limit(name, d->velocity, CL_LIMIT_SPEED, "m/s"));
   if (d->path_count < 0 || (d->path_count > 0 && !d->path))
-    return cl_fail(CL_ERR_INVALID_ARGUMENT, "collider: path_count = %d needs a path of 4 doubles per row",
+    return cl_fail(CL_ERR_INVALID_ARGUMENT, "%s: path_count = %d needs a path of 4 doubles per row", what,
                    (int)d->path_count);
   if (d->path_count == 0) return CL_OK;
   if (d->dynamic)
-    return cl_fail(CL_ERR_INVALID_ARGUMENT, "collider: a dynamic collider cannot follow a path (the world moves it)");
+    return cl_fail(CL_ERR_INVALID_ARGUMENT, "%s: a dynamic collider cannot follow a path (the world moves it)", what);
   for (int32_t r = 0; r < d->path_count; ++r) {
     const double *row = d->path + 4 * r;
     for (int k = 0; k < 4; ++k)
       if (!isfinite(row[k]))
-        return cl_fail(CL_ERR_INVALID_ARGUMENT, "collider path: row %d has a non-finite value (%g)", (int)r + 1, row[k]);
-    cl_status st = cl_check_vec3_limit("collider path: position", row + 1, CL_LIMIT_COORD, "m");
+        return cl_fail(CL_ERR_INVALID_ARGUMENT, "%s path: row %d has a non-finite value (%g)", what, (int)r + 1,
+                       row[k]);
+    snprintf(name, sizeof name, "%s path: position", what);
+    cl_status st = cl_check_vec3_limit(name, row + 1, CL_LIMIT_COORD, "m");
     if (st < 0) return cl_fail_context(st, "row %d: ", (int)r + 1);
     if (row[0] < 0.0)
-      return cl_fail(CL_ERR_INVALID_ARGUMENT, "collider path: row %d: time %g s is negative", (int)r + 1, row[0]);
+      return cl_fail(CL_ERR_INVALID_ARGUMENT, "%s path: row %d: time %g s is negative", what, (int)r + 1, row[0]);
     if (r > 0 && !(row[0] > row[-4]))
-      return cl_fail(CL_ERR_INVALID_ARGUMENT, "collider path: row %d: time %g s does not come after %g s", (int)r + 1,
-                     row[0], row[-4]);
+      return cl_fail(CL_ERR_INVALID_ARGUMENT, "%s path: row %d: time %g s does not come after %g s (times must "
+                     "increase)", what, (int)r + 1, row[0], row[-4]);
   }
   return CL_OK;
 }
@@ -55,9 +65,9 @@ cl_status cl_collider_check(const cl_collider_def *d) {
   if (d->kind < CL_COLLIDER_PLANE || d->kind > CL_COLLIDER_BOX)
     return cl_fail(CL_ERR_INVALID_ARGUMENT, "collider kind %d is not one of plane (0), sphere (1), box (2)",
                    (int)d->kind);
-  /* ranges, so that the pose c + v t and the spin stay finite over any run (world.h) */
-  CL_TRY(cl_check_vec3_limit("collider: center", d->center, CL_LIMIT_COORD, "m"));
-  CL_TRY(cl_check_vec3_limit("collider: velocity", d->velocity, CL_LIMIT_SPEED, "m/s"));
+  /* the centre, velocity and path (cl_kinematic_check) and the spin within ranges, so that the pose
+   * c + v t and the spin stay finite over any run (world.h) */
+  CL_TRY(cl_kinematic_check(d, "collider"));
   CL_TRY(cl_check_vec3_limit("collider: angular_velocity", d->angular_velocity, CL_LIMIT_SPIN, "rad/s"));
   if (!(d->friction >= 0.0) || isinf(d->friction)) {
     static const char *const kinds[3] = {"plane", "sphere", "box"};
@@ -74,7 +84,6 @@ cl_status cl_collider_check(const cl_collider_def *d) {
                    "collider: momentum_scale = %g needs a kinematic collider (a dynamic one would have to take "
                    "the momentum back)", d->momentum_scale);
   CL_TRY(cl_rigid_check(d));
-  CL_TRY(motion_check(d));
   switch (d->kind) {
     case CL_COLLIDER_PLANE: {
       double n2 = 0.0;
@@ -170,6 +179,42 @@ static int path_at(const cl_collider_def *d, double tau, double *x, double *v) {
   return 1;
 }
 
+double cl_kinematic_at(const cl_collider_def *d, double tau, double *x, double *v, double *speed) {
+  double dist = 0.0;
+  if (d->path_count > 0) {
+    *speed = path_at(d, tau, x, v);
+    /* turning happens only while it moves: the time spent inside the path's segments */
+    const double t0 = d->path[0], t1 = d->path[4 * (d->path_count - 1)];
+    return tau <= t0 ? 0.0 : (tau >= t1 ? t1 - t0 : tau - t0);
+  }
+  motion_at(d, tau, &dist, speed);
+  for (int k = 0; k < 3; ++k) {
+    x[k] = d->center[k] + d->velocity[k] * dist;
+    v[k] = d->velocity[k] * *speed;
+  }
+  return dist;
+}
+
+cl_status cl_kinematic_own_path(cl_collider_def *d, double **copy) {
+  *copy = NULL;
+  if (d->path_count <= 0) return CL_OK;
+  *copy = cl_malloc(sizeof(double) * 4 * (size_t)d->path_count, "path");
+  if (!*copy) return CL_ERR_OUT_OF_MEMORY;
+  memcpy(*copy, d->path, sizeof(double) * 4 * (size_t)d->path_count);
+  d->path = *copy;
+  return CL_OK;
+}
+
+void cl_kinematic_span(const cl_collider_def *d, double *begin, double *end) {
+  if (d->path_count > 0) {
+    *begin = d->path[0];
+    *end = d->path[4 * (d->path_count - 1)];
+    return;
+  }
+  *begin = d->start;
+  *end = d->start + d->duration;
+}
+
 void cl_collider_pose(const cl_collider *c, double t, cl_collider_shape *s) {
   const cl_collider_def *d = &c->def;
   double tau = t - c->t_add, dist = tau, speed = 1.0, xc[3], vc[3];
@@ -179,17 +224,8 @@ void cl_collider_pose(const cl_collider *c, double t, cl_collider_shape *s) {
       xc[k] = d->center[k] + d->velocity[k] * tau;
       vc[k] = d->velocity[k];
     }
-  } else if (d->path_count > 0) {
-    speed = path_at(d, tau, xc, vc);
-    /* it turns only while it moves: the time spent inside the path's segments */
-    const double t0 = d->path[0], t1 = d->path[4 * (d->path_count - 1)];
-    dist = tau <= t0 ? 0.0 : (tau >= t1 ? t1 - t0 : tau - t0);
   } else {
-    motion_at(d, tau, &dist, &speed);
-    for (int k = 0; k < 3; ++k) {
-      xc[k] = d->center[k] + d->velocity[k] * dist;
-      vc[k] = d->velocity[k] * speed;
-    }
+    dist = cl_kinematic_at(d, tau, xc, vc, &speed);
   }
   double Q[9];
   rotation(d->angular_velocity, dist, Q);

@@ -233,6 +233,7 @@ void cl_condition_free(cl_condition *c) {
   free(c->x0);
   free(c->tris);
   free(c->rest_area);
+  cl_tool_free(c->tool);
   free(c);
 }
 
@@ -246,6 +247,10 @@ int cl_condition_active(const cl_condition *c, double t0) {
 }
 
 void cl_condition_target(const cl_condition *c, int32_t j, double t, double *x, double *v) {
+  if (c->tool && c->tool->kind == CL_TOOL_BRUSH) {
+    cl_tool_target(c, j, t, x, v);
+    return;
+  }
   const cl_motion_def *m = &c->motion;
   const double *x0 = c->x0 + 3 * j;
   double t0 = fmax(m->start, c->t_add);
@@ -347,22 +352,10 @@ cl_status cl_condition_follow_origins(cl_condition *c, const cl_body_state *s, i
     int32_t o = s->origin[i];
     if (o < 0 || o >= s->n || o == i || where[o] < 0 || where[i] >= 0) continue;
     if (c->count == c->capacity) {
-      int32_t cap = c->capacity + c->capacity / 2 + 8;
-      int32_t *nn = realloc(c->nodes, sizeof(int32_t) * (size_t)cap);
-      if (!nn) {
-        st = cl_fail(CL_ERR_OUT_OF_MEMORY, "out of memory carrying a condition over new nodes");
-        break;
-      }
-      c->nodes = nn;
-      if (c->x0) {
-        double *xx = realloc(c->x0, sizeof(double) * 3 * (size_t)cap);
-        if (!xx) {
-          st = cl_fail(CL_ERR_OUT_OF_MEMORY, "out of memory carrying a condition over new nodes");
-          break;
-        }
-        c->x0 = xx;
-      }
-      c->capacity = cap;
+      const size_t cap = cl_grow_capacity((size_t)c->capacity, (size_t)c->count + 1, INT32_MAX);
+      if ((st = CL_RESIZE(c->nodes, cap, "a condition's nodes carried over to new nodes")) < 0) break;
+      if (c->x0 && (st = CL_RESIZE(c->x0, 3 * cap, "a condition's rest positions of new nodes")) < 0) break;
+      c->capacity = (int32_t)cap;
     }
     int32_t j = c->count++;
     c->nodes[j] = i;

@@ -72,17 +72,11 @@ cl_status cl_pool_add(cl_pool *pool, void *item, cl_id *id) {
                      "retired after %d reuses so that old handles stay stale); create a new world",
                      kind_name(pool->kind), SLOT_MAX, SLOT_MAX * GEN_MAX, GEN_MAX);
     if (pool->slots == pool->capacity) {
-      int32_t cap = pool->capacity ? 2 * pool->capacity : 8;
-      void **items = realloc(pool->items, sizeof *items * (size_t)cap);
-      if (!items) return cl_fail(CL_ERR_OUT_OF_MEMORY, "out of memory growing the %s table", kind_name(pool->kind));
-      pool->items = items;
-      uint16_t *gen = realloc(pool->generation, sizeof *gen * (size_t)cap);
-      if (!gen) return cl_fail(CL_ERR_OUT_OF_MEMORY, "out of memory growing the %s table", kind_name(pool->kind));
-      pool->generation = gen;
-      int32_t *fr = realloc(pool->free_slots, sizeof *fr * (size_t)cap);
-      if (!fr) return cl_fail(CL_ERR_OUT_OF_MEMORY, "out of memory growing the %s table", kind_name(pool->kind));
-      pool->free_slots = fr;
-      pool->capacity = cap;
+      const size_t cap = cl_grow_capacity((size_t)pool->capacity, (size_t)pool->slots + 1, SLOT_MAX);
+      CL_TRY(CL_RESIZE(pool->items, cap, kind_name(pool->kind)));
+      CL_TRY(CL_RESIZE(pool->generation, cap, kind_name(pool->kind)));
+      CL_TRY(CL_RESIZE(pool->free_slots, cap, kind_name(pool->kind)));
+      pool->capacity = (int32_t)cap;
     }
     slot = pool->slots++;
     pool->generation[slot] = 1;

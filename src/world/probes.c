@@ -95,6 +95,9 @@ cl_status cl_probe_new(cl_world *w, const cl_probe_def *def, cl_probe **out) {
   if (d.kind == CL_PROBE_REACTION) {
     cl_condition *c;
     CL_TRY(cl_world_condition(w, d.condition, &c));
+    if (c->kind == CL_CONDITION_KNIFE)
+      return cl_fail(CL_ERR_INVALID_ARGUMENT, "reaction probe: the condition is a knife, it holds no node (a brush or "
+                     "an anchor does)");
     if (c->kind != CL_CONDITION_CONSTRAIN && c->kind != CL_CONDITION_SUPPORT)
       return cl_fail(CL_ERR_INVALID_ARGUMENT,
                      "reaction probe: the condition applies a load (world:force, world:load), it is not a fixed, "

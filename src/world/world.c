@@ -139,17 +139,12 @@ cl_status cl_world_reserve_constraints(cl_world *w, cl_body *b) {
   }
   CL_TRY(reserve_supports(b, supports));
   if (total <= b->c_capacity) return CL_OK;
-  int32_t *cn = realloc(b->c_nodes, sizeof(int32_t) * (size_t)total);
-  if (cn) b->c_nodes = cn;
-  double *cx = realloc(b->c_x, sizeof(double) * 3 * (size_t)total);
-  if (cx) b->c_x = cx;
-  double *cv = realloc(b->c_v, sizeof(double) * 3 * (size_t)total);
-  if (cv) b->c_v = cv;
-  double *cr = realloc(b->c_r, sizeof(double) * 3 * (size_t)total);
-  if (cr) b->c_r = cr;
-  if (!cn || !cx || !cv || !cr)
-    return cl_fail(CL_ERR_OUT_OF_MEMORY, "%s: out of memory for %d constrained nodes", b->label, total);
-  b->c_capacity = total;
+  const size_t cap = cl_grow_capacity((size_t)b->c_capacity, (size_t)total, INT32_MAX);
+  CL_TRY(CL_RESIZE(b->c_nodes, cap, "constrained nodes"));
+  CL_TRY(CL_RESIZE(b->c_x, 3 * cap, "constraint targets"));
+  CL_TRY(CL_RESIZE(b->c_v, 3 * cap, "constraint velocities"));
+  CL_TRY(CL_RESIZE(b->c_r, 3 * cap, "constraint reactions"));
+  b->c_capacity = (int32_t)cap;
   return CL_OK;
 }
 
@@ -213,14 +208,9 @@ cl_status cl_world_insert_collider(cl_world *w, const cl_collider_def *def, cl_i
   c->def = *def;
   c->t_add = w->time;
   c->number = ++w->colliders_added;
-  if (def->path_count > 0) {
-    c->path = cl_malloc(sizeof(double) * 4 * (size_t)def->path_count, "collider path");
-    if (!c->path) {
-      free(c);
-      return CL_ERR_OUT_OF_MEMORY;
-    }
-    memcpy(c->path, def->path, sizeof(double) * 4 * (size_t)def->path_count);
-    c->def.path = c->path;
+  if (cl_kinematic_own_path(&c->def, &c->path) < 0) {
+    free(c);
+    return CL_ERR_OUT_OF_MEMORY;
   }
   double n = sqrt(def->normal[0] * def->normal[0] + def->normal[1] * def->normal[1] + def->normal[2] * def->normal[2]);
   for (int k = 0; k < 3; ++k) c->def.normal[k] = n > 0.0 ? def->normal[k] / n : 0.0;
@@ -230,14 +220,12 @@ cl_status cl_world_insert_collider(cl_world *w, const cl_collider_def *def, cl_i
     return s;
   }
   if (w->colliders.live > w->shapes_capacity) {
-    int32_t cap = w->colliders.live + 4;
-    cl_collider_shape *sh = realloc(w->shapes, sizeof *sh * (size_t)cap);
-    if (!sh) {
+    const size_t cap = cl_grow_capacity((size_t)w->shapes_capacity, (size_t)w->colliders.live, INT32_MAX);
+    if (CL_RESIZE(w->shapes, cap, "collider shapes") < 0) {
       cl_collider_free(cl_pool_remove(&w->colliders, c->id));
-      return cl_fail(CL_ERR_OUT_OF_MEMORY, "out of memory adding a collider");
+      return CL_ERR_OUT_OF_MEMORY;
     }
-    w->shapes = sh;
-    w->shapes_capacity = cap;
+    w->shapes_capacity = (int32_t)cap;
     s = CL_RESIZE(w->contact_scratch, 7 * (size_t)cap, "collider contact records");
     if (s < 0) {
       cl_collider_free(cl_pool_remove(&w->colliders, c->id));

@@ -180,6 +180,14 @@ cl_status cl_region_check(const cl_region_def *region);
  * slab faces, so a face computed as 0.19999999999999998 is inside "x >= 0.2"). *nodes is malloc'd.
  * No node selected is CL_ERR_INVALID_ARGUMENT naming the region and the body's bounding box. */
 cl_status cl_region_select(const cl_region_def *region, const cl_body *body, int32_t **nodes, int32_t *count);
+/* The same selection by the positions P (3 per node: state.X, or state.x for the current ones),
+ * without the error: no node selected is *count = 0 and *nodes = NULL. */
+cl_status cl_region_pick(const cl_region_def *region, const cl_body *body, const double *P, int32_t **nodes,
+                         int32_t *count);
+/* "sphere of radius 0.1 at (0, 0, 0)", ... for messages. */
+void cl_region_describe(const cl_region_def *region, char *buf, size_t size);
+/* The bounding box of n points P (3 each); zero for n = 0. */
+void cl_node_bounds(const double *P, int32_t n, double lo[3], double hi[3]);
 
 /* ---- boundary conditions (conditions.c) ---------------------------------------------------- */
 
@@ -187,8 +195,11 @@ typedef enum cl_condition_kind {
   CL_CONDITION_CONSTRAIN = 0,    /* fixed or driven: all three components */
   CL_CONDITION_FORCE = 1,        /* a total force spread by mass */
   CL_CONDITION_SUPPORT = 2,      /* some components held (cl_support_def) */
-  CL_CONDITION_SURFACE_LOAD = 3  /* traction or pressure on boundary triangles */
+  CL_CONDITION_SURFACE_LOAD = 3, /* traction or pressure on boundary triangles */
+  CL_CONDITION_KNIFE = 4         /* a knife (tools.c): holds no node, hands swept triangles to the solver */
 } cl_condition_kind;
+
+struct cl_tool;
 
 /* What a new condition is, beside its nodes: the member for its kind. */
 typedef struct cl_condition_spec {
@@ -217,6 +228,8 @@ typedef struct cl_condition {
   int32_t ntris;               /* surface loads: boundary triangles loaded (3 node indices each) */
   int32_t *tris;
   double *rest_area;           /* surface loads: 3 per triangle, the rest area vector (outward, m^2) */
+  struct cl_tool *tool;        /* knives, brushes and anchors (tools.c; a brush or an anchor is a
+                                * constraint whose nodes it takes when it starts); NULL otherwise */
   double reaction[3];          /* force on the body over the last step, N */
   double reaction_acc[3];      /* sum over the substeps of the current step */
 } cl_condition;
@@ -241,6 +254,45 @@ void cl_condition_add_forces(const cl_condition *c, const cl_body_state *st, dou
  * condition joins it with the origin's x0. */
 cl_status cl_condition_follow_origins(cl_condition *c, const cl_body_state *state, int32_t first);
 
+/* ---- tools (tools.c): knives, brushes, anchors ----------------------------------------------- */
+
+typedef struct cl_tool {
+  cl_tool_kind kind;
+  int32_t number;              /* 1, 2, ... in the order tools were added to the world: "knife #2" */
+  cl_collider_def track;       /* knife, brush: the kinematic motion (kinematic members only) */
+  double *path;                /* the copy of track.path */
+  double blade[6];             /* knife: end points relative to its position, m */
+  double radius;               /* brush, m */
+  cl_region_def region;        /* anchor (region.indices points at `indices`) */
+  int32_t *indices;
+  double t_start;              /* world time it starts: a brush or anchor takes its nodes, s */
+  double t_end;                /* world time its motion ends (inf: never, and for an anchor), s */
+  double release;              /* brush, anchor: when it lets its nodes go, s after it was added (inf) */
+  double grab_center[3];       /* brush: its centre when it took its nodes, m */
+  int started, finished;
+  int done;                    /* knife: swept for the last time */
+  int touched;                 /* knife: crossed an edge of the body's mesh; brush, anchor: took a node */
+  int warned;                  /* CL_WARN_NO_EFFECT was given */
+  int64_t triangles;           /* knife: swept triangles handed to the solver */
+} cl_tool;
+
+/* Free a tool and what it owns; accepts NULL. */
+void cl_tool_free(cl_tool *tool);
+/* Add a tool (taken over: freed on failure) to body b: a knife condition, or a constraint condition
+ * without nodes until the tool starts. Times in the tool are from when it is added; this makes them
+ * world times. */
+cl_status cl_world_insert_tool(cl_world *world, cl_body *body, cl_tool *tool, cl_id *id);
+/* Start every tool whose start time has come by the substep beginning at t0: brushes and anchors
+ * take their nodes (current positions). Called before the constraints are merged. */
+cl_status cl_world_start_tools(cl_world *world, double t0);
+/* The knives of body b at the end of the step [t0, t1]: the swept quads pushed onto b->events as
+ * cut_surface events, the touch check, the end of the motion (a knife that ends untouched warns). */
+cl_status cl_world_knife_events(cl_world *world, cl_body *body, double t0, double t1);
+/* Target position and velocity of a brush's j-th node at time t. */
+void cl_tool_target(const cl_condition *c, int32_t j, double t, double *x, double *v);
+/* What cl_tool_get_info reports, at world time t. */
+void cl_tool_fill_info(const cl_condition *c, double t, cl_tool_info *info);
+
 /* ---- colliders (colliders.c) --------------------------------------------------------------- */
 
 typedef struct cl_collider {
@@ -257,6 +309,21 @@ typedef struct cl_collider {
 } cl_collider;
 
 cl_status cl_collider_check(const cl_collider_def *def);
+/* Kinematic motion, shared by kinematic colliders and the tools that move (knives, brushes): the
+ * members center, velocity, start, ramp, duration, path and path_count of a cl_collider_def (the
+ * public header documents them), at the time tau (s) after the object was added.
+ * cl_kinematic_check: those members finite, times >= 0, ramp <= duration, path times increasing;
+ * messages start with `what` ("collider", "knife", ...).
+ * cl_kinematic_at: the centre x (m) and its velocity v (m/s) at tau, *speed the fraction of full
+ * speed (1 inside a path's segments); returns the time spent moving at full speed (s), the angle
+ * of a spinning collider over its angular speed.
+ * cl_kinematic_span: when the motion begins and ends (tau, s; end = inf for one that never stops). */
+cl_status cl_kinematic_check(const cl_collider_def *def, const char *what);
+double cl_kinematic_at(const cl_collider_def *def, double tau, double *x, double *v, double *speed);
+void cl_kinematic_span(const cl_collider_def *def, double *begin, double *end);
+/* Copy def's path (when it has one) into *copy (malloc'd, owned by the caller) and point def at it;
+ * *copy = NULL without a path. */
+cl_status cl_kinematic_own_path(cl_collider_def *def, double **copy);
 /* Free a collider and what it owns (its path); accepts NULL. */
 void cl_collider_free(cl_collider *c);
 /* "dynamic box collider #2" for messages. */
@@ -317,6 +384,7 @@ struct cl_world {
   double time;                 /* s */
   cl_pool bodies, conditions, colliders, probes;
   int32_t colliders_added;     /* numbers colliders for messages (cl_collider.number) */
+  int32_t tools_added;         /* numbers tools for messages (cl_tool.number) */
   void *rigid_scratch;         /* rigid contact broad phase (rigid_contact.c): boxes and pairs */
   size_t rigid_scratch_size;
   int64_t *rigid_pairs;
@@ -327,6 +395,7 @@ struct cl_world {
   int32_t *shape_of_slot;      /* per collider slot: its index in shapes this substep, -1 if none */
   int32_t contact_probes;      /* live contact probes (the step records contact only when > 0) */
   cl_world_stats stats;
+  char tool_warning[512];      /* the CL_WARN_NO_EFFECT of the current step ("" = none) */
   int stopped;
   char stop_message[1024];
   struct {

@@ -386,6 +386,94 @@ static void test_cut_splits_bar_and_surface(void **state) {
   cl_world_destroy(w);
 }
 
+/* A split_unit event (cluster_stretch's, on any tet solver) breaks exactly the edges of its tet that
+ * the plane through the tet's centroid separates, with the plane given and with the plane left to
+ * the solver (normal along the tet's longest edge); nothing else. And cluster_stretch drives
+ * graph_fem through the world: a bar pulled apart breaks into pieces. */
+static void test_split_unit_breaks_the_edges_the_plane_separates(void **state) {
+  (void)state;
+  cl_world *w = cl_test_world(1e-3, 0.0, 1);
+  cl_id b = add_bar(w, 4, 2, 2, 0.4, CL_FEM_STABLE_NEOHOOKEAN, NULL, NULL, 0, NULL);
+  cl_gfem *s = solver_of(w, b);
+  cl_body *bd = NULL;
+  assert_int_equal(cl_world_body(w, b, &bd), CL_OK);
+  cl_body_state *st = &bd->state;
+  deform(st, 0.05);
+  static const int pair[6][2] = {{0, 1}, {0, 2}, {0, 3}, {1, 2}, {1, 3}, {2, 3}};
+  const int32_t tets[2] = {3, 17};
+  const double normals[2][3] = {{1, 0.2, -0.1}, {0, 0, 0}};
+  for (int c = 0; c < 2; ++c) {
+    const int32_t e = tets[c];
+    const int32_t *t = st->cells + 4 * e;
+    double cen[3] = {0, 0, 0}, n[3] = {normals[c][0], normals[c][1], normals[c][2]}, longest = -1;
+    for (int i = 0; i < 4; ++i)
+      for (int k = 0; k < 3; ++k) cen[k] += 0.25 * st->x[3 * t[i] + k];
+    if (c == 1) /* the solver's choice: along the longest edge */
+      for (int q = 0; q < 6; ++q) {
+        double d[3], l2 = 0;
+        for (int k = 0; k < 3; ++k) {
+          d[k] = st->x[3 * t[pair[q][1]] + k] - st->x[3 * t[pair[q][0]] + k];
+          l2 += d[k] * d[k];
+        }
+        if (l2 > longest) {
+          longest = l2;
+          memcpy(n, d, sizeof n);
+        }
+      }
+    int expect[6], nexpect = 0;
+    for (int q = 0; q < 6; ++q) {
+      double sa = 0, sb = 0;
+      for (int k = 0; k < 3; ++k) {
+        sa += n[k] * (st->x[3 * t[pair[q][0]] + k] - cen[k]);
+        sb += n[k] * (st->x[3 * t[pair[q][1]] + k] - cen[k]);
+      }
+      expect[q] = sa * sb < 0;
+      nexpect += expect[q];
+    }
+    const int64_t before = s->broken_edges;
+    cl_fracture_event ev = cl_event_split_unit(e, normals[c], 1.0, 1.0);
+    int32_t applied = 0;
+    assert_int_equal(bd->ops->fracture(bd->solver, st, &ev, 1, &applied), CL_OK);
+    assert_int_equal(applied, 1);
+    assert_true(nexpect >= 3); /* a plane through the centroid separates one corner or two */
+    for (int q = 0; q < 6; ++q) {
+      const int32_t k = cl_gfem_edge(s, t[pair[q][0]], t[pair[q][1]]);
+      assert_int_equal(s->damage[k] >= 1.0, expect[q]);
+    }
+    print_message("graph_fem: split_unit of tet %d broke %lld edges (%d expected)\n", e,
+                  (long long)(s->broken_edges - before), nexpect);
+    assert_true(s->broken_edges - before <= nexpect); /* an edge shared with tet 3 may be broken already */
+  }
+  int64_t total = 0;
+  for (int32_t k = 0; k < s->nedges; ++k) total += s->damage[k] >= 1.0;
+  assert_int_equal(total, s->broken_edges);
+  cl_world_destroy(w);
+
+  /* cluster_stretch through the world: a bar pulled apart at 1 m/s breaks */
+  w = cl_test_world(1e-3, 0.0, 1);
+  const cl_param cp = {"toughness", 0.05, NULL};
+  b = add_bar(w, 8, 2, 2, 0.8, CL_FEM_STABLE_NEOHOOKEAN, "cluster_stretch", &cp, 1, NULL);
+  for (int side = 0; side < 2; ++side) {
+    cl_region_def rd;
+    cl_region_def_default(&rd, CL_REGION_SLAB);
+    rd.axis = 0;
+    rd.lo[0] = side ? 0.75 : -1.0;
+    rd.hi[0] = side ? 1.0 : 0.05;
+    cl_motion_def md;
+    cl_motion_def_default(&md, CL_MOTION_TRANSLATE);
+    md.velocity[0] = side ? 1.0 : -1.0;
+    cl_id cond = 0;
+    assert_int_equal(cl_world_constrain(w, b, &rd, &md, &cond), CL_OK);
+  }
+  assert_int_equal(cl_world_step(w, 100), CL_OK);
+  cl_body_info info;
+  assert_int_equal(cl_body_get_info(w, b, &info), CL_OK);
+  print_message("graph_fem with cluster_stretch: %lld broken edges, %d pieces\n",
+                (long long)solver_of(w, b)->broken_edges, info.pieces);
+  assert_true(info.pieces >= 2);
+  cl_world_destroy(w);
+}
+
 /* ---- the criterion --------------------------------------------------------------------------- */
 
 /* edge_stress bound on a state of its own (tests/c/support/unit_fixture.h): a 3 x 2 x 2 grid of
@@ -636,6 +724,7 @@ int main(void) {
       cmocka_unit_test(test_vertex_with_all_edges_broken_moves_freely),
       cmocka_unit_test(test_assembled_stiffness_is_the_force_derivative),
       cmocka_unit_test(test_cut_splits_bar_and_surface),
+      cmocka_unit_test(test_split_unit_breaks_the_edges_the_plane_separates),
       cmocka_unit_test(test_threshold_is_the_tensor_projection),
       cmocka_unit_test(test_softening_law),
       cmocka_unit_test(test_diffusion_radius),

@@ -287,8 +287,9 @@ static void test_stepping_after_fracture(void **state) {
     cl_body_def_default(&def);
     def.solver = ops->name;
     def.material.young = k_young;
-    /* the test criterion whose events the solver applies: split a unit, or damage a node's edges */
-    def.criterion = ops->caps.applies & CL_EVENT_BIT(CL_EVENT_SPLIT_UNIT) ? "test_recorder" : "test_edge_recorder";
+    /* the test criterion whose events the solver applies, its own kind first: damage a node's edges
+     * (graph_fem, which also splits units along a plane: tests/c/test_graph_fem.c), else split a unit */
+    def.criterion = ops->caps.applies & CL_EVENT_BIT(CL_EVENT_DAMAGE_EDGE) ? "test_edge_recorder" : "test_recorder";
     cl_param raise[2] = {{"raise_unit", 0, NULL}, {"repeat", 1, NULL}};
     def.criterion_params = raise;
     def.criterion_param_count = 2;

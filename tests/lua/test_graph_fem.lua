@@ -74,6 +74,14 @@ T.test("a bar pulled apart breaks along edges into pieces; damage, surface and V
   T.truthy(st.broken_edges > 0 and st.damaged_tets > 0, "edges broke")
   T.truthy(b:info().pieces >= 2 and pieces:read() >= 2, "in pieces: " .. b:info().pieces)
   T.eq(st.pieces, b:info().pieces, "stats and info count the same pieces")
+  local labels, distinct, seen = b:piece_labels(), 0, {}
+  for _, l in ipairs(labels) do
+    if not seen[l] then
+      T.eq(l, distinct, "labels in order of first appearance")
+      seen[l], distinct = true, distinct + 1
+    end
+  end
+  T.eq(distinct, b:info().pieces, "piece labels follow the unbroken edges, as the piece count does")
   T.eq(b:info().nodes, nodes, "no node added")
   T.eq(b:info().units, units, "no tet added: never remeshed")
   local d, ones = b:unit_field("damage"), 0

@@ -22,6 +22,7 @@ typedef enum cl_status {
                                 * differently: each such node follows only one of the two */
   CL_WARN_INACCURATE = 6,      /* results are finite but far outside the method's accuracy (e.g. shape
                                 * matching clusters stretched beyond 1.5x) */
+  CL_WARN_NO_EFFECT = 7,       /* a tool ended without touching its body (a knife that cut nothing) */
   CL_ERR_INVALID_ARGUMENT = -1, /* a parameter outside its allowed range, NULL, NaN, wrong kind */
   CL_ERR_OUT_OF_MEMORY = -2,
   CL_ERR_IO = -3,              /* a file could not be opened, read or written */

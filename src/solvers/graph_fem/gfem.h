@@ -15,7 +15,7 @@
  *   assembly.c  A = M (1 + dt alpha) + (dt^2 + dt beta) K and b, a row-wise gather
  *   step.c      the time step (fem/system.h: constraints, supports, contact) and the solve
  *   static.c    static equilibrium: Newton on the projected tangent (fem/static_solve.h)
- *   fracture.c  the topology operation: damage_edge and cut_surface events
+ *   fracture.c  the topology operation: damage_edge, cut_surface and split_unit events
  *
  * Nothing here includes world/ or another solver's folder. */
 #ifndef CL_SOLVERS_GRAPH_FEM_H
@@ -113,8 +113,9 @@ int32_t cl_gfem_edge(const cl_gfem *s, int32_t a, int32_t b);
 cl_status cl_gfem_pieces(cl_gfem *s);
 /* The visual surface (the paper's M_v, Fig. 1c): the boundary faces of the tets no crack runs through
  * (those whose corners stay connected over their unbroken edges), so the surface splits where cracks
- * run, stays closed, and its crack faces are the faces of the tets beside the crack; a crack costs the
- * picture one layer of tets (cached; owned by s). */
+ * run, and its crack faces are the faces of the tets beside the crack (a crack costs the picture one
+ * layer of tets); less the groups of such tets that touch the rest along an edge only, so every edge
+ * is in exactly two triangles: closed and edge-manifold (cached; owned by s). */
 cl_status cl_gfem_visual_surface(cl_gfem *s, const cl_body_state *st);
 
 /* ---- element.c ---- */

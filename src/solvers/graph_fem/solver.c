@@ -250,7 +250,8 @@ const cl_solver_ops cl_graph_fem_solver_ops = {
     /* edges are damaged, never split; knives cut along surfaces. Backward Euler damps spin a little,
      * like the corotational solver. */
     .caps = {.units = CL_UNITS_TETS,
-             .applies = CL_EVENT_BIT(CL_EVENT_DAMAGE_EDGE) | CL_EVENT_BIT(CL_EVENT_CUT_SURFACE),
+             .applies = CL_EVENT_BIT(CL_EVENT_DAMAGE_EDGE) | CL_EVENT_BIT(CL_EVENT_CUT_SURFACE) |
+                        CL_EVENT_BIT(CL_EVENT_SPLIT_UNIT),
              .conserves_angular_momentum = 0,
              .reports_damage = 1},
     .create = gfem_create,
