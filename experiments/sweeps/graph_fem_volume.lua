@@ -7,7 +7,8 @@
 --   graph_fem with the paper's Galerkin multigrid in fixed-cycle mode (Algorithm 2): grid specs
 --     50/all, 200/all, 50/1000/all with 1 and 3 V-cycles per step, 50/all with 10; the paper's own
 --     smoothing (3 + 3 Gauss-Seidel sweeps, 20 CG iterations at the coarsest level); the warped
---     tangent (tangent = warped); all stable Neo-Hookean;
+--     tangent (tangent = warped) alone, with the paper's smoothing and with 1 + 1 sweeps and the CG
+--     coarse solve (the cheapest); all stable Neo-Hookean;
 --   graph_fem converged (the multigrid as CG preconditioner to 1e-6) for each material model:
 --     corotated (corotational linear), stvk (St. Venant-Kirchhoff), stable_neohookean, and each
 --     model with one fixed V-cycle of 50/all;
@@ -48,6 +49,10 @@ setting("mg 50/all, 10 V-cycles", { grid = "50/all", mg_cycles = 10 })
 setting("mg 50/all, 1 V-cycle, paper's smoothing (GS 3+3, coarse CG)",
         { grid = "50/all", mg_cycles = 1, mg_sweeps = 3, mg_coarse = "cg" })
 setting("mg 50/all, 1 V-cycle, warped tangent", { grid = "50/all", mg_cycles = 1, tangent = "warped" })
+setting("mg 50/all, 1 V-cycle, warped, the paper's smoothing",
+        { grid = "50/all", mg_cycles = 1, tangent = "warped", mg_sweeps = 3, mg_coarse = "cg" })
+setting("mg 50/all, 1 V-cycle, warped, GS 1+1, coarse CG",
+        { grid = "50/all", mg_cycles = 1, tangent = "warped", mg_sweeps = 1, mg_coarse = "cg" })
 for _, model in ipairs { "corotated", "stvk", "stable_neohookean" } do
   if model ~= "stable_neohookean" then
     setting(string.format("%s, mg 50/all, 1 V-cycle", model), { model = model, grid = "50/all", mg_cycles = 1 })
