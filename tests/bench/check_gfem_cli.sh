@@ -11,8 +11,8 @@ out=$("$bench" --quick --only charpy --threads 1) || fail "a quick Charpy run ex
 for cfg in mg mg-w conv; do
   grep -qE "^  charpy +$cfg +1 " <<<"$out" || fail "no Charpy row '$cfg': $out"
 done
-# field 17 = V-cycle factor, 20 = edges broken (fields counted with the "|" separators)
-awk '$1 == "charpy" && $2 == "mg" { found = 1; if (!($20 > 0)) bad = "no edge broke"; if (!($17 > 0 && $17 < 1)) bad = "factor " $17 }
+# field 18 = V-cycle factor, 21 = edges broken (fields counted with the "|" separators)
+awk '$1 == "charpy" && $2 == "mg" { found = 1; if (!($21 > 0)) bad = "no edge broke"; if (!($18 > 0 && $18 < 1)) bad = "factor " $18 }
      END { if (!found) bad = "no mg row"; if (bad != "") { print bad; exit 1 } }' <<<"$out" || fail "Charpy mg row: $out"
 grep -q "L1 (50 handles)" <<<"$out" || fail "no per-level times: $out"
 if grep -qiE "nan|inf" <<<"$(grep -E '^  charpy +mg ' <<<"$out" | cut -c1-60)"; then fail "non-finite figures: $out"; fi
