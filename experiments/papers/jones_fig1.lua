@@ -15,7 +15,7 @@ dofile(here .. "/lib/jones_figures.lua").run {
   says = "\"The complex shape determines where the tear begins and how it propagates. Similarly ... the holes in a " ..
          "slice of swiss cheese determine how the model is torn\" (sec 5).",
   panels = {
-    { scene = "armadillo", label = "armadillo" },
+    { scene = "armadillo", label = "armadillo", at = { 0.5, 1 } },
     { scene = "broken_heart", label = "broken heart" },
     { scene = "swiss_cheese", label = "swiss cheese" },
   },

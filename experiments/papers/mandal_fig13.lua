@@ -33,7 +33,7 @@ sec:text(string.format("`cleave run validation/charpy.lua%s` ran for %.1f s and 
 local verdicts = V.verdicts(res.stdout)
 if #verdicts > 0 then sec:text("Its verdicts:", "```\n" .. table.concat(verdicts, "\n") .. "\n```") end
 
-local curves, rows = {}, {}
+local curves, rows, xname, yname = {}, {}, nil, nil
 for _, c in ipairs(V.csvs(res.files)) do
   local xcol = V.column(c.names, { "cmod" })
   local ycol = V.column(c.names, { "load", "force" }, xcol)
@@ -49,6 +49,7 @@ for _, c in ipairs(V.csvs(res.files)) do
       curves[#curves + 1] = { x = x, y = y, title = c.path:match("[^/]+$"), style = "lines" }
       sec:row { item = c.path, points = #x, peak_load = peak, cmod_at_peak = at }
       rows[#rows + 1] = { c.path, xcol, ycol, #x, peak, at }
+      xname, yname = xname or xcol, yname or ycol
     end
   end
 end
@@ -75,7 +76,7 @@ else
   sec:text("Curves read (columns as the validation names them; units are its own):")
   sec:table({ "file", "CMOD column", "load column", "points", "peak load", "CMOD at the peak" }, rows)
   if cl.plot.available() then
-    local png = cl.plot.lines { series = curves, xlabel = "CMOD", ylabel = "load", key = "top right", size = { 900, 600 },
+    local png = cl.plot.lines { series = curves, xlabel = xname, ylabel = yname, key = "top right", size = { 900, 600 },
                                 title = "Charpy-like test: load against CMOD (validation/charpy.lua)",
                                 output = o.out .. "/mandal_fig13.png" }
     sec:figure(png, "load against CMOD from validation/charpy.lua, with the laboratory data where the tree has it")

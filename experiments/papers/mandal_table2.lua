@@ -47,7 +47,12 @@ for _, c in ipairs(V.csvs(res.files)) do
   if mcol and gcol then
     for _, r in ipairs(c.rows) do
       if type(r[gcol]) == "number" then
-        local name = tostring(r[mcol])
+        -- the row's name: every text column of it (model, and e.g. a solver or grid column), model first
+        local parts = { tostring(r[mcol]) }
+        for _, n in ipairs(c.names) do
+          if n ~= mcol and type(r[n]) == "string" and r[n] ~= "" then parts[#parts + 1] = r[n] end
+        end
+        local name = table.concat(parts, " ")
         local beside = "-"
         for _, p in ipairs(paper) do
           for _, key in ipairs(p[3]) do

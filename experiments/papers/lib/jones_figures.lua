@@ -31,6 +31,21 @@ function F.run(d)
     if o.frames > 0 then over.frames = o.frames end
     local built = sc:build(over)
     local w, body, frames = built.world, built.body, built.params.frames
+    -- the box the drawing keeps: the body's box at the start grown by `crop` (default 0.75) of its
+    -- size on every side; pieces flung farther (the armadillo's, by the cannonballs' momentum kick)
+    -- are left out so that the body does not shrink to a dot (the table counts them)
+    local x0, n0 = body:positions("cdata")
+    local lo, hi = { math.huge, math.huge, math.huge }, { -math.huge, -math.huge, -math.huge }
+    for i = 0, n0 / 3 - 1 do
+      for k = 1, 3 do
+        lo[k], hi[k] = math.min(lo[k], x0[3 * i + k - 1]), math.max(hi[k], x0[3 * i + k - 1])
+      end
+    end
+    local grow = pnl.crop or 0.75
+    for k = 1, 3 do
+      local e = hi[k] - lo[k]
+      lo[k], hi[k] = lo[k] - grow * e, hi[k] + grow * e
+    end
     local at = {}
     for i, f in ipairs(pnl.at or { 1 }) do at[i] = math.max(1, math.floor(f * frames + 0.5)) end
     local done, t0 = 0, cl.progress.now()
@@ -44,6 +59,19 @@ function F.run(d)
       local drawn = false
       if cl.plot.available() then
         local colors, nlive = C.cluster_colors(body)
+        local x = body:positions("cdata")
+        local out = 0
+        for i = 0, #colors - 1 do
+          for k = 1, 3 do
+            local v = x[3 * i + k - 1]
+            if v < lo[k] or v > hi[k] then
+              if colors[i + 1] ~= C.crumb_color then out = out + 1 end
+              colors[i + 1] = C.crumb_color
+              break
+            end
+          end
+        end
+        if out > 0 then title = title .. string.format(" (%d particles flung out of view)", out) end
         local ok, err = pcall(C.snapshot, body, png, { title = title, colors = colors })
         drawn = ok
         if ok then sec:figure(png, title .. string.format(": %d particles coloured by the nearest of %d clusters", info.nodes, nlive))
