@@ -41,6 +41,10 @@ for _, s in ipairs(R.scripts) do
   elseif (not rows or #rows == 0) and not md:find("Not reproduced", 1, true) then
     problems[#problems + 1] = s.name .. ": no measured row and no 'Not reproduced' line"
   end
+  local want = s.rows and s.rows[o.quick and 1 or 2]
+  if md ~= "" and want and #(rows or {}) ~= want then
+    problems[#problems + 1] = string.format("%s: %d rows, one per item means %d", s.name, #(rows or {}), want)
+  end
   for i, r in ipairs(rows or {}) do
     for k, v in pairs(r) do
       if type(v) == "number" and not (v == v and v > -math.huge and v < math.huge) then
