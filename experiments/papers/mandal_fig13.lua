@@ -69,6 +69,9 @@ for p in lab and lab:lines() or function() end do
 end
 if lab then lab:close() end
 
+local pngs = {}
+for _, p in ipairs(res.files) do if p:match("%.png$") then pngs[#pngs + 1] = "`" .. p .. "`" end end
+if #pngs > 0 then sec:text("The validation's own figures: " .. table.concat(pngs, ", ") .. ".") end
 if #rows == 0 then
   sec:unavailable("Figure 13", "validation/charpy.lua ran but wrote no CSV with a CMOD and a load column that this script " ..
                   "could find (files seen: " .. (#res.files > 0 and table.concat(res.files, ", ") or "none") .. ").")

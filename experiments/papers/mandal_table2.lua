@@ -2,7 +2,9 @@
 -- (Poisson's ratio about 0.48) per model. Our numbers come from validation/volume_gain.lua (issue
 -- 13), run here as a child process (`cleave run validation/volume_gain.lua`, with --set quick=true in
 -- quick mode); this script reads the CSV files it names or writes: a column naming the model (found
--- by "model", "method" or "solver" in its name) and a column of volume gain ("gain", else "volume").
+-- by "model", "method" or "solver" in its name) and a column of volume gain ("gain_abs", "gain",
+-- else "volume"; rows whose "status" column is not "ok" are left out), and quotes the markdown
+-- tables it writes.
 -- Without validation/volume_gain.lua in the tree the section says the item needs it.
 --
 --   cleave run experiments/papers/mandal_table2.lua [--set quick=true]
@@ -43,15 +45,21 @@ if #verdicts > 0 then sec:text("Its verdicts:", "```\n" .. table.concat(verdicts
 local rows = {}
 for _, c in ipairs(V.csvs(res.files)) do
   local mcol = V.column(c.names, { "model", "method", "solver" })
-  local gcol = V.column(c.names, { "gain", "volume" }, mcol)
+  local gcol = V.column(c.names, { "gain_abs", "gain", "volume" }, mcol)
+  local scol = V.column(c.names, { "^status$" })
   if mcol and gcol then
     for _, r in ipairs(c.rows) do
-      if type(r[gcol]) == "number" then
+      if type(r[gcol]) == "number" and (not scol or r[scol] == "ok") then
         -- the row's name: every text column of it (model, and e.g. a solver or grid column), model first
         local parts = { tostring(r[mcol]) }
         for _, n in ipairs(c.names) do
-          if n ~= mcol and type(r[n]) == "string" and r[n] ~= "" then parts[#parts + 1] = r[n] end
+          local l = n:lower()
+          local book = l == "key" or l:find("status") or l:find("message") or l:find("version") or l:find("revision")
+                       or l:find("git")
+          if n ~= mcol and not book and type(r[n]) == "string" and r[n] ~= "" then parts[#parts + 1] = r[n] end
         end
+        local E = V.column(c.names, { "^young$" })
+        if E and type(r[E]) == "number" then parts[#parts + 1] = string.format("E = %g Pa", r[E]) end
         local name = table.concat(parts, " ")
         local beside = "-"
         for _, p in ipairs(paper) do
@@ -63,6 +71,15 @@ for _, c in ipairs(V.csvs(res.files)) do
         sec:row { item = name .. " (" .. c.path:match("[^/]+$") .. ")", volume_gain = r[gcol] }
       end
     end
+  end
+end
+-- the validation's own tables (markdown files it wrote), headings moved below this section's
+for _, p in ipairs(res.files) do
+  if p:match("%.md$") then
+    local f = io.open(p)
+    local text = f and f:read("*a") or ""
+    if f then f:close() end
+    sec:text("The validation's own table (`" .. p .. "`):", (text:gsub("\n#", "\n###"):gsub("^#", "###")))
   end
 end
 if #rows == 0 then
