@@ -50,11 +50,3 @@ foreach(script ${CLEAVE_SCRIPTS})
 endforeach()
 set_tests_properties(plot_bench_trace PROPERTIES FIXTURES_REQUIRED cleave_bench_trace)
 
-# The statics checks of validation/corotational.lua once more with the graph-based FEM, which shares
-# the supports, contact and static solve of src/fem/ (docs/solvers/graph_fem.md).
-file(MAKE_DIRECTORY ${_scripts_tmp}/validation_corotational_graph_fem)
-add_test(NAME validation_corotational_graph_fem
-         COMMAND $<TARGET_FILE:cleave_app> run ${PROJECT_SOURCE_DIR}/validation/corotational.lua --set quick=true
-                 --set solver=graph_fem
-         WORKING_DIRECTORY ${_scripts_tmp}/validation_corotational_graph_fem)
-set_tests_properties(validation_corotational_graph_fem PROPERTIES LABELS scripts TIMEOUT 300 ENVIRONMENT "${_lua_env}")
