@@ -2,7 +2,8 @@
 -- displacement (CMOD) of the simulated Charpy test beside the laboratory curve. Our curve comes from
 -- validation/charpy.lua (issue 13), run here as a child process (`cleave run validation/charpy.lua`,
 -- with --set quick=true in quick mode); this script reads the CSV files it names or writes (columns
--- found by name: one holding "cmod", one holding "load" or "force") and draws them in one figure.
+-- found by name: one holding "cmod", every one holding "load" or "force") and draws them in one
+-- figure with the laboratory data files of data/validation/ that the validation names.
 -- Without validation/charpy.lua in the tree the section says that the item needs it and no figure is
 -- drawn.
 --
@@ -33,38 +34,43 @@ sec:text(string.format("`cleave run validation/charpy.lua%s` ran for %.1f s and 
 local verdicts = V.verdicts(res.stdout)
 if #verdicts > 0 then sec:text("Its verdicts:", "```\n" .. table.concat(verdicts, "\n") .. "\n```") end
 
-local curves, rows, xname, yname = {}, {}, nil, nil
-for _, c in ipairs(V.csvs(res.files)) do
+-- A CSV's curves: its CMOD column against each load (or force) column, or nil.
+local function curves_of(c)
   local xcol = V.column(c.names, { "cmod" })
-  local ycol = V.column(c.names, { "load", "force" }, xcol)
-  if xcol and ycol then
-    local x, y, peak, at = {}, {}, -math.huge, 0 / 0
-    for _, r in ipairs(c.rows) do
-      if type(r[xcol]) == "number" and type(r[ycol]) == "number" then
-        x[#x + 1], y[#y + 1] = r[xcol], r[ycol]
-        if r[ycol] > peak then peak, at = r[ycol], r[xcol] end
+  if not xcol then return nil end
+  local out = {}
+  for _, n in ipairs(c.names) do
+    local l = n:lower()
+    if n ~= xcol and (l:find("load") or l:find("force")) then
+      local x, y = {}, {}
+      for _, r in ipairs(c.rows) do
+        if type(r[xcol]) == "number" and type(r[n]) == "number" then x[#x + 1], y[#y + 1] = r[xcol], r[n] end
       end
-    end
-    if #x > 0 then
-      curves[#curves + 1] = { x = x, y = y, title = c.path:match("[^/]+$"), style = "lines" }
-      sec:row { item = c.path, points = #x, peak_load = peak, cmod_at_peak = at }
-      rows[#rows + 1] = { c.path, xcol, ycol, #x, peak, at }
-      xname, yname = xname or xcol, yname or ycol
+      if #x > 0 then out[#out + 1] = { x = x, y = y, xcol = xcol, ycol = n } end
     end
   end
+  return #out > 0 and out or nil
 end
--- the laboratory curve the validation compares with, when the tree has it (data/validation/)
+
+local curves, rows, xname, yname = {}, {}, nil, nil
+for _, c in ipairs(V.csvs(res.files)) do
+  for _, k in ipairs(curves_of(c) or {}) do
+    local peak, at = -math.huge, 0 / 0
+    for i = 1, #k.x do if k.y[i] > peak then peak, at = k.y[i], k.x[i] end end
+    curves[#curves + 1] = { x = k.x, y = k.y, title = c.path:match("[^/]+$") .. ": " .. k.ycol, style = "lines" }
+    sec:row { item = c.path .. ":" .. k.ycol, points = #k.x, peak_load = peak, cmod_at_peak = at }
+    rows[#rows + 1] = { c.path, k.xcol, k.ycol, #k.x, peak, at }
+    xname, yname = xname or k.xcol, yname or k.ycol
+  end
+end
+-- the laboratory data the validation compares with: the data/validation/*load_cmod*.csv files it
+-- names in its output (their units are in their column names, as ours are)
 local lab = io.popen("ls " .. cl.output.shell_quote(R.root .. "/data/validation") .. "/*load_cmod*.csv 2>/dev/null")
 for p in lab and lab:lines() or function() end do
-  local got = V.csvs { p }[1]
-  local xcol = got and V.column(got.names, { "cmod" })
-  local ycol = got and V.column(got.names, { "load", "force" }, xcol)
-  if xcol and ycol then
-    local x, y = {}, {}
-    for _, r in ipairs(got.rows) do
-      if type(r[xcol]) == "number" and type(r[ycol]) == "number" then x[#x + 1], y[#y + 1] = r[xcol], r[ycol] end
-    end
-    if #x > 0 then curves[#curves + 1] = { x = x, y = y, title = "experiment: " .. p:match("[^/]+$"), style = "points" } end
+  local got = res.stdout:find(p:match("[^/]+$"), 1, true) and V.csvs { p }[1]
+  for _, k in ipairs(got and curves_of(got) or {}) do
+    curves[#curves + 1] = { x = k.x, y = k.y, title = "experiment: " .. k.ycol, style = "points" }
+    sec:text(string.format("Laboratory data drawn: `%s`, column %s against %s.", p:match("data/.*$") or p, k.ycol, k.xcol))
   end
 end
 if lab then lab:close() end
