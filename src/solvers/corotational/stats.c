@@ -27,9 +27,9 @@ static const cl_stat_info k_names[ST_COUNT] = {
     [ST_STEPS] = {"steps", "", "solver steps (substeps) taken"},
     [ST_CG_ITERATIONS] = {"cg_iterations", "", "CG iterations of the last step, summed over islands"},
     [ST_CG_RESIDUAL] = {"cg_residual", "1", "largest relative CG residual of the last step"},
-    [ST_FACTORIZATIONS] = {"factorizations", "", "CHOLMOD numeric factorisations in the last step"},
-    [ST_FACTORIZATIONS_TOTAL] = {"factorizations_total", "", "CHOLMOD numeric factorisations so far"},
-    [ST_ANALYSES_TOTAL] = {"analyses_total", "", "CHOLMOD symbolic analyses so far"},
+    [ST_FACTORIZATIONS] = {"factorizations", "", "numeric set-ups in the last step (CHOLMOD factorisations, multigrid set-ups)"},
+    [ST_FACTORIZATIONS_TOTAL] = {"factorizations_total", "", "numeric set-ups so far (CHOLMOD factorisations, multigrid set-ups)"},
+    [ST_ANALYSES_TOTAL] = {"analyses_total", "", "symbolic analyses so far (CHOLMOD orderings, multigrid hierarchies)"},
 };
 
 cl_status cl_corot_stats_op(const void *solver, const cl_body_state *state, cl_body_stat *out, int32_t capacity,
