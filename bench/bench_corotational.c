@@ -13,7 +13,8 @@
  * meshes, few steps: a smoke test), --steps N (timed steps, default 15), --threads N (only that
  * thread count; default 1 and 2), --no-armadillo, --solver 0|1|2 (only PCG, CHOLMOD or the Galerkin
  * multigrid; default PCG and CHOLMOD), --refactor-iterations N (CHOLMOD: 0 = a fresh factor every step),
- * --grid SPEC (the multigrid's grid spec, default "50/all"). */
+ * --grid SPEC (the multigrid's grid spec, default "50/all"), --mg-sweeps N (its Gauss-Seidel sweeps before
+ * and after the coarse correction, default 2). */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -49,6 +50,7 @@ static int g_solver = -1;  /* -1: PCG and CHOLMOD; 0 PCG; 1 CHOLMOD; 2 the Galer
 static double g_fsolve = 2.0; /* solver parameter factor_solve */
 static int g_refactor = 30; /* solver parameter refactor_iterations (0: a fresh factor every step) */
 static const char *g_grid = "50/all"; /* solver parameter grid (galerkin_mg) */
+static int g_sweeps = 2; /* solver parameter mg_sweeps (galerkin_mg) */
 static const char *const k_solver_names[] = {"PCG", "CHOLMOD", "MG"};
 
 static void die(const char *what) {
@@ -114,9 +116,9 @@ static cl_world *make_scene(const cl_mesh *mesh, int threads, int solver, int ax
   }
   cl_param p[] = {{"linear_solver", solver, NULL},  {"tolerance", 1e-6, NULL},
                   {"warm_start", g_warm, NULL},     {"factor_solve", g_fsolve, NULL},
-                  {"refactor_iterations", g_refactor, NULL}, {"grid", 0.0, g_grid}};
+                  {"refactor_iterations", g_refactor, NULL}, {"grid", 0.0, g_grid}, {"mg_sweeps", g_sweeps, NULL}};
   bd.params = p;
-  bd.param_count = 6;
+  bd.param_count = 7;
   cl_param cp[] = {{"toughness", toughness, NULL}};
   if (criterion) {
     bd.criterion = criterion;
@@ -312,6 +314,9 @@ int main(int argc, char **argv) {
     } else if (strcmp(argv[i], "--refactor-iterations") == 0 && i + 1 < argc) {
       if (!cl_bench_int_option(PROG, argv[i], argv[i + 1], 0, 1000000, &g_refactor)) return 2;
       ++i;
+    } else if (strcmp(argv[i], "--mg-sweeps") == 0 && i + 1 < argc) {
+      if (!cl_bench_int_option(PROG, argv[i], argv[i + 1], 1, 1000, &g_sweeps)) return 2;
+      ++i;
     } else if (strcmp(argv[i], "--grid") == 0 && i + 1 < argc) {
       g_grid = argv[++i];
     } else if (strcmp(argv[i], "--factor-solve") == 0 && i + 1 < argc) {
@@ -322,7 +327,7 @@ int main(int argc, char **argv) {
     else {
       fprintf(stderr, "usage: cleave bench corotational [--quick] [--steps N] [--threads N] [--no-armadillo] "
                       "[--no-criteria] [--solver 0|1|2] [--warm-start 0|1] [--factor-solve 0|1|2] "
-                      "[--refactor-iterations N] [--grid SPEC]\n");
+                      "[--refactor-iterations N] [--grid SPEC] [--mg-sweeps N]\n");
       return 2;
     }
   }
@@ -333,11 +338,13 @@ int main(int argc, char **argv) {
          "tolerance 1e-6 (block-Jacobi PCG, or the CHOLMOD factor of an earlier step, warped by the node rotations, as "
          "preconditioner, refactored by the rent-or-buy rule, applied by the solver parameter factor_solve = %g: 0 "
          "CHOLMOD's solve, 1 cleave's sweeps in double, 2 in single precision; refactor_iterations = %d), or CG "
-         "preconditioned by one V-cycle of the Galerkin multigrid (grid \"%s\", block Gauss-Seidel 2 + 2, CHOLMOD at "
-         "the coarsest level, set up every step); ms/step = median wall time, mean = "
+         "preconditioned by one V-cycle of the Galerkin multigrid (grid \"%s\", block Gauss-Seidel %d + %d, CHOLMOD "
+         "at the coarsest level, coarse levels kept across steps by the same rent-or-buy rule and refactor_iterations);"
+         " ms/step = median wall time, mean = "
          "mean wall time (with the steps that refactor), CPU ms / CPU mean = median / mean process CPU time (both "
          "threads summed), over %d "
-         "timed steps after 3 warm-up steps; the phases are median wall times\n", g_fsolve, g_refactor, g_grid, g_steps);
+         "timed steps after 3 warm-up steps; the phases are median wall times\n", g_fsolve, g_refactor, g_grid, g_sweeps, g_sweeps,
+         g_steps);
   printf("load: %s", load_line());
 
   printf("\n1. Charpy specimen, both ends fixed (5%% of the length each), sagging under gravity:\n");

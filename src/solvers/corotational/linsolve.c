@@ -122,6 +122,7 @@ static void solve_def(const cl_corot *s, cl_corot_island *isl, int warp, cl_line
   def->refactor_iterations = (int32_t)s->p[CL_COROT_REFACTOR_ITERATIONS];
   def->factor_solve = (int32_t)s->p[CL_COROT_FACTOR_SOLVE];
   cl_fem_mg_def(def, s->p + CL_COROT_GRID, s->grid);
+  def->mg_reuse = 1; /* refactor_iterations = 0 turns it off, as for the CHOLMOD factor */
   if (warp) {
     def->wrap.apply = warped_precond;
     def->wrap.refreshed = warp_refreshed;
