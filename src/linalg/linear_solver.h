@@ -23,7 +23,7 @@
  * iterate) or an error (< 0: not positive definite, breakdown, NaN/Inf) with a message naming it.
  *
  * The entries, in this order (the index is what a numeric parameter such as the corotational
- * solver's linear_solver = 0/1 selects; cl_linear_solver_name(i) gives the name of entry i):
+ * solver's linear_solver = 0/1/2 selects; cl_linear_solver_name(i) gives the name of entry i):
  *   0 "pcg"      conjugate gradients with the block-Jacobi preconditioner (inverted 3x3 diagonal
  *                blocks). No symbolic work; the set-up records A (the inverted blocks depend on the
  *                solve's mask and are made by each solve, cg.h).

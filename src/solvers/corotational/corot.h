@@ -16,7 +16,8 @@
  *   islands.c     node-element incidence, connected components, per-island systems and their cache
  *   assembly.c    row-wise gather of A = M(1 + dt alpha) + (dt^2 + dt beta) K and b into an island's BSR
  *   linsolve.c    the island's solve through linalg's linear-solver table (warm start, tolerance
- *                 reference, the warped preconditioner around a reused CHOLMOD factor)
+ *                 reference, the warped preconditioner around a reused CHOLMOD factor, the Galerkin
+ *                 multigrid's rest positions per island)
  *   step.c        the time step: constraints, supports, contact active set, solve, positions, reactions
  *   static.c      static equilibrium: Newton iterations through step.c's static mode, line search
  *   fracture.c    node replication, joint pruning, topology_changed
@@ -103,7 +104,7 @@ typedef struct cl_corot_timing {
   double update_ms;     /* positions, colliders, reactions */
   int32_t iterations;   /* CG iterations summed over islands */
   double residual;      /* largest relative residual over islands */
-  int32_t factorizations; /* CHOLMOD numeric factorisations this step */
+  int32_t factorizations; /* numeric set-ups this step: CHOLMOD factorisations, full multigrid set-ups */
   int64_t total_factorizations;
   int64_t total_analyses;
   int64_t steps;

@@ -9,10 +9,12 @@
  * the node on its target (step.c), i.e. exact Dirichlet conditions: A_ff dv_f = r0_f - A_fc dv_c.
  *
  * Solvers: the entry of linalg's linear-solver table (linalg/linear_solver.h) whose index is the
- * parameter linear_solver (0 "pcg", 1 "cholmod"); each island owns an instance, analysed once per
- * island pattern (the island cache of islands.c keeps it across fractures elsewhere), set up at the
- * step's first solve and solved again without a new set-up when contacts add held nodes (step.c).
- * Islands under CL_COROT_CHOLMOD_MIN_NODES nodes always use "pcg": a factorisation costs more there.
+ * parameter linear_solver (0 "pcg", 1 "cholmod", 2 "galerkin_mg"); each island owns an instance,
+ * analysed once per island pattern (the island cache of islands.c keeps it across fractures
+ * elsewhere), set up at the step's first solve and solved again without a new set-up when contacts
+ * add held nodes (step.c). Islands under CL_COROT_CHOLMOD_MIN_NODES nodes always use "pcg": a
+ * factorisation costs more there; with galerkin_mg so do islands no bigger than the grid's finest
+ * coarse level.
  *  0  "pcg": CG with the block-Jacobi preconditioner (inverted 3x3 diagonal blocks).
  *  1  "cholmod": a CHOLMOD factor of A as the preconditioner of CG, reused for several steps
  *     (reuse_factor) and redone by the table's rules: when the iterations the old factor costs have
@@ -20,6 +22,13 @@
  *     reproducible), when CG needed more than refactor_iterations iterations, when the constraint mask
  *     changed, or at once when CG with the old factor did not converge. refactor_iterations = 0
  *     refactors every step: a direct solve (CG then stops after one iteration).
+ *  2  "galerkin_mg": CG preconditioned by one V-cycle of the Galerkin multigrid (or the paper's fixed
+ *     cycles, mg_mode), the hierarchy made from the rest positions of the island's nodes in island
+ *     order; its parameters are graph_fem's (fem/mg_params.h). The coarse levels are kept across
+ *     steps by the same rent-or-buy rule (linalg's mg_reuse; refactor_iterations = 0: a full set-up
+ *     every step). The warp below does not apply: the finest level smooths with the matrix of now,
+ *     and the coarse space of per-handle affine maps contains the rotated ones (only the coarse
+ *     matrix goes stale, and the rule renews it). docs/solvers/corotational.md has the argument.
  *
  * Warped preconditioner (warp_preconditioner = 1, default), what stays here because it is about
  * corotation: what makes an old factor go stale in a corotational solve is mostly rotation,
