@@ -3,7 +3,7 @@
  *   1. The Charpy specimen at scale 10 (0.55 m), TetGen -pq2.0 with max_volume = volume / 10400
  *      (~28k tets; TetGen's -a bound is loose, volume / 21000 gives ~49k), E = 1e5 Pa, nu = 0.45, density 1000 kg/m^3, dt = 1/60 s, CG to 1e-6, supported
  *      at both ends and sagging under gravity: PCG (block Jacobi) and CHOLMOD (factor reused as CG
- *      preconditioner), 1 and 2 threads, with the phase breakdown of the thesis's Fig. 5 (stiffness:
+ *      preconditioner), or with --solver 2 CG preconditioned by the Galerkin multigrid (--grid), 1 and 2 threads, with the phase breakdown of the thesis's Fig. 5 (stiffness:
  *      rotations, strains and element forces; dynamics assembly: A and b; solve; fracture criterion).
  *   2. The cost of each fracture criterion in ns per element and per node (measure + evaluate, with a
  *      toughness no element reaches so that nothing breaks), next to the thesis's FLOP estimates.
