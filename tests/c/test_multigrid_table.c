@@ -147,6 +147,46 @@ static void test_reuse_keeps_coarse_levels(void **state) {
     cl_linear_solver_destroy(ls);
     cl_test_mg_free(&t);
   }
+  /* kept coarse levels that went stale (a matrix whose stiffness jumps by 10 % across the middle of the
+   * bar: its smooth modes move far): CG reaches its cap with them, makes a full set-up and goes on from
+   * where it stopped, to the tolerance */
+  {
+    cl_test_mg_sys t;
+    cl_test_mg_bar(&t, 8, 3, 3, 1.0, 0.5, 1e5, 0.3, 10.0);
+    cl_linear_solver_def d;
+    cl_test_mg_def(&t, "5/20/all", &d);
+    d.rel_tol = 1e-10;
+    d.mg_reuse = 1;
+    d.max_iter = 40;
+    cl_linear_solver *ls = NULL;
+    assert_ok(cl_linear_solver_create("galerkin_mg", &d, &ls));
+    assert_ok(cl_linear_solver_analyse(ls, t.A));
+    assert_ok(cl_linear_solver_setup(ls, t.A, NULL));
+    cl_linear_result res;
+    assert_ok(cl_linear_solver_solve(ls, t.b, t.x, NULL, &res));
+    assert_true(res.iterations < 40);
+    for (int32_t i = 0; i < t.A->n; ++i) /* D A D, D = sqrt(1.1) on the first half of the nodes */
+      for (int64_t q = t.A->row_ptr[i]; q < t.A->row_ptr[i + 1]; ++q) {
+        const double g = (i < t.A->n / 2 ? sqrt(1.1) : 1.0) * (t.A->col[q] < t.A->n / 2 ? sqrt(1.1) : 1.0);
+        for (int k = 0; k < 9; ++k) t.A->val[9 * q + k] *= g;
+      }
+    memset(t.x, 0, sizeof(double) * (size_t)t.n3);
+    assert_ok(cl_linear_solver_setup(ls, t.A, NULL)); /* keeps the coarse levels */
+    cl_mg_stats ms;
+    cl_mg_get_stats(cl_linear_solver_multigrid(ls), &ms);
+    assert_int_equal(ms.reuses, 1);
+    memset(&res, 0, sizeof res);
+    assert_ok(cl_linear_solver_solve(ls, t.b, t.x, NULL, &res));
+    cl_mg_get_stats(cl_linear_solver_multigrid(ls), &ms);
+    print_message("stale coarse levels: %d iterations, %d set-ups inside the solve, relative residual %.2g\n",
+                  res.iterations, res.factorizations, res.rel_residual);
+    assert_int_equal(res.reason, CL_SOLVE_CONVERGED);
+    assert_int_equal(res.factorizations, 1);
+    assert_int_equal(ms.setups, 2);
+    assert_true(res.iterations > 40 && res.iterations <= 80);
+    cl_linear_solver_destroy(ls);
+    cl_test_mg_free(&t);
+  }
   cl_linear_solver_def def;
   cl_test_mg_def(&s, "5/all", &def);
   def.mg_reuse = 2;
