@@ -37,7 +37,8 @@ typedef enum cl_gfem_param {
   GF_LINEAR_SOLVER,      /* an entry of linalg's table, a choice */
   GF_TOLERANCE,          /* relative residual of the solve */
   GF_MAX_ITERATIONS,     /* iteration cap of iterative entries */
-  GF_GRID,               /* galerkin_mg: the grid spec (a text), e.g. "50/all" */
+  GF_GRID,               /* galerkin_mg: the grid spec (a text), e.g. "50/all"; this and the five below are
+                            fem/mg_params.h's, in its order (GF_GRID + CL_FEM_MG_*) */
   GF_MG_MODE,            /* galerkin_mg: pcg (converge) or fixed (mg_cycles V-cycles, the paper's) */
   GF_MG_CYCLES,          /* galerkin_mg, mode fixed: V-cycles per solve */
   GF_MG_SMOOTHER,        /* galerkin_mg: jacobi | gauss_seidel | symmetric_gauss_seidel */

@@ -8,6 +8,7 @@
 #include "base/alloc.h"
 #include "base/error.h"
 #include "fem/mesh_state.h"
+#include "fem/mg_params.h"
 #include "fem/tet.h"
 #include "geom/mesh.h"
 #include "solvers/graph_fem/gfem.h"
@@ -33,28 +34,7 @@ static const cl_param_info k_params[GF_PARAM_COUNT] = {
     [GF_MAX_ITERATIONS] = {.name = "max_iterations", .unit = "1",
                            .help = "iteration cap of the linear solve per step (a warning when reached)",
                            .value = 1000.0, .min = 1.0, .max = 1e7, .kind = CL_PARAM_INTEGER},
-    [GF_GRID] = {.name = "grid", .unit = "1",
-                 .help = "galerkin_mg: the paper's grid spec, vertex counts of the coarse levels (coarsest first) then "
-                         "'all', e.g. \"50/all\" or \"50/1000/all\"",
-                 .kind = CL_PARAM_TEXT, .text = "50/all"},
-    [GF_MG_MODE] = {.name = "mg_mode", .unit = "1",
-                    .help = "galerkin_mg: pcg = CG preconditioned by one V-cycle, to the tolerance; fixed = mg_cycles "
-                            "V-cycles per solve, whatever the residual (the paper's Algorithm 2)",
-                    .value = 0.0, .min = 0.0, .max = 1.0, .kind = CL_PARAM_CHOICE, .choices = "pcg|fixed"},
-    [GF_MG_CYCLES] = {.name = "mg_cycles", .unit = "1", .help = "galerkin_mg, mg_mode = fixed: V-cycles per solve",
-                      .value = 1.0, .min = 1.0, .max = 1e5, .kind = CL_PARAM_INTEGER},
-    [GF_MG_SMOOTHER] = {.name = "mg_smoother", .unit = "1",
-                        .help = "galerkin_mg: smoother of the fine levels (damped block Jacobi; block Gauss-Seidel, "
-                                "forward before and backward after; symmetric Gauss-Seidel)",
-                        .value = 1.0, .min = 0.0, .max = 2.0, .kind = CL_PARAM_CHOICE,
-                        .choices = "jacobi|gauss_seidel|symmetric_gauss_seidel"},
-    [GF_MG_SWEEPS] = {.name = "mg_sweeps", .unit = "1",
-                      .help = "galerkin_mg: smoothing sweeps before the restriction and after the prolongation",
-                      .value = 2.0, .min = 1.0, .max = 1000.0, .kind = CL_PARAM_INTEGER},
-    [GF_MG_COARSE] = {.name = "mg_coarse", .unit = "1",
-                      .help = "galerkin_mg: the coarsest level's solve (a few CG iterations, a CHOLMOD factor, dense "
-                              "Cholesky)",
-                      .value = 1.0, .min = 0.0, .max = 2.0, .kind = CL_PARAM_CHOICE, .choices = "cg|cholmod|dense"},
+    CL_FEM_MG_PARAM_INFOS(GF_GRID),
 };
 
 static cl_status gfem_create(void **out) {
@@ -103,11 +83,8 @@ static cl_status gfem_bind(void *p, const cl_bind_input *in, cl_body_state *st) 
   snprintf(s->body, sizeof s->body, "%s", in->body_name ? in->body_name : "body");
   s->threads = in->threads > 0 ? in->threads : 1;
   memcpy(s->p, in->params, sizeof s->p);
-  const char *grid = in->texts && in->texts[GF_GRID] ? in->texts[GF_GRID] : k_params[GF_GRID].text;
-  if (strlen(grid) >= sizeof s->grid)
-    return cl_fail(CL_ERR_INVALID_ARGUMENT, "solver 'graph_fem': grid = \"%.40s...\" is longer than %d characters", grid,
-                   (int)sizeof s->grid - 1);
-  snprintf(s->grid, sizeof s->grid, "%s", grid);
+  CL_TRY(cl_fem_mg_grid_text("graph_fem", in->texts ? in->texts[GF_GRID] : NULL,
+                             (int)s->p[GF_LINEAR_SOLVER] == 2 ? in->mesh->npoints : 0, s->grid, NULL));
   const cl_mesh *m = in->mesh;
   CL_TRY(cl_fem_state_from_mesh(m, "graph_fem", st));
   const cl_material_def *mat = in->material;
