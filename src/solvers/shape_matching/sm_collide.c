@@ -106,10 +106,42 @@ static int proxies_act_now(cl_sm *s, const cl_body_state *st, int32_t c, int32_t
   return !(s->p.proxy_origins && share_origin(s, st, c, d));
 }
 
+static inline int64_t pair_slot(uint64_t key, int64_t cap) {
+  return (int64_t)((key * 0x9E3779B97F4A7C15ull) >> 20) & (cap - 1);
+}
+
 void cl_sm_pairs_forget(cl_sm *s) {
   if (s->pa_count == 0) return;
-  memset(s->pa_key, 0, sizeof(uint64_t) * (size_t)s->pa_cap);
-  s->pa_count = 0;
+  if (!s->p.proxy_whole) { /* a split may have moved unmarked clusters to a new piece */
+    memset(s->pa_key, 0, sizeof(uint64_t) * (size_t)s->pa_cap);
+    s->pa_count = 0;
+    return;
+  }
+  /* the answers of unmarked pairs stay, moved to a fresh table (open addressing has no deletion) */
+  uint64_t *key = calloc((size_t)s->pa_cap, sizeof *key);
+  uint8_t *val = malloc((size_t)s->pa_cap);
+  if (!key || !val) { /* then none stays */
+    free(key);
+    free(val);
+    memset(s->pa_key, 0, sizeof(uint64_t) * (size_t)s->pa_cap);
+    s->pa_count = 0;
+    return;
+  }
+  int64_t kept = 0;
+  for (int64_t j = 0; j < s->pa_cap; ++j) {
+    const uint64_t k = s->pa_key[j];
+    if (!k || s->cdirty[(int32_t)(k >> 32) - 1] || s->cdirty[(int32_t)(k & 0xffffffffu) - 1]) continue;
+    int64_t h = pair_slot(k, s->pa_cap);
+    while (key[h]) h = (h + 1) & (s->pa_cap - 1);
+    key[h] = k;
+    val[h] = s->pa_val[j];
+    ++kept;
+  }
+  free(s->pa_key);
+  free(s->pa_val);
+  s->pa_key = key;
+  s->pa_val = val;
+  s->pa_count = kept;
 }
 
 /* Room for one more answer at a load of at most a half; 0 when the table cannot grow. */
@@ -125,7 +157,7 @@ static int pairs_room(cl_sm *s) {
   }
   for (int64_t j = 0; j < s->pa_cap; ++j) { /* the answers kept, rehashed */
     if (!s->pa_key[j]) continue;
-    int64_t h = (int64_t)((s->pa_key[j] * 0x9E3779B97F4A7C15ull) >> 20) & (cap - 1);
+    int64_t h = pair_slot(s->pa_key[j], cap);
     while (key[h]) h = (h + 1) & (cap - 1);
     key[h] = s->pa_key[j];
     val[h] = s->pa_val[j];
@@ -144,13 +176,13 @@ static int pairs_room(cl_sm *s) {
 static int proxies_act(cl_sm *s, const cl_body_state *st, int32_t c, int32_t d) {
   const uint64_t key = c < d ? ((uint64_t)c + 1) << 32 | ((uint64_t)d + 1) : ((uint64_t)d + 1) << 32 | ((uint64_t)c + 1);
   if (s->pa_cap) {
-    int64_t h = (int64_t)((key * 0x9E3779B97F4A7C15ull) >> 20) & (s->pa_cap - 1);
+    int64_t h = pair_slot(key, s->pa_cap);
     for (; s->pa_key[h]; h = (h + 1) & (s->pa_cap - 1))
       if (s->pa_key[h] == key) return s->pa_val[h];
   }
   const int v = proxies_act_now(s, st, c, d);
   if (pairs_room(s)) {
-    int64_t h = (int64_t)((key * 0x9E3779B97F4A7C15ull) >> 20) & (s->pa_cap - 1);
+    int64_t h = pair_slot(key, s->pa_cap);
     while (s->pa_key[h]) h = (h + 1) & (s->pa_cap - 1);
     s->pa_key[h] = key;
     s->pa_val[h] = (uint8_t)v;

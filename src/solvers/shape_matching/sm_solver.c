@@ -153,7 +153,7 @@ static int compact_pool(cl_sm *s) {
 
 static cl_status sm_topology_changed(void *p, cl_body_state *st) {
   cl_sm *s = p;
-  cl_sm_pairs_forget(s);
+  cl_sm_pairs_forget(s); /* before the marks are cleared */
   /* the kept member sums stay valid: compacting the pool keeps each cluster's member order, and the
    * fracture op cleared the clusters whose memberships or weights it changed */
   CL_TRY(cl_sm_grow_particles(s, st->n));
@@ -181,7 +181,6 @@ static cl_status sm_topology_changed(void *p, cl_body_state *st) {
 static cl_status sm_fracture(void *p, cl_body_state *st, const cl_fracture_event *ev, int32_t count,
                              int32_t *applied) {
   cl_sm *s = p;
-  cl_sm_pairs_forget(s); /* memberships may change */
   cl_status r = cl_sm_fracture(s, st, ev, count, applied);
   if (r < 0) s->msum_ok = 0; /* (a split clears the kept sums of the clusters it changes, only) */
   return r;
