@@ -25,8 +25,9 @@ M.families = {
   shape_matching = { "twisted_bar", "plate", "armadillo", "broken_heart", "swiss_cheese", "hollow_ball",
                      "two_bodies" },
   rigid = { "bouncing_balls" },
+  graph_fem = { "charpy" },
 }
-M.family_names = { "corotational", "shape_matching", "rigid" }
+M.family_names = { "corotational", "shape_matching", "rigid", "graph_fem" }
 
 local loaded = {} -- family -> { list = {...}, by_name = {...} }
 

@@ -68,6 +68,13 @@ cl_fracture_event cl_event_damage_edge(int32_t a, int32_t b, int32_t unit, doubl
   return e;
 }
 
+cl_fracture_event cl_event_damage_edge_in(int32_t a, int32_t b, int32_t unit, double damage, double priority,
+                                          double value) {
+  cl_fracture_event e = cl_event_damage_edge(a, b, unit, damage, priority, value);
+  e.damage_edge.in_unit = 1;
+  return e;
+}
+
 cl_status cl_event_push(cl_event_list *list, const cl_fracture_event *event) {
   if (!list || !event) return cl_fail(CL_ERR_INVALID_ARGUMENT, "cl_event_push: NULL argument");
   if (cl_reserve((void **)&list->items, &list->capacity, (size_t)list->count + 1, sizeof *list->items))

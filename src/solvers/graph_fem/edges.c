@@ -1,6 +1,8 @@
 /* The edge graph of the tet mesh (the "graph" of graph-based FEM: the paper's sec 3.1, the mesh's
  * vertices and edges as nodes and edges), its damage, the pieces it falls into, and the visual
- * surface that splits along broken edges (the paper's M_v, Fig. 1c). */
+ * surface that splits along broken edges (the paper's M_v, Fig. 1c). An edge is cut (broken in the
+ * graph) when no element joins its two nodes any more: its damage everywhere is 1, or its own damage
+ * is 1 in every element that has it (a crack through all of them). */
 #include <stdlib.h>
 #include <string.h>
 
@@ -24,9 +26,18 @@ cl_status cl_gfem_build_edges(cl_gfem *s, const cl_body_state *st) {
       (r = CL_RESIZE(s->adj_nb, 2 * (size_t)ne, "graph_fem adjacency")) < 0 ||
       (r = CL_RESIZE(s->adj_edge, 2 * (size_t)ne, "graph_fem adjacency")) < 0 ||
       (r = CL_RESIZE(s->inc_ptr, (size_t)n + 1, "graph_fem incidence")) < 0 ||
-      (r = CL_RESIZE(s->inc, 4 * (size_t)nt, "graph_fem incidence")) < 0)
+      (r = CL_RESIZE(s->inc, 4 * (size_t)nt, "graph_fem incidence")) < 0 ||
+      (r = CL_RESIZE(s->edamage, 6 * (size_t)nt, "graph_fem element damage")) < 0 ||
+      (r = CL_RESIZE(s->edge_tets, (size_t)ne, "graph_fem edges")) < 0 ||
+      (r = CL_RESIZE(s->edge_local_broken, (size_t)ne, "graph_fem edges")) < 0 ||
+      (r = CL_RESIZE(s->cut, (size_t)ne, "graph_fem edges")) < 0)
     return r;
   memset(s->damage, 0, sizeof(double) * (size_t)ne);
+  memset(s->edamage, 0, sizeof(double) * 6 * (size_t)nt);
+  memset(s->edge_tets, 0, sizeof(int32_t) * (size_t)ne);
+  memset(s->edge_local_broken, 0, sizeof(int32_t) * (size_t)ne);
+  memset(s->cut, 0, (size_t)ne);
+  for (size_t q = 0; q < 6 * (size_t)nt; ++q) s->edge_tets[s->tet_edge[q]]++;
   /* adjacency (CSR, symmetric) */
   memset(s->adj_ptr, 0, sizeof(int32_t) * ((size_t)n + 1));
   for (int32_t e = 0; e < ne; ++e) {
@@ -81,7 +92,7 @@ cl_status cl_gfem_pieces(cl_gfem *s) {
   int32_t *parent = s->plabel;
   for (int32_t i = 0; i < n; ++i) parent[i] = i;
   for (int32_t e = 0; e < s->nedges; ++e) {
-    if (s->damage[e] >= 1.0) continue;
+    if (s->cut[e]) continue;
     int32_t a = find_root(parent, s->edge[2 * e]), b = find_root(parent, s->edge[2 * e + 1]);
     if (a != b) parent[a > b ? a : b] = a > b ? b : a;
   }
@@ -108,8 +119,10 @@ cl_status cl_gfem_visual_surface(cl_gfem *s, const cl_body_state *st) {
   if (!keep) return CL_ERR_OUT_OF_MEMORY;
   int32_t nk = 0;
   for (int32_t t = 0; t < s->ntets; ++t) {
+    double d[6];
     int broken = 0;
-    for (int k = 0; k < 6; ++k) broken |= s->damage[s->tet_edge[6 * t + k]] >= 1.0;
+    cl_gfem_element_damage(s, t, d);
+    for (int k = 0; k < 6; ++k) broken |= d[k] >= 1.0;
     if (broken) continue;
     memcpy(keep + 4 * nk, st->cells + 4 * t, 4 * sizeof(int32_t));
     ++nk;
