@@ -12,6 +12,7 @@ local registry = require "cleave.registry"
 
 local raise = schema.raise
 local kind_of = schema.kind_of
+local show = schema.show
 local C, check = core.C, core.check
 local check_string_arg, check_format, reshape = convert.check_string_arg, convert.check_format, convert.reshape
 local specs, prepare = specs_mod.all, specs_mod.prepare
@@ -77,7 +78,13 @@ local function param_array(given, anchor)
   for i, k in ipairs(names) do
     anchor[#anchor + 1] = k
     arr[i - 1].name = k
-    arr[i - 1].value = given[k]
+    if type(given[k]) == "string" then -- a text parameter (registry: type "string")
+      anchor[#anchor + 1] = given[k]
+      arr[i - 1].value = 0
+      arr[i - 1].text = given[k]
+    else
+      arr[i - 1].value = given[k]
+    end
   end
   return arr, #names
 end
@@ -88,6 +95,21 @@ function World:body(opts)
   local p = world_ptr(self, "world:body")
   local where = "world:body"
   local o = schema.check(specs.body, opts, where)
+  -- A name labels the body's output series (<name>.pvd) and its messages: it must be unique among
+  -- the world's bodies (two bodies named alike wrote into one series and the first one's frames were
+  -- lost) and say something (an empty name failed only at world:run).
+  local taken = {}
+  for _, b in ipairs(self._bodies) do
+    if not rawget(b, "_removed") then taken[b.name] = true end
+  end
+  if o.name ~= nil and not o.name:find("%S") then
+    raise(string.format("%s: name = %s is empty; give the body a name (it names its output files), or leave "
+      .. "name out for body1, body2, ...", where, show(o.name)))
+  end
+  if o.name ~= nil and taken[o.name] then
+    raise(string.format("%s: name = '%s' is already the name of another body of this world; body names label "
+      .. "the output files (%s.pvd) and messages, so each must be unique", where, o.name, o.name))
+  end
   local mesh = o.shape or o.mesh
   local solver = check_registered("solver", o.solver, where)
   local mat = schema.check(prepare(specs.material), o.material or {}, where .. " material")
@@ -116,7 +138,11 @@ function World:body(opts)
     for k in pairs(rest) do crit_params[k] = filled[k] end
     crit_values = c_values(crit_spec, filled, rest)
   end
-  local name = o.name or string.format("body%d", #self._bodies + 1)
+  local name = o.name
+  for k = #self._bodies + 1, math.huge do
+    if name then break end
+    if not taken["body" .. k] then name = "body" .. k end
+  end
   local hp = mesh_ptr(mesh, where)
 
   local anchor = { name, solver, criterion }

@@ -275,7 +275,8 @@ local line_styles = {
 }
 
 --- Line plot of several series. Each series is {x=, y=, title=, style=, color=, width=, dash=,
---- point=} (style: lines, points, linespoints, steps, dashed, ...; default lines), or a band
+--- point=, labels=} (style: lines, points, linespoints, steps, dashed, ...; default lines; labels:
+--- a text per point, written beside it, as a sweep's Pareto plot names its points), or a band
 --- {kind="band", x=, ylo=, yhi=, title=, color=, alpha=} drawn as a translucent filled region
 --- (an experimental envelope). Bands are drawn first, lines on top. Lists are Lua arrays of
 --- numbers (or cdata arrays with n = count); NaN leaves a gap. On a log axis every value must be
@@ -309,6 +310,9 @@ function plot.lines(opts)
       n = nk
     end
     if n == 0 then argerr("lines", label .. " is empty") end
+    if s.labels ~= nil and (band or type(s.labels) ~= "table" or #s.labels ~= n) then
+      argerr("lines", label .. ": labels must be a list of " .. n .. " texts, one per point (lines only)")
+    end
     local rows = { string.format("$s%d << EOD\n", si) }
     for i = 1, n do
       local vals = {}
@@ -320,6 +324,9 @@ function plot.lines(opts)
                                         k, i, num(v), j == 1 and "x" or "y"))
         end
         vals[j] = num(v)
+      end
+      if s.labels then
+        vals[#vals + 1] = '"' .. tostring(s.labels[i]):gsub("[\r\n]+", " "):gsub('"', "'") .. '"'
       end
       rows[#rows + 1] = table.concat(vals, " ") .. "\n"
     end
@@ -359,6 +366,10 @@ function plot.lines(opts)
         if s.point then with = with .. " pointtype " .. num(s.point) end
       end
       lines[#lines + 1] = string.format("$s%d using 1:2 %s %s", si, with, title)
+      if s.labels then -- each point's text beside it
+        lines[#lines + 1] = string.format("$s%d using 1:2:3 with labels offset character 0.6,0.4 left "
+                                          .. "font ',8' textcolor rgb '#404040' notitle", si)
+      end
     end
   end
   local all = {}

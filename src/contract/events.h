@@ -73,6 +73,8 @@ cl_fracture_event cl_event_damage_edge(int32_t a, int32_t b, int32_t unit, doubl
 /* The same, for the edge inside `unit` only (in_unit = 1). */
 cl_fracture_event cl_event_damage_edge_in(int32_t a, int32_t b, int32_t unit, double damage, double priority,
                                           double value);
+/* A cut along the triangle tri (3 corners, world coordinates, m); value 0. */
+cl_fracture_event cl_event_cut_surface(const double tri[9], double priority);
 
 typedef struct cl_event_list {
   cl_fracture_event *items;

@@ -181,7 +181,8 @@ static cl_status es_bind(void *p, const cl_criterion_bind_input *in) {
   s->edge_tet = cl_malloc(sizeof(int32_t) * ne, "edge_stress edges");
   s->sent = cl_calloc(ne, sizeof(double), "edge_stress edges");
   s->sig = cl_malloc(sizeof(double) * ne, "edge_stress edges");
-  s->broke = cl_malloc(sizeof(int32_t) * ne, "edge_stress edges");
+  /* softening lists the six edges of every element that breaks in a step: up to 6 per tet */
+  s->broke = cl_malloc(sizeof(int32_t) * (s->mode == ES_SOFTENING ? 6 * nt + 1 : ne + 1), "edge_stress edges");
   if (!s->edge_tet || !s->sent || !s->sig || !s->broke) return CL_ERR_OUT_OF_MEMORY;
   if (s->mode == ES_SOFTENING) {
     s->cracked = cl_calloc(nt, 1, "edge_stress cracks");
@@ -218,8 +219,8 @@ static cl_status es_bind(void *p, const cl_criterion_bind_input *in) {
   if (r < 0) return r;
   if (s->mode == ES_SOFTENING && too_long)
     return cl_fail(CL_WARN_CLAMPED, "criterion 'edge_stress' on %s: %d of %d edges (longest %.3g m) are longer than "
-                   "E / (the softening law's steepest slope) = %.3g m: an element that wide cannot soften without "
-                   "snapping back, so it breaks at once and dissipates more than G_f. Refine the mesh below that length",
+                   "E / (the softening law's steepest slope) = %.3g m: an element that wide would snap back "
+                   "instead of softening, so it breaks at once and dissipates more than G_f. Refine the mesh below that length",
                    in->body_name ? in->body_name : "the body", too_long, s->nedges, longest, lmax);
   return CL_OK;
 }

@@ -41,9 +41,9 @@ typedef struct run_out {
 static void run_rule(int threads, int no_shortcuts, int steps, int clusters, int origins, run_out *o) {
   cl_world *w = cl_test_world_seeded(1.0 / 60, 0.0, threads, 5);
   cl_mesh *m = cl_test_box(0.5, 0.5, 0.04);
-  cl_param p[7] = {{"particles", 1200}, {"cluster_count", clusters}, {"alpha", 1.0}, {"gamma", 0.2}, {"iterations", 4},
-                   {"proxy_origins", origins}, {"proxy_velocity", !origins}};
-  cl_param cp[1] = {{"toughness", 0.001}};
+  cl_param p[7] = {{"particles", 1200, NULL}, {"cluster_count", clusters, NULL}, {"alpha", 1.0, NULL}, {"gamma", 0.2, NULL}, {"iterations", 4, NULL},
+                   {"proxy_origins", origins, NULL}, {"proxy_velocity", !origins, NULL}};
+  cl_param cp[1] = {{"toughness", 0.001, NULL}};
   cl_id b = cl_test_add_body(w, "shape_matching", m, p, 7, "cluster_stretch", cp, 1);
   cl_mesh_destroy(m);
   cl_test_x_slab(w, b, -1.0, -0.2, 0.0);

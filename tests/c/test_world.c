@@ -135,7 +135,7 @@ static void test_body_info_and_fields(void **state) {
 static void test_reaction_of_hanging_body(void **state) {
   (void)state;
   cl_world *w = make_world(1e-3, -9.81);
-  cl_param damping = {"damping", 60.0};
+  cl_param damping = {"damping", 60.0, NULL};
   cl_id b, fix, probe, ke;
   assert_int_equal(cl_double_add_box(w, "test_double", "hanging", 2, 2, 2, g_lo, g_hi, 1e5, 1000.0, &damping, 1, &b),
                    CL_OK);
@@ -436,7 +436,7 @@ static void test_colliders(void **state) {
   (void)state;
   cl_world *w = make_world(1e-3, -9.81);
   const double lo[3] = {0.0, 0.02, 0.0}, hi[3] = {0.1, 0.12, 0.1};
-  cl_param damping = {"damping", 5.0};
+  cl_param damping = {"damping", 5.0, NULL};
   cl_id b, ground, ball;
   assert_int_equal(cl_double_add_box(w, "test_double", "dropped", 2, 2, 2, lo, hi, 1e5, 1000.0, &damping, 1, &b), CL_OK);
   cl_collider_def cd;
@@ -541,7 +541,7 @@ static void test_collider_momentum_kick(void **state) {
   /* in a world: a free particle of a resting body hit by the sphere flies at 10 x its speed */
   cl_world *w = make_world(1.0 / 60.0, 0.0);
   const double lo[3] = {-0.05, -0.05, -0.05}, hi[3] = {0.05, 0.05, 0.05};
-  cl_param damping = {"damping", 0.0};
+  cl_param damping = {"damping", 0.0, NULL};
   cl_id b, ball;
   assert_int_equal(cl_double_add_box(w, "test_double", "hit", 1, 1, 1, lo, hi, 1e5, 1000.0, &damping, 1, &b), CL_OK);
   cl_collider_def cd;
@@ -768,7 +768,7 @@ static void test_nan_stops_the_world(void **state) {
   cl_body_def_default(&def);
   def.name = "blob";
   def.solver = "test_nan";
-  cl_param p = {"nan_step", 4};
+  cl_param p = {"nan_step", 4, NULL};
   def.params = &p;
   def.param_count = 1;
   cl_id b, other;
@@ -804,7 +804,7 @@ static void test_warning_passes_through(void **state) {
   cl_body_def_default(&def);
   def.name = "slow";
   def.solver = "test_nan";
-  cl_param p[2] = {{"nan_step", 1e9}, {"warn_step", 2}};
+  cl_param p[2] = {{"nan_step", 1e9, NULL}, {"warn_step", 2, NULL}};
   def.params = p;
   def.param_count = 2;
   cl_id b;
@@ -831,7 +831,7 @@ static void test_substeps(void **state) {
   def.substeps = 4;
   cl_world *w;
   assert_int_equal(cl_world_create(&def, &w), CL_OK);
-  cl_param damping = {"damping", 60.0};
+  cl_param damping = {"damping", 60.0, NULL};
   cl_id b, fix, drive, probe;
   const double hi[3] = {0.1, 0.1, 0.2};
   assert_int_equal(cl_double_add_box(w, "test_double", "sub", 2, 2, 4, g_lo, hi, 1e5, 1000.0, &damping, 1, &b), CL_OK);
@@ -911,7 +911,7 @@ static void test_criterion_plumbing(void **state) {
 
   /* raising an event on tet 0 detaches it (the double replicates its shared corners): more nodes,
    * two pieces, the fixed region follows its replicated nodes, stepping goes on */
-  cl_param raise = {"raise_unit", 0};
+  cl_param raise = {"raise_unit", 0, NULL};
   def.criterion_params = &raise;
   def.criterion_param_count = 1;
   def.name = "broken";

@@ -157,7 +157,7 @@ cl_status cl_gfem_update_elements(cl_gfem *s, const cl_body_state *st) {
     const cl_mat3 F = cl_fem_deformation_gradient(st->x, st->cells + 4 * (size_t)e, s->Dminv + 9 * (size_t)e);
     cl_mat3 P;
     double dPdF[81], psi;
-    if (cl_fem_piola(&s->mat, &F, &psi, &P, dPdF, 1) < 0) {
+    if (cl_fem_piola(&s->mat, &F, &psi, &P, dPdF, !s->exact_tangent) < 0) {
 #pragma omp critical
       bad = e;
       continue;

@@ -145,6 +145,8 @@ typedef struct cl_sm {
 
   /* clusters: slots 0..ncl-1, capacity ccap */
   int32_t ncl, ccap, nlive;
+  int64_t stretch_clock;  /* steps since bind, for the over-stretch check (sm_solver.c) */
+  int stretch_warned;     /* the over-stretch warning was given (once per body) */
   uint8_t *alive;
   int32_t *moff, *mcnt;
   double *mass;       /* sum of w~ m over members, kg */
