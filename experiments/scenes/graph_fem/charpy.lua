@@ -54,8 +54,16 @@ local params = {
   number("gap", "loading", 0.1 * mm, "m", { 0, 0.01, "()" }, "distance the hammer travels before it touches"),
   { name = "model", group = "solver", type = "enum", values = { "corotated", "stvk", "stable_neohookean" },
     default = "corotated", help = "graph_fem's material model of intact elements" },
-  { name = "linear_solver", group = "solver", type = "enum", values = { "pcg", "cholmod" }, default = "pcg",
-    help = "graph_fem's linear solver (pcg and cholmod converge to the tolerance)" },
+  { name = "linear_solver", group = "solver", type = "enum", values = { "galerkin_mg", "pcg", "cholmod" },
+    default = "galerkin_mg",
+    help = "graph_fem's linear solver: galerkin_mg = the paper's Galerkin multigrid (grid, mg_mode, mg_cycles); "
+      .. "pcg and cholmod converge to the tolerance (the converged solve)" },
+  { name = "grid", group = "solver", type = "string", default = "50/all",
+    help = "galerkin_mg: the paper's grid spec (coarse vertex counts, coarsest first, then 'all')" },
+  { name = "mg_mode", group = "solver", type = "enum", values = { "fixed", "pcg" }, default = "fixed",
+    help = "galerkin_mg: fixed = mg_cycles V-cycles per step (the paper's Algorithm 2); pcg = CG preconditioned "
+      .. "by a V-cycle, to the tolerance" },
+  P.integer("mg_cycles", "solver", 2, { 1, 1000 }, "galerkin_mg, mg_mode = fixed: V-cycles per step"),
   number("tolerance", "solver", 1e-6, "1", { 1e-15, 0.5 }, "relative residual of each linear solve"),
   P.integer("max_iterations", "solver", 5000, { 1, 1e7 }, "iteration cap of each linear solve"),
   P.threads(),
@@ -65,6 +73,14 @@ local params = {
   number("dt", "run", 2e-6, "s", { 0, 1e-3, "(]" }, "time step (one per frame)"),
   P.frames(250, "dt"),
 }
+
+-- graph_fem's parameters; the multigrid's only with linear_solver = "galerkin_mg"
+local function solver_params(p)
+  local t = { model = p.model, linear_solver = p.linear_solver, tolerance = p.tolerance,
+              max_iterations = p.max_iterations }
+  if p.linear_solver == "galerkin_mg" then t.grid, t.mg_mode, t.mg_cycles = p.grid, p.mg_mode, p.mg_cycles end
+  return t
+end
 
 return cl.scene {
   name = "charpy",
@@ -91,8 +107,7 @@ return cl.scene {
                        diffusion_radius = p.diffusion_radius }
     local body = w:body { name = "specimen", mesh = mesh, solver = "graph_fem",
                           material = { young = p.young, poisson = p.poisson, density = p.density },
-                          params = { model = p.model, linear_solver = p.linear_solver, tolerance = p.tolerance,
-                                     max_iterations = p.max_iterations },
+                          params = solver_params(p),
                           fracture = fracture }
     local half = 5 * mm * s -- half the specimen's height (y) and thickness (z)
     for _, side in ipairs { -1, 1 } do
