@@ -129,10 +129,7 @@ if wanted("charpy") then
     write_csv(opt.out .. "/charpy_" .. s.name .. ".csv", { "time_s", "cmod_mm", "load_N" },
               { r.curve.time, r.curve.cmod, r.curve.load })
     series[#series + 1] = { x = r.curve.cmod, y = r.curve.load, title = s.label }
-    if s.name == "multigrid" and cl.plot.available() then
-      built.snapshot(opt.out .. "/charpy.png", string.format("Charpy specimen after %.0f us: %d pieces",
-                                                             p.frames * (p.dt or 2e-6) * 1e6, r.pieces))
-    end
+    if s.name == "multigrid" and cl.plot.available() then built.snapshot(opt.out .. "/charpy.png") end
     built.world:destroy()
   end
   if cl.plot.available() then

@@ -98,9 +98,10 @@ end
 -- The build's table may carry these hooks: intro(frames) -> a line printed before the run,
 -- probes, start(out) before the run, on_frame(frame, world), report(run), measure() -> {name =
 -- number} printed after the run, snapshot(png, title), figure (the PNG's file name). Returns the built scene and the run.
--- `out` (optional) is the default output folder (out/<family>/<scene> otherwise).
+-- `qualified` is "family/name" or a scene (a variant); `out` (optional) is the default output folder
+-- (out/<family>/<scene> otherwise; required for a scene given as a table).
 function M.main(qualified, out)
-  local sc = M.get(qualified)
+  local sc = type(qualified) == "table" and qualified or M.get(qualified)
   local p, o = M.options(sc, out or ("out/" .. qualified:match("^([%w_]+)/") .. "/" .. sc.name), 10)
   if not p then return end
   local built = sc:build(p)

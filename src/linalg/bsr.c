@@ -406,9 +406,15 @@ cl_status cl_bsr_diag_inverse(const cl_bsr *A, const uint8_t *fixed, double *Din
     int fx[3] = {0, 0, 0};
     if (fixed)
       for (int r = 0; r < 3; ++r) fx[r] = fixed[3 * (int64_t)i + r] != 0;
+    /* a held row gets a unit row and column scaled like the free diagonal (a 1 beside a tiny free
+     * diagonal, a loose node's mass, made the block look singular to inv3's relative test) */
+    double scale = 0.0;
+    for (int r = 0; r < 3; ++r)
+      if (!fx[r]) scale = fmax(scale, fabs(m[4 * r]));
+    if (!(scale > 0.0) || !isfinite(scale)) scale = 1.0;
     for (int r = 0; r < 3; ++r)
       if (fx[r])
-        for (int c = 0; c < 3; ++c) m[3 * r + c] = m[3 * c + r] = (r == c) ? 1.0 : 0.0;
+        for (int c = 0; c < 3; ++c) m[3 * r + c] = m[3 * c + r] = (r == c) ? scale : 0.0;
     double *o = Dinv + 9 * (int64_t)i;
     if (!inv3(m, o)) {
       if (i < bad) bad = i;

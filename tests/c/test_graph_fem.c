@@ -703,6 +703,8 @@ static void test_bad_input(void **state) {
       {{{"strength", -1.0, NULL}}, 1, "strength"},
       {{{"mode", 1, NULL}, {"fracture_energy", 0.0, NULL}}, 2, "fracture_energy"},
       {{{"mode", 2, NULL}}, 1, "mode"},
+      {{{"mode", 1, NULL}, {"softening_law", 2, NULL}}, 2, "softening_law"},
+      {{{"mode", 1, NULL}, {"fracture_energy", INFINITY, NULL}}, 2, "fracture_energy"},
       {{{"diffusion_radius", -0.1, NULL}}, 1, "diffusion_radius"},
       {{{"diffusion_radius", INFINITY, NULL}}, 1, "diffusion_radius"},
   };

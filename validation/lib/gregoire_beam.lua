@@ -105,12 +105,34 @@ function M.mesh(cl, meshes, p)
   end)
 end
 
+-- The options that shape the run, checked: a clear error naming the option and its range.
+local limits = {
+  h = { 1e-4, 12.5 * mm, "m" }, nz = { 1, 100, "" }, notch_width = { 1e-4, 10 * mm, "m" },
+  load_width = { 0, 40 * mm, "m" }, dt = { 1e-9, 1, "s" }, step = { 1e-9, 1e-4, "m" },
+  cmod_end = { 1e-6, 5, "mm" }, max_steps = { 1, 1e6, "" },
+}
+local function check_options(p)
+  for name, lim in pairs(limits) do
+    local v = p[name]
+    if type(v) ~= "number" or v ~= v or v < lim[1] or v > lim[2] then
+      error(string.format("gregoire_beam: %s = %s is out of range: it must be a number in [%g, %g]%s", name,
+                          tostring(v), lim[1], lim[2], lim[3] ~= "" and (" " .. lim[3]) or ""), 3)
+    end
+  end
+  if p.nz ~= math.floor(p.nz) or p.max_steps ~= math.floor(p.max_steps) then
+    error(string.format("gregoire_beam: nz = %s and max_steps = %s must be integers", tostring(p.nz),
+                        tostring(p.max_steps)), 3)
+  end
+end
+M.check_options = check_options
+
 -- One loading. opts override M.defaults; returns {cmod = {mm}, load = {N}, support = {N}, steps,
 -- tets, nodes, peak, cmod_at_peak, dissipated (J), work (J), elastic (J), pieces, seconds, iterations}.
 function M.run(cl, meshes, opts)
   local p = {}
   for k, v in pairs(M.defaults) do p[k] = v end
   for k, v in pairs(opts or {}) do p[k] = v end
+  check_options(p)
   local D = 50 * mm
   local g = M.mesh(cl, meshes, p)
   local w = cl.world { dt = p.dt, gravity = { 0, 0, 0 }, threads = p.threads }

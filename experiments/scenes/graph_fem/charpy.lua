@@ -35,7 +35,10 @@ local params = {
   number("span", "geometry", 40 * mm, "m", { 0, 1, "()" }, "distance between the anvils' inner edges (ISO: 40 mm)"),
   number("anvil_width", "geometry", 2 * mm, "m", { 0, 0.1, "()" }, "width of each anvil's face along the specimen"),
   number("striker_width", "geometry", 4 * mm, "m", { 0, 0.1, "()" },
-         "width of the hammer's striking face along the specimen"),
+         "width of the hammer's striking face along the specimen (edge: the side of its square section)"),
+  { name = "striker", group = "geometry", type = "enum", values = { "edge", "flat" }, default = "edge",
+    help = "the hammer's leading edge (a square box turned 45 degrees: a line contact, as ISO 148-1's 30-degree "
+      .. "striker with its 2 mm edge radius) or a flat face" },
   number("young", "material", 210e9, "Pa", { 0, inf, "()" }, "Young's modulus (steel, EN 1993-1-1)"),
   number("poisson", "material", 0.3, "1", { 0, 0.5, "[)" }, "Poisson's ratio (steel, EN 1993-1-1)"),
   number("density", "material", 7850, "kg/m^3", { 0, inf, "()" }, "mass density (steel, EN 1991-1-1)"),
@@ -114,17 +117,33 @@ return cl.scene {
       w:collider { kind = "box", center = { side * (p.span / 2 + p.anvil_width / 2), half + 2 * mm * s, 0 },
                    half_extents = { p.anvil_width / 2, 2 * mm * s, 2 * half } }
     end
-    -- the hammer: a box whose face (y = its centre + hy) meets the face y = -half at the bottom of
-    -- the swing; hinge straight above that point, `arm` away; started `gap` before contact
-    local hy, hz = 2 * mm * s, 0.6 * half * 2
+    -- the hammer: a box whose leading face (flat: y = its centre + hy) or edge (edge: the box turned
+    -- 45 degrees about z, its edge along z a distance a sqrt 2 ahead of its centre) meets the face
+    -- y = -half at the bottom of the swing; hinge straight above that point, `arm` away; started
+    -- `gap` before contact
+    local hz = 0.6 * half * 2
     local M, L = p.hammer_mass, p.arm
-    local yb = -half - hy
     local theta = math.asin(p.gap / L)
+    local c, sn = math.cos(-theta), math.sin(-theta)
+    local half_extents, lead, rotation, hy
+    if p.striker == "edge" then
+      local a = p.striker_width / 2 -- the square cross-section's half side
+      local k = math.sqrt(0.5)
+      hy, lead = a, a * math.sqrt(2)
+      half_extents = { a, a, hz }
+      rotation = { k, -k, 0, c * k, c * k, -sn, sn * k, sn * k, c } -- R_x(-theta) R_z(45 deg), row-major
+    else
+      hy = 2 * mm * s
+      lead = hy
+      half_extents = { p.striker_width / 2, hy, hz }
+      rotation = { axis = "x", angle = -theta }
+    end
+    local yb = -half - lead
     local I = M * (hy * hy + hz * hz) / 3 + M * L * L -- about the hinge (uniform box, default inertia)
     local om0 = p.speed / L -- at the bottom; the climb back over the gap's arc is 1e-7 of the energy
-    local hammer = w:collider { kind = "box", half_extents = { p.striker_width / 2, hy, hz }, dynamic = true, mass = M,
+    local hammer = w:collider { kind = "box", half_extents = half_extents, dynamic = true, mass = M,
                                 center = { 0, yb - L * math.sin(theta), L * (1 - math.cos(theta)) },
-                                rotation = { axis = "x", angle = -theta }, angular_velocity = { om0, 0, 0 },
+                                rotation = rotation, angular_velocity = { om0, 0, 0 },
                                 hinge = { point = { 0, yb, L }, axis = "x" }, friction = 0 }
     local function pendulum_energy()
       local c, om = hammer:center(), hammer:angular_velocity()
@@ -186,7 +205,12 @@ return cl.scene {
         print("  load-CMOD plot " .. fig)
       end
     end
-    built.snapshot = function(png, title)
+    built.snapshot = function(png)
+      local vols, total, big = pieces.volumes(body), 0, 0
+      for _, v in ipairs(vols) do total = total + v end
+      for _, v in ipairs(vols) do big = big + (v > 0.01 * total and 1 or 0) end
+      local title = string.format("Charpy specimen after %.0f us: %d pieces over 1 %% of the volume", w:time() * 1e6,
+                                  big)
       return cl.plot.snapshot { surface = body, output = png, view = { 60, 30 }, title = title }
     end
     return built
