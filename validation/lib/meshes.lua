@@ -11,6 +11,7 @@
 --                                    nodes dropped. t.mesh, t.points, t.cells as for grid
 --   meshes.lumped_masses(points, cells, density)  -> per-node masses (kg), density V / 4 per corner
 --   meshes.tet_volume(points, cells, t)            -> signed volume of tet t (1-based)
+--   meshes.shell_octant(cl, a, b, n, m)            -> closed surface of the octant of a shell a <= r <= b
 local M = {}
 
 local function det3(a, b, c)
@@ -106,6 +107,72 @@ function M.tensor_grid(cl, xs, ys, zs, keep)
   for q, g in ipairs(gcells) do cells[q] = index[g] end
   local mesh = cl.mesh.from_arrays { kind = "tets", points = points, cells = cells }
   return { mesh = mesh, points = points, cells = cells, node = function(i, j, k) return index[gnode(i, j, k)] end }
+end
+
+-- The octant x, y, z >= 0 of a thick spherical shell a <= r <= b as a closed triangle surface, for
+-- TetGen: the two spherical patches are the faces of the triangle (1,0,0), (0,1,0), (0,0,1) cut
+-- into n x n and pushed onto the spheres, the three quarter-annuli on the coordinate planes are
+-- grids of m radial steps (geometric, spacing ~ r) by n arcs, sharing their edge points with the
+-- patches and each other. Every triangle is turned to face out of the solid.
+function M.shell_octant(cl, a, b, n, m)
+  local points, tris, index = {}, {}, {}
+  local function point(key, x, y, z)
+    local i = index[key]
+    if i then return i end
+    points[#points + 1] = { x, y, z }
+    index[key] = #points
+    return #points
+  end
+  local radii = {}
+  for k = 0, m do radii[k] = a * (b / a) ^ (k / m) end
+  -- a point of the patch grid (i, j) (i + j <= n: barycentric (n - i - j, i, j) / n) at radius level k;
+  -- the key names it by where it lies, so points on shared edges are made once
+  local function sphere_point(i, j, k)
+    local u = { (n - i - j) / n, i / n, j / n }
+    local len = math.sqrt(u[1] ^ 2 + u[2] ^ 2 + u[3] ^ 2)
+    return point(string.format("%d,%d,%d", i, j, k), radii[k] * u[1] / len, radii[k] * u[2] / len, radii[k] * u[3] / len)
+  end
+  local function tri(p, q, r, outward)
+    local A, B, C = points[p], points[q], points[r]
+    local e1 = { B[1] - A[1], B[2] - A[2], B[3] - A[3] }
+    local e2 = { C[1] - A[1], C[2] - A[2], C[3] - A[3] }
+    local nrm = { e1[2] * e2[3] - e1[3] * e2[2], e1[3] * e2[1] - e1[1] * e2[3], e1[1] * e2[2] - e1[2] * e2[1] }
+    local g = { (A[1] + B[1] + C[1]) / 3, (A[2] + B[2] + C[2]) / 3, (A[3] + B[3] + C[3]) / 3 }
+    local o = outward(g)
+    if nrm[1] * o[1] + nrm[2] * o[2] + nrm[3] * o[3] < 0 then q, r = r, q end
+    tris[#tris + 1] = { p, q, r }
+  end
+  -- the patches: outward +r on the outer sphere, -r on the inner one
+  for _, side in ipairs { { 0, -1 }, { m, 1 } } do
+    local k, sign = side[1], side[2]
+    local out = function(g) return { sign * g[1], sign * g[2], sign * g[3] } end
+    for i = 0, n - 1 do
+      for j = 0, n - 1 - i do
+        tri(sphere_point(i, j, k), sphere_point(i + 1, j, k), sphere_point(i, j + 1, k), out)
+        if i + j < n - 1 then tri(sphere_point(i + 1, j, k), sphere_point(i + 1, j + 1, k), sphere_point(i, j + 1, k), out) end
+      end
+    end
+  end
+  -- the quarter-annuli: x = 0 is the patch edge i + j = n (barycentric weight of x is 0), y = 0 is
+  -- i = 0, z = 0 is j = 0; each is a strip of n arc steps by m radial steps
+  local edges = {
+    { function(s) return s, n - s end, { -1, 0, 0 } },
+    { function(s) return 0, s end, { 0, -1, 0 } },
+    { function(s) return s, 0 end, { 0, 0, -1 } },
+  }
+  for _, e in ipairs(edges) do
+    local at, nrm = e[1], e[2]
+    local out = function() return nrm end
+    for s = 0, n - 1 do
+      local i0, j0 = at(s)
+      local i1, j1 = at(s + 1)
+      for k = 0, m - 1 do
+        tri(sphere_point(i0, j0, k), sphere_point(i1, j1, k), sphere_point(i1, j1, k + 1), out)
+        tri(sphere_point(i0, j0, k), sphere_point(i1, j1, k + 1), sphere_point(i0, j0, k + 1), out)
+      end
+    end
+  end
+  return cl.mesh.from_arrays { kind = "triangles", points = points, cells = tris }
 end
 
 function M.lumped_masses(points, cells, density)

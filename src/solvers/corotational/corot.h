@@ -77,8 +77,11 @@ typedef struct cl_corot_island {
   int has_prev;              /* solved steps behind dv (capped at 2): extrapolate from 2 */
   double *Rn;                /* 9 nnodes, node rotations this step (warped preconditioner only) */
   double *Rf;                /* 9 nnodes, node rotations when the factor was made */
-  double *Q;                 /* 9 nnodes, Rn Rf^T: the preconditioner's per-node rotation */
-  int q_stale;               /* Rn or Rf changed since Q was made */
+  double *Fs;                /* 9 nnodes, each node's local frame (basis, or I) when the factor was made */
+  double *Q;                 /* 9 nnodes, F Rn Rf^T Fs^T: the preconditioner's per-node turn (fem/system.h) */
+  int q_stale;               /* Rn, Rf or the frames when the factor was made changed since Q was made */
+  uint32_t q_frames;         /* the system's frames_version when Q was made (a frame turned since: stale) */
+  int warp_rot;              /* this solve turns the factor by the node rotations (warp_preconditioner) */
   double *tmp;               /* 3 nnodes, scratch of the preconditioner */
   double tol_scale;          /* this solve: the CG tolerance on r0 is tolerance * tol_scale */
   int reused;                /* 1 if carried over unchanged from before a topology change */
@@ -140,6 +143,8 @@ typedef struct cl_corot {
   int statics;
   int keep_contacts;
   double static_res2;        /* squared unbalanced force on the free dofs at the iteration's start */
+  double static_imposed2;    /* squared displacement the iteration gave its held rows (targets not yet
+                              * met, contacts found): nonzero when its start broke a constraint */
   double static_shift;       /* the mass shift of pseudo-transient continuation (static.c), 1/s^2 */
 } cl_corot;
 

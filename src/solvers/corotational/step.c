@@ -181,7 +181,7 @@ cl_status cl_corot_step(void *solver, cl_body_state *st, const cl_step_input *in
     cl_support_project(axes, ss->held[j], ss->target_x + 3 * (size_t)j, x);
     cl_support_project(axes, ss->held[j], ss->target_v + 3 * (size_t)j, v);
     if (k >= 0) {
-      const double *I = cl_fem_impulse(&s->islands[k].sys, s->node_local[i]);
+      const double *I = cl_fem_support_impulse(&s->islands[k].sys, s->node_local[i]);
       for (int c = 0; c < 3; ++c) react[c] = I[c] / dt;
     } else {
       for (int c = 0; c < 3; ++c) react[c] = st->m[i] * (v[c] - v0[c]) / dt;

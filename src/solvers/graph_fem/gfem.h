@@ -84,6 +84,7 @@ typedef struct cl_gfem {
   int64_t *slot;             /* 16 per tet: the BSR slot of block (a, b) */
   cl_fem_system sys;         /* A (3 nnodes square), vectors and the held dofs */
   cl_linear_solver *ls;
+  cl_fem_frame_wrap fwrap;   /* a reused factor follows the frames of supports and contacts (fem/system.h) */
   int analysed;
 
   /* static solves (static.c, fem/static_solve.h): the mass shift of this iteration, whether the

@@ -94,6 +94,7 @@ static void gfem_destroy(void *p) {
   free(s->inc);
   free(s->slot);
   cl_bsr_destroy(s->sys.A);
+  cl_fem_frame_wrap_free(&s->fwrap);
   cl_fem_system_free(&s->sys);
   cl_linear_solver_destroy(s->ls);
   free(s->plabel);
@@ -139,6 +140,7 @@ static cl_status gfem_bind(void *p, const cl_bind_input *in, cl_body_state *st) 
   cl_fem_lump_masses(n, st->cells, s->ntets, s->vol, s->density, st->m);
   CL_TRY(cl_gfem_build_edges(s, st));
   CL_TRY(cl_fem_system_alloc(&s->sys, n, "graph_fem system"));
+  CL_TRY(cl_fem_frame_wrap_alloc(&s->fwrap, &s->sys));
   CL_TRY(cl_bsr_from_cells(n, st->cells, s->ntets, 4, &s->sys.A));
   CL_TRY(cl_gfem_build_slots(s, st));
   return cl_gfem_linear_solver(s, st);

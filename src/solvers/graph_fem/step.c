@@ -28,6 +28,9 @@ cl_status cl_gfem_linear_solver(cl_gfem *s, const cl_body_state *st) {
   def.mg_smoother = (int32_t)s->p[GF_MG_SMOOTHER];
   def.mg_pre_sweeps = def.mg_post_sweeps = (int32_t)s->p[GF_MG_SWEEPS];
   def.mg_coarse_solver = (int32_t)s->p[GF_MG_COARSE];
+  /* a factor kept from an earlier set-up (cholmod) is turned into the frames of now; entries that make
+   * their preconditioner at every set-up ignore the wrap */
+  def.wrap = cl_fem_frame_wrap_of(&s->fwrap);
   cl_status c = cl_linear_solver_create(name, &def, &s->ls);
   /* at bind: the world names the body */
   const char *keys = (int32_t)s->p[GF_LINEAR_SOLVER] == 2 ? " (params grid and mg_*)" : "";
@@ -120,7 +123,7 @@ cl_status cl_gfem_step(void *solver, cl_body_state *st, const cl_step_input *in,
   for (int32_t j = 0; j < ss->count; ++j) {
     const int32_t i = ss->nodes[j];
     double *x = st->x + 3 * (size_t)i, *v = st->v + 3 * (size_t)i;
-    const double *axes = ss->axes + 9 * (size_t)j, *I = cl_fem_impulse(sys, i);
+    const double *axes = ss->axes + 9 * (size_t)j, *I = cl_fem_support_impulse(sys, i);
     cl_support_project(axes, ss->held[j], ss->target_x + 3 * (size_t)j, x);
     cl_support_project(axes, ss->held[j], ss->target_v + 3 * (size_t)j, v);
     for (int c = 0; c < 3; ++c) ss->reaction[3 * j + c] = I[c] / dt;
