@@ -23,7 +23,13 @@
 --    Material (the concrete of Gregoire et al., fcm = 42.3 MPa):
 --      E = 37 GPa          the modulus the data file's header gives (pypd's input for this concrete)
 --      nu = 0.2            fib Model Code 2010 sec 5.1.7.3 (the data gives none)
---      f_t, G_f            see M.material below: how they were chosen is written there
+--      f_t = 2.6 MPa, G_f = 45 J/m^2: fitted on this beam (a dozen runs; the concrete's own 3.9 MPa
+--                          and 143.2 J/m^2 put the peak 50 % high: the crack band here dissipates about
+--                          twice G_f, docs/solvers/graph_fem.md), then checked on another beam of the
+--                          same concrete, the unnotched D = 50 mm beam (full run only): its peak must
+--                          lie in its own envelope's band of peaks widened by 10 % (its CMOD is not
+--                          judged: that file does not give the gauge, and its elastic slope says the
+--                          test's was longer than the notched beam's +-10 mm)
 --    softening law: the bilinear law of fib Model Code 2010 (sec 5.1.5.2), mode = "softening".
 --
 --   cleave run validation/charpy.lua                        both tests, both solvers (minutes)
@@ -59,9 +65,9 @@ local R = check.reporter("charpy" .. (quick and " (quick)" or ""))
 local function wanted(name) return opt.only == "" or name:find(opt.only, 1, true) end
 os.execute("mkdir -p '" .. opt.out .. "'")
 
-local function data_path()
-  if opt.data ~= "" then return opt.data end
-  local name = "validation/gregoire2013_D50_halfnotched_load_cmod_envelope.csv"
+local function data_path(file)
+  if opt.data ~= "" and not file then return opt.data end
+  local name = "validation/" .. (file or "gregoire2013_D50_halfnotched_load_cmod_envelope.csv")
   for _, root in ipairs { os.getenv("CLEAVE_DATA") or "", here .. "/../../shared/data", "/work/shared/data",
                           here .. "/../data" } do
     if root ~= "" then
@@ -180,6 +186,35 @@ if wanted("beam") then
     series[#series + 1] = { x = r.cmod, y = r.load,
                             title = "cleave, " .. (s.name == "multigrid" and "CG with a Galerkin multigrid V-cycle (50/all)"
                                                    or s.label) }
+    r.world:destroy()
+  end
+  -- the same concrete, the same values: the unnotched D = 50 mm beam (full run only: 18k tets)
+  if not quick then
+    local uband = beam.read_band(data_path("gregoire2013_D50_unnotched_load_cmod.csv"))
+    local o = { threads = opt.threads, notch_depth = 0, cmod_end = 0.06 }
+    for k, v in pairs(solves[2].params) do o[k] = v end
+    local r = beam.run(cl, meshes, o)
+    local j = beam.judge(r, uband)
+    print(string.format("unnotched beam, converged: %d tets, %d steps, %.1f s", r.tets, r.steps, r.seconds))
+    R:ok("unnotched beam (same material): peak load in the band (10 % allowance)", j.peak_ok,
+         string.format("measured %.4g N   band's peaks %.4g (lower) to %.4g N (upper)   allowed %.4g-%.4g N", r.peak,
+                       j.peak_lo, j.peak_hi, 0.9 * j.peak_lo, 1.1 * j.peak_hi))
+    -- not judged: the file does not give this test's gauge length, and the elastic slopes differ
+    -- about 3.5 times (the model's +-10 mm gauge reads 2.4 um at 3 kN, as beam theory gives; the
+    -- data 8.5 um), so the test measured the opening over a longer base
+    R:info("unnotched beam (same material): CMOD at the peak",
+           string.format("%.4g mm (the data: %.4g-%.4g mm, over a gauge the file does not give; not judged)",
+                         r.cmod_at_peak, j.cmod_lo, j.cmod_hi))
+    write_csv(opt.out .. "/beam_unnotched.csv", { "cmod_mm", "load_N", "displacement_m" }, { r.cmod, r.load, r.disp })
+    if cl.plot.available() then
+      print("  plot " .. cl.plot.lines {
+        series = { { kind = "band", x = uband.cmod, ylo = uband.lo, yhi = uband.hi,
+                     title = "Gregoire et al. 2013, unnotched D = 50 mm (envelope)" },
+                   { x = r.cmod, y = r.load, title = "cleave, converged solve, the notched beam's material" } },
+        xlabel = "CMOD (mm)", ylabel = "load (N)", xrange = { 0, 0.06 },
+        title = "Unnotched concrete beam (Gregoire et al. 2013, D = 50 mm): load against CMOD",
+        output = opt.out .. "/beam_unnotched_load_cmod.png" })
+    end
     r.world:destroy()
   end
   if cl.plot.available() then

@@ -9,7 +9,8 @@
 --   beam.judge(r, band)                         -- peak, CMOD at peak and the share of points in the band
 --
 -- Frame (m): x along the beam (175 mm, centred), y its depth (50 mm) and z its thickness (50 mm). The
--- notch (25 mm deep, notch_width wide) is cut into the face y = +25 mm, the tension face; the two
+-- notch (notch_depth = 25 mm deep, 0 for the unnotched beam; notch_width wide) is cut into the face
+-- y = +25 mm, the tension face; the two
 -- supports press on that face at x = +-62.5 mm (span 125 mm) and the load is applied to the opposite
 -- face y = -25 mm at mid-span: the test of the paper turned upside down, which changes nothing
 -- without gravity (the beam's weight, 10 N, is 1 % of the peak load and left out).
@@ -32,18 +33,30 @@ local M = {}
 
 local mm = 1e-3
 
--- The experimental envelope (pypd's half_notched_beam.csv, see the file's header): rows
--- cmod_mm, load_min_N, load_max_N; sorted by CMOD (the first row is out of order in the source).
+-- The experimental envelope of a data file of data/validation (see each file's header): the notched
+-- beam's rows cmod_mm, load_min_N, load_max_N; the unnotched beam's cmod_mm, load_mean_kN,
+-- load_min_kN, load_max_kN (read as N). Sorted by CMOD (the notched file's first row is out of order
+-- in the source). Returns {cmod = {mm}, lo = {N}, hi = {N}}.
 function M.read_band(path)
   local f = assert(io.open(path, "r"), "charpy: cannot read the reference data " .. path)
-  local rows = {}
+  local rows, lo_col, hi_col, scale = {}, nil, nil, 1
   for line in f:lines() do
-    if not line:match("^#") and not line:match("^cmod") then
-      local c, lo, hi = line:match("^([^,]+),([^,]+),([^,]+)")
-      if c then rows[#rows + 1] = { tonumber(c), tonumber(lo), tonumber(hi) } end
+    if line:match("^cmod") then
+      local k = 0
+      for name in line:gmatch("[^,]+") do
+        k = k + 1
+        if name:match("^load_min") then lo_col = k end
+        if name:match("^load_max") then hi_col = k end
+        if name:match("_kN$") then scale = 1e3 end
+      end
+    elseif not line:match("^#") and lo_col then
+      local v = {}
+      for x in line:gmatch("[^,]+") do v[#v + 1] = tonumber(x) end
+      if v[1] and v[lo_col] and v[hi_col] then rows[#rows + 1] = { v[1], scale * v[lo_col], scale * v[hi_col] } end
     end
   end
   f:close()
+  if not lo_col or #rows == 0 then error("charpy: no load_min/load_max columns in " .. path, 0) end
   table.sort(rows, function(a, b) return a[1] < b[1] end)
   local band = { cmod = {}, lo = {}, hi = {} }
   for i, r in ipairs(rows) do band.cmod[i], band.lo[i], band.hi[i] = r[1], r[2], r[3] end
@@ -73,6 +86,7 @@ M.defaults = {
   h = 2.5 * mm,          -- cell size at the ligament
   nz = 6,                -- cells across the thickness
   notch_width = 2 * mm,
+  notch_depth = 25 * mm, -- 0: the unnotched beam
   load_width = 5 * mm,
   dt = 1e-3,
   step = 2e-6,           -- load-point displacement per step, m
@@ -97,17 +111,20 @@ function M.mesh(cl, meshes, p)
     if #uniq == 0 or b > uniq[#uniq] + 1e-12 then uniq[#uniq + 1] = b end
   end
   local xs = meshes.spaced(uniq, function(m) return math.min(4 * h, h * (1 + math.abs(m) / (10 * mm))) end)
-  local ys = meshes.spaced({ -D / 2, 0, D / 2 }, function(m) return m < 0 and h or 2 * h end)
+  local nd = p.notch_depth
+  local ys = meshes.spaced(nd > 0 and { -D / 2, D / 2 - nd, D / 2 } or { -D / 2, D / 2 },
+                           function(m) return (m < D / 2 - nd or nd == 0) and h or 2 * h end)
   local zs = {}
   for k = 0, p.nz do zs[k + 1] = -D / 2 + D * k / p.nz end
   return meshes.tensor_grid(cl, xs, ys, zs, function(x, y)
-    return not (math.abs(x) < nw and y > 0)
+    return not (math.abs(x) < nw and y > D / 2 - nd)
   end)
 end
 
 -- The options that shape the run, checked: a clear error naming the option and its range.
 local limits = {
   h = { 1e-4, 12.5 * mm, "m" }, nz = { 1, 100, "" }, notch_width = { 1e-4, 10 * mm, "m" },
+  notch_depth = { 0, 40 * mm, "m" },
   load_width = { 0, 40 * mm, "m" }, dt = { 1e-9, 1, "s" }, step = { 1e-9, 1e-4, "m" },
   cmod_end = { 1e-6, 5, "mm" }, max_steps = { 1, 1e6, "" },
 }
