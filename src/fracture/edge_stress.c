@@ -81,7 +81,7 @@ typedef struct es {
   int law;              /* ES_LINEAR or ES_BILINEAR */
   int npts;             /* the law's corners (w_i, sigma_i), w_0 = 0, sigma_0 = f_t, last sigma = 0 */
   double lw[4], ls[4];  /* crack opening (m) and traction (Pa) at the corners */
-  double *dsent;        /* per tet: damage raised on its crossing edges */
+  double *dsent;        /* per tet: damage raised on its six edges */
 } es;
 
 enum { ES_STRENGTH, ES_MODE, ES_FRACTURE_ENERGY, ES_DIFFUSION_RADIUS, ES_LAW, ES_PARAM_COUNT };
@@ -95,7 +95,7 @@ static const cl_param_info k_params[ES_PARAM_COUNT] = {
                      .value = 1e5, .min = 0.0, .max = 1e300},
     [ES_MODE] = {.name = "mode", .unit = "1",
                  .help = "threshold: the paper's all-or-nothing edge damage at the strength; softening: a crack "
-                         "band per element on its crossing edges, linear softening dissipating fracture_energy per "
+                         "band per element on its six edges, the softening_law dissipating fracture_energy per "
                          "crack area whatever the mesh size",
                  .value = ES_THRESHOLD, .min = 0.0, .max = 1.0, .kind = CL_PARAM_CHOICE, .choices = "threshold|softening"},
     [ES_FRACTURE_ENERGY] = {.name = "fracture_energy", .unit = "J/m^2",
@@ -404,7 +404,7 @@ static cl_status es_evaluate(void *p, const cl_unit_fields *u, const cl_body_sta
 const cl_criterion_ops cl_edge_stress_criterion_ops = {
     .name = "edge_stress",
     .help = "graph-based FEM edge fracture: element stress projected on each edge (eq 1 of Mandal, Chaudhuri and "
-            "Chaudhuri, GRAPP 2025) against a strength, or a softening crack band per element on its crossing edges "
+            "Chaudhuri, GRAPP 2025) against a strength, or a softening crack band per element on its six edges "
             "with a fracture energy; crack diffusion radius R_d",
     .params = k_params,
     .param_count = ES_PARAM_COUNT,
