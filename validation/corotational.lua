@@ -6,7 +6,7 @@
 -- Hertz's sphere pressed into a half-space, and a three-point bend, each by the static solve on a
 -- sequence of meshes and by the damped dynamics to rest.
 --
---   cleave run validation/corotational.lua                   every check, full meshes (80 s CPU)
+--   cleave run validation/corotational.lua                   every check, full meshes (2 min CPU)
 --   cleave run validation/corotational.lua --set quick=true  coarse meshes (5 s; run by `make test`)
 --   cleave run validation/corotational.lua --set only=cantilever   (or lame, hertz, bend, ...)
 --

@@ -152,17 +152,80 @@ function C.piece_colors(body, small)
   return out, #order
 end
 
+-- A colour per particle by its nearest live cluster centre, as the paper renders its particles
+-- (Jones et al. 2016 sec 5: "particle color is used to indicate the nearest cluster center"),
+-- particles of pieces smaller than `small` (debris, crumbs) light grey as in C.piece_colors. A
+-- deleted cluster slot measures F = I and zero stress exactly (sm_measure.c) and is skipped. The
+-- search uses a grid of cells of the clustering radius; a particle with no centre in its 27 cells
+-- takes the nearest of all.
+function C.cluster_colors(body, small)
+  local x, count = body:positions("cdata")
+  local n = count / 3
+  local cen = body:unit_field("center", "cdata")
+  local F = body:unit_field("deformation_gradient", "cdata")
+  local S = body:unit_field("stress", "cdata")
+  local units = body:info().units
+  local live = {}
+  for c = 0, units - 1 do
+    local dead = true
+    for k = 0, 8 do
+      if F[9 * c + k] ~= ((k % 4 == 0) and 1 or 0) or S[9 * c + k] ~= 0 then dead = false break end
+    end
+    if not dead then live[#live + 1] = c end
+  end
+  local h = body:stats().cluster_radius
+  if not h or h <= 0 then h = 0.1 end
+  local function key(i, j, k) return ((i + 2 ^ 16) * 2 ^ 17 + (j + 2 ^ 16)) * 2 ^ 17 + (k + 2 ^ 16) end
+  local grid = {}
+  for _, c in ipairs(live) do
+    local i, j, k = math.floor(cen[3 * c] / h), math.floor(cen[3 * c + 1] / h), math.floor(cen[3 * c + 2] / h)
+    local kk = key(i, j, k)
+    local cell = grid[kk]
+    if not cell then cell = {} grid[kk] = cell end
+    cell[#cell + 1] = c
+  end
+  local piece = C.piece_colors(body, small)
+  local out = {}
+  for p = 0, n - 1 do
+    if piece[p + 1] == C.crumb_color or #live == 0 then
+      out[p + 1] = C.crumb_color
+    else
+      local px, py, pz = x[3 * p], x[3 * p + 1], x[3 * p + 2]
+      local i, j, k = math.floor(px / h), math.floor(py / h), math.floor(pz / h)
+      local best, bd = nil, math.huge
+      local function try(c)
+        local dx, dy, dz = cen[3 * c] - px, cen[3 * c + 1] - py, cen[3 * c + 2] - pz
+        local d = dx * dx + dy * dy + dz * dz
+        if d < bd then best, bd = c, d end
+      end
+      for di = -1, 1 do
+        for dj = -1, 1 do
+          for dk = -1, 1 do
+            local cell = grid[key(i + di, j + dj, k + dk)]
+            if cell then for _, c in ipairs(cell) do try(c) end end
+          end
+        end
+      end
+      if not best then for _, c in ipairs(live) do try(c) end end
+      -- a cluster's colour from its slot (a multiplicative hash spreads neighbouring slots)
+      out[p + 1] = piece_palette[(best * 2654435761) % 4294967296 % #piece_palette + 1]
+    end
+  end
+  return out, #live
+end
+
 -- A shaded snapshot of a particle body: each particle drawn as a small tetrahedron (of edge
 -- `size`, default 0.9 x the sampling spacing), coloured by piece (C.piece_colors) unless opts.color
--- gives one colour; particles of pieces smaller than 4 (debris flung far away by the projectiles)
--- are left out, so they do not shrink the picture; at most `max` particles (every k-th beyond).
+-- gives one colour or opts.colors one per particle (C.cluster_colors); particles of pieces smaller
+-- than 4 (debris flung far away by the projectiles), grey in those colourings, are left out, so
+-- they do not shrink the picture; at most `max` particles (every k-th beyond).
 function C.snapshot(body, path, opts)
   opts = opts or {}
   local x, count = body:positions("cdata")
   local n = count / 3
   local max = opts.max or 20000
   local stride = math.max(1, math.ceil(n / max))
-  local pc = not opts.color and C.piece_colors(body) or nil
+  local pc = opts.colors or (not opts.color and C.piece_colors(body) or nil)
   local size = opts.size
   if not size then
     local sp = body:stats().spacing or 0

@@ -143,8 +143,6 @@ typedef struct cl_corot {
   int statics;
   int keep_contacts;
   double static_res2;        /* squared unbalanced force on the free dofs at the iteration's start */
-  double static_imposed2;    /* squared displacement the iteration gave its held rows (targets not yet
-                              * met, contacts found): nonzero when its start broke a constraint */
   double static_shift;       /* the mass shift of pseudo-transient continuation (static.c), 1/s^2 */
 } cl_corot;
 
