@@ -66,6 +66,10 @@ static void gfem_destroy(void *p) {
   free(s->adj_nb);
   free(s->adj_edge);
   free(s->damage);
+  free(s->edamage);
+  free(s->edge_tets);
+  free(s->edge_local_broken);
+  free(s->cut);
   free(s->inc_ptr);
   free(s->inc);
   free(s->slot);
@@ -138,8 +142,9 @@ static cl_status gfem_measure(void *p, const cl_body_state *st, cl_unit_fields *
           0.25 * (st->x[3 * (size_t)t[0] + k] + st->x[3 * (size_t)t[1] + k] + st->x[3 * (size_t)t[2] + k] +
                   st->x[3 * (size_t)t[3] + k]);
     out->volume[e] = s->vol[e];
-    double d = 0.0;
-    for (int k = 0; k < 6; ++k) d = fmax(d, s->damage[s->tet_edge[6 * (size_t)e + k]]);
+    double dk[6], d = 0.0;
+    cl_gfem_element_damage(s, e, dk);
+    for (int k = 0; k < 6; ++k) d = fmax(d, dk[k]);
     out->damage[e] = d;
   }
   if (bad >= 0) return cl_fail(CL_ERR_NUMERICAL, "%s: element %d has no stress (non-finite deformation)", s->body, bad);
@@ -188,7 +193,7 @@ static cl_status gfem_topology_changed(void *p, cl_body_state *st) {
 enum { ST_EDGES, ST_BROKEN, ST_DAMAGED_TETS, ST_PIECES, ST_ITER, ST_RESID, ST_ELEM_MS, ST_ASM_MS, ST_SOLVE_MS, ST_COUNT };
 static const cl_stat_info k_stats[ST_COUNT] = {
     [ST_EDGES] = {"edges", "", "edges of the tet mesh (the graph)"},
-    [ST_BROKEN] = {"broken_edges", "", "edges with damage 1"},
+    [ST_BROKEN] = {"broken_edges", "", "edges cut: no element joins their nodes any more"},
     [ST_DAMAGED_TETS] = {"damaged_tets", "", "tets with a damaged edge (degraded elements)"},
     [ST_PIECES] = {"pieces", "", "connected pieces over the unbroken edges"},
     [ST_ITER] = {"iterations", "", "linear solver iterations of the last step"},
