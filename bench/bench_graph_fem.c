@@ -16,6 +16,7 @@
  *      edge_stress at 1e9 Pa.
  *
  * Configurations per scene (model stable_neohookean unless said):
+ *   (every configuration with initial_guess = auto: each step's solve from zero in mode fixed)
  *   mg     galerkin_mg, mg_mode fixed, the grid (charpy, sphere "50/all"; armadillo "50/1000/all"),
  *          mg_cycles V-cycles (1), block Gauss-Seidel 2 + 2 sweeps, CHOLMOD at the coarsest level:
  *          the paper's Algorithm 2, tangent = model (the model's projected dP/dF);
@@ -109,7 +110,8 @@ static cl_world *build(const scene *sc, config_kind cf, int threads, cl_id *body
                   {"tolerance", 1e-6, NULL},
                   {"max_iterations", 10000, NULL},
                   {"model", 2, NULL},
-                  {"tangent", cf == CF_MG_WARPED ? 1 : 0, NULL}};
+                  {"tangent", cf == CF_MG_WARPED ? 1 : 0, NULL},
+                  {"initial_guess", 0, NULL}}; /* auto: zero for the fixed cycles (graph_fem.md) */
   bd.params = p;
   bd.param_count = (int32_t)(sizeof p / sizeof p[0]);
   cl_param cp[] = {{"strength", sc->strength, NULL}};

@@ -7,7 +7,8 @@
  *   - a body sagging under gravity with heavy damping settles where the model's tangent takes it
  *     (the equilibrium is the forces', whichever stiffness the steps were linearised with);
  *   - warp_limit sends the elements strained beyond it to the model's element, and 0 makes the steps
- *     bitwise those of tangent = model. */
+ *     bitwise those of tangent = model;
+ *   - initial_guess = auto starts the fixed-cycle multigrid's solves from zero (step.c). */
 #include <math.h>
 #include <setjmp.h>
 #include <stdarg.h>
@@ -30,8 +31,8 @@
 
 static const double k_young = 1e5, k_poisson = 0.45, k_density = 1000.0;
 
-/* warp_limit = inf unless `limit` >= 0: every intact element takes the warped path. */
-static cl_id add_bar_limit(cl_world *w, int model, int warped, double damping, double limit) { /* block-Jacobi PCG: deterministic */
+/* A graph_fem bar 0.4 x 0.1 x 0.1 m (8 x 2 x 2 cells) with the given solver parameters. */
+static cl_id add_bar_params(cl_world *w, const cl_param *p, int32_t np) {
   const double lo[3] = {0, 0, 0}, hi[3] = {0.4, 0.1, 0.1};
   cl_mesh *m = NULL;
   assert_int_equal(cl_tet_grid(8, 2, 2, lo, hi, &m), CL_OK);
@@ -41,14 +42,20 @@ static cl_id add_bar_limit(cl_world *w, int model, int warped, double damping, d
   bd.material.young = k_young;
   bd.material.poisson = k_poisson;
   bd.material.density = k_density;
-  cl_param p[] = {{"model", model, NULL}, {"tangent", warped, NULL}, {"damping", damping, NULL},
-                  {"linear_solver", 0, NULL}, {"warp_limit", limit >= 0.0 ? limit : INFINITY, NULL}};
   bd.params = p;
-  bd.param_count = 5;
+  bd.param_count = np;
   cl_id b = 0;
   if (cl_world_add_body(w, &bd, m, &b) < 0) fail_msg("graph_fem body: %s", cl_last_error());
   cl_mesh_destroy(m);
   return b;
+}
+
+/* warp_limit = inf unless `limit` >= 0: every intact element takes the warped path. Block-Jacobi PCG
+ * (deterministic). */
+static cl_id add_bar_limit(cl_world *w, int model, int warped, double damping, double limit) {
+  cl_param p[] = {{"model", model, NULL}, {"tangent", warped, NULL}, {"damping", damping, NULL},
+                  {"linear_solver", 0, NULL}, {"warp_limit", limit >= 0.0 ? limit : INFINITY, NULL}};
+  return add_bar_params(w, p, 5);
 }
 
 static cl_id add_bar(cl_world *w, int model, int warped, double damping) {
@@ -240,12 +247,40 @@ static void test_warp_limit(void **state) {
   free(x[1]);
 }
 
+/* initial_guess: auto is zero for the fixed-cycle multigrid (bitwise the same steps as zero) and
+ * differs from the warm start there, which shows the comparison can fail. */
+static void test_initial_guess(void **state) {
+  (void)state;
+  double *x[3];
+  int32_t n = 0;
+  for (int g = 0; g < 3; ++g) { /* auto, previous, zero */
+    cl_world *w = cl_test_world(1.0 / 60.0, -9.81, 1);
+    cl_param p[] = {{"linear_solver", 2, NULL}, {"grid", 0, "20/all"}, {"mg_mode", 1, NULL},
+                    {"initial_guess", g, NULL}};
+    cl_id b = add_bar_params(w, p, 4);
+    hold_left_end(w, b);
+    assert_true(cl_world_step(w, 6) >= 0);
+    cl_body_state *st = cl_world_body_state(w, b);
+    n = st->n;
+    x[g] = malloc(sizeof(double) * 3 * (size_t)n);
+    memcpy(x[g], st->x, sizeof(double) * 3 * (size_t)n);
+    cl_world_destroy(w);
+  }
+  double diff = 0.0;
+  for (int32_t i = 0; i < 3 * n; ++i) diff = fmax(diff, fabs(x[1][i] - x[0][i]));
+  print_message("initial_guess: auto against previous after 6 fixed-cycle steps: %.3g m apart\n", diff);
+  assert_memory_equal(x[0], x[2], sizeof(double) * 3 * (size_t)n);
+  assert_true(diff > 1e-9);
+  for (int g = 0; g < 3; ++g) free(x[g]);
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_warped_forces_are_the_model),
       cmocka_unit_test(test_warped_stiffness_at_a_rotation),
       cmocka_unit_test(test_warped_settles_where_the_model_does),
       cmocka_unit_test(test_warp_limit),
+      cmocka_unit_test(test_initial_guess),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -112,6 +112,7 @@ cl_status cl_corot_step(void *solver, cl_body_state *st, const cl_step_input *in
   tm->element_ms = tm->assembly_ms = tm->solve_ms = tm->update_ms = 0.0;
   tm->factorizations = 0;
   s->step_count++;
+  s->X = st->X;
   if (st->n > s->node_cap || st->ncells != s->ntets)
     return cl_fail(CL_ERR_STATE, "the body state changed size outside the solver (%d nodes, %d cells; the "
                    "solver knows %d cells)", st->n, st->ncells, s->ntets);

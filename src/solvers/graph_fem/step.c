@@ -8,6 +8,7 @@
 
 #include "base/error.h"
 #include "base/timer.h"
+#include "fem/mg_params.h"
 #include "solvers/graph_fem/gfem.h"
 
 /* The instance of the linear-solver entry, created and analysed on first use (the multigrid's
@@ -20,14 +21,9 @@ cl_status cl_gfem_linear_solver(cl_gfem *s, const cl_body_state *st) {
   def.rel_tol = s->p[GF_TOLERANCE];
   def.max_iter = (int32_t)s->p[GF_MAX_ITERATIONS];
   def.threads = s->threads;
-  snprintf(def.mg_grid, sizeof def.mg_grid, "%s", s->grid);
+  cl_fem_mg_def(&def, s->p + GF_GRID, s->grid);
   def.mg_positions = st->X;
   def.mg_position_count = st->n;
-  def.mg_mode = s->p[GF_MG_MODE] != 0.0 ? CL_MG_MODE_FIXED : CL_MG_MODE_PCG;
-  def.mg_cycles = (int32_t)s->p[GF_MG_CYCLES];
-  def.mg_smoother = (int32_t)s->p[GF_MG_SMOOTHER];
-  def.mg_pre_sweeps = def.mg_post_sweeps = (int32_t)s->p[GF_MG_SWEEPS];
-  def.mg_coarse_solver = (int32_t)s->p[GF_MG_COARSE];
   /* a factor kept from an earlier set-up (cholmod) is turned into the frames of now; entries that make
    * their preconditioner at every set-up ignore the wrap */
   def.wrap = cl_fem_frame_wrap_of(&s->fwrap);

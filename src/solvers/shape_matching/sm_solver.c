@@ -153,6 +153,7 @@ static int compact_pool(cl_sm *s) {
 
 static cl_status sm_topology_changed(void *p, cl_body_state *st) {
   cl_sm *s = p;
+  cl_sm_pairs_forget(s); /* before the marks are cleared */
   /* the kept member sums stay valid: compacting the pool keeps each cluster's member order, and the
    * fracture op cleared the clusters whose memberships or weights it changed */
   CL_TRY(cl_sm_grow_particles(s, st->n));
