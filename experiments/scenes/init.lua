@@ -10,8 +10,8 @@
 --   print(sc:help())                                          -- the parameter table by group
 --
 -- Each family folder holds one file per set-up, returning a scene or a list of variants (e.g.
--- notched_bar.lua: notched_bar_brittle and notched_bar_ductile), and a common.lua of what the
--- family shares. A scene's name is "<family>/<name>"; every scene has a runner script
+-- notched_bar.lua: notched_bar_brittle and notched_bar_ductile), and a common.lua (or common_*.lua)
+-- of what the family shares. A scene's name is "<family>/<name>"; every scene has a runner script
 -- experiments/<family>/<name>.lua (checked by tests/lua/test_scenes.lua).
 local cl = require "cleave"
 
@@ -25,7 +25,7 @@ M.families = {
   shape_matching = { "twisted_bar", "plate", "armadillo", "broken_heart", "swiss_cheese", "hollow_ball",
                      "two_bodies" },
   rigid = { "bouncing_balls" },
-  graph_fem = { "sculpt_sphere", "charpy" },
+  graph_fem = { "sculpt_sphere", "charpy", "hanging_sphere", "torn_armadillo" },
   -- one definition on every solver (experiments/compare_solvers.lua runs them all)
   every_solver = { "cantilever", "twisted_bar", "hanging_sphere", "dropped_ball", "notched_bar" },
 }

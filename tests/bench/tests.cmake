@@ -17,3 +17,6 @@ add_test(NAME bench_sweep_runner
          WORKING_DIRECTORY ${_sweep_bench_dir})
 set_tests_properties(bench_sweep_runner PROPERTIES LABELS bench TIMEOUT 300
                      PASS_REGULAR_EXPRESSION "median wall of 8 points")
+add_test(NAME bench_graph_fem_cli
+         COMMAND ${CMAKE_CURRENT_LIST_DIR}/check_gfem_cli.sh $<TARGET_FILE:cleave-bench-graph_fem>)
+set_tests_properties(bench_graph_fem_cli PROPERTIES LABELS bench TIMEOUT 300)

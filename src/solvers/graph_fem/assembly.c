@@ -4,7 +4,8 @@
  * (in a static iteration, static.c: dt = 1, v = 0, A = K + mu M with the continuation's shift mu)
  * and r0 = b - A v, so that A dv = r0 is the paper's (M + dt^2 K) dv = dt (f_ext - f_int - dt K v)
  * (f_int = -f_el) when alpha = beta = 0. K is the sum of the element stiffnesses of element.c (the
- * model's projected tangent, or the degraded element's), so A is symmetric positive definite.
+ * model's projected tangent, the warped blocks of tangent = warped, or the degraded element's), so A
+ * is symmetric positive definite.
  *
  * A row-wise gather, as in the corotational solver: row i of A is written only while visiting node i
  * (its incident elements' stored 12x12 matrices), so rows run in parallel with no atomics and the
@@ -12,6 +13,7 @@
 #include <string.h>
 
 #include "base/error.h"
+#include "fem/tet.h"
 #include "solvers/graph_fem/gfem.h"
 
 cl_status cl_gfem_build_slots(cl_gfem *s, const cl_body_state *st) {
@@ -36,6 +38,7 @@ void cl_gfem_assemble(cl_gfem *s, const cl_body_state *st, const cl_step_input *
   const double *g = in->gravity, *fext = in->f_ext;
   cl_bsr *A = s->sys.A;
   const int32_t nn = s->nnodes;
+  const int use_h = s->use_h;
 #pragma omp parallel for schedule(static) num_threads(s->threads) if (nn > 1024)
   for (int32_t i = 0; i < nn; ++i) {
     memset(A->val + 9 * A->row_ptr[i], 0, sizeof(double) * 9 * (size_t)(A->row_ptr[i + 1] - A->row_ptr[i]));
@@ -49,8 +52,16 @@ void cl_gfem_assemble(cl_gfem *s, const cl_body_state *st, const cl_step_input *
       const int32_t e = s->inc[q] >> 2, a = s->inc[q] & 3;
       const double *fe = s->fe + 12 * (size_t)e + 3 * a, *K = s->Ke + 144 * (size_t)e;
       for (int c = 0; c < 3; ++c) f[c] += fe[c];
+      const int64_t *slot = s->slot + 16 * (size_t)e + 4 * a;
+      if (use_h && !s->dmg[e] && s->hk[e]) { /* the warped blocks from the rotated gradients (warped.c) */
+        const double *h = s->h + 12 * (size_t)e, c = ks * s->vol[e];
+        const double la[3] = {c * s->lambda0 * h[3 * a], c * s->lambda0 * h[3 * a + 1], c * s->lambda0 * h[3 * a + 2]};
+        const double ma[3] = {c * s->mu0 * h[3 * a], c * s->mu0 * h[3 * a + 1], c * s->mu0 * h[3 * a + 2]};
+        for (int b = 0; b < 4; ++b) cl_fem_stiffness_block_add(la, ma, h + 3 * b, A->val + 9 * slot[b]);
+        continue;
+      }
       for (int b = 0; b < 4; ++b) {
-        double *blk = A->val + 9 * s->slot[16 * (size_t)e + 4 * a + b];
+        double *blk = A->val + 9 * slot[b];
         for (int r = 0; r < 3; ++r)
           for (int c = 0; c < 3; ++c) blk[3 * r + c] += ks * K[12 * (3 * a + r) + 3 * b + c];
       }

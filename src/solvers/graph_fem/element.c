@@ -148,11 +148,20 @@ static void update_damaged(cl_gfem *s, const cl_body_state *st, int32_t e) {
 
 cl_status cl_gfem_update_elements(cl_gfem *s, const cl_body_state *st) {
   int bad = -1;
+  s->use_h = s->p[GF_TANGENT] != 0.0 && !s->exact_tangent;
 #pragma omp parallel for schedule(dynamic, 256) num_threads(s->threads) if (s->ntets > 2048)
   for (int32_t e = 0; e < s->ntets; ++e) {
     if (s->dmg[e]) {
       update_damaged(s, st, e);
       continue;
+    }
+    if (s->use_h) { /* warped.c; beyond warp_limit (-1) the model's element below */
+      const int w = cl_gfem_warped_element(s, st, e);
+      if (w == 0) {
+#pragma omp critical
+        bad = e;
+      }
+      if (w >= 0) continue;
     }
     const cl_mat3 F = cl_fem_deformation_gradient(st->x, st->cells + 4 * (size_t)e, s->Dminv + 9 * (size_t)e);
     cl_mat3 P;
@@ -175,8 +184,8 @@ cl_status cl_gfem_element_stress(const cl_gfem *s, const cl_body_state *st, int3
   const cl_mat3 F = cl_fem_deformation_gradient(st->x, st->cells + 4 * (size_t)e, s->Dminv + 9 * (size_t)e);
   memcpy(Fout, F.m, sizeof F.m);
   if (!s->dmg[e]) {
-    cl_mat3 P;
-    CL_TRY(cl_fem_piola(&s->mat, &F, NULL, &P, NULL, 0));
+    cl_mat3 P; /* the closed form of warped.c, several times cheaper than the SVD's, the same to rounding */
+    if (!cl_gfem_closed_form_piola(&s->mat, &F, NULL, &P, NULL)) CL_TRY(cl_fem_piola(&s->mat, &F, NULL, &P, NULL, 0));
     const double J = cl_mat3_det(&F);
     const cl_mat3 PFt = cl_mat3_mul_nt(&P, &F);
     for (int k = 0; k < 9; ++k) sigma[k] = fabs(J) > 1e-12 ? PFt.m[k] / J : 0.0;

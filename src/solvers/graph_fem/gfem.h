@@ -12,6 +12,8 @@
  *               undamaged edges, the visual surface that splits along damaged edges
  *   element.c   per element: the model's force and projected stiffness (undamaged), or the
  *               edge-degraded corotational element (damaged; eq 2's degraded energy)
+ *   warped.c    tangent = warped: an intact element's model forces in closed form and the rotated
+ *               small-strain stiffness (its rotated gradients h; the assembly makes the blocks)
  *   assembly.c  A = M (1 + dt alpha) + (dt^2 + dt beta) K and b, a row-wise gather
  *   step.c      the time step (fem/system.h: constraints, supports, contact) and the solve
  *   static.c    static equilibrium: Newton on the projected tangent (fem/static_solve.h)
@@ -44,6 +46,9 @@ typedef enum cl_gfem_param {
   GF_MG_SMOOTHER,        /* galerkin_mg: jacobi | gauss_seidel | symmetric_gauss_seidel */
   GF_MG_SWEEPS,          /* galerkin_mg: smoothing sweeps before and after the coarse correction */
   GF_MG_COARSE,          /* galerkin_mg: the coarsest level's solve, cg | cholmod | dense */
+  GF_INITIAL_GUESS,      /* the solve's starting dv: auto | previous | zero (step.c) */
+  GF_TANGENT,            /* model (the model's projected dP/dF) | warped (warped.c) */
+  GF_WARP_LIMIT,         /* tangent = warped: ||F^T F - I||_F beyond which an element takes the model's */
   GF_PARAM_COUNT
 } cl_gfem_param;
 
@@ -62,6 +67,9 @@ typedef struct cl_gfem {
   double *vol;               /* rest volume per tet, m^3 */
   double *fe;                /* 12 per tet: elastic forces of this step, N */
   double *Ke;                /* 144 per tet: the element's stiffness of this step */
+  double *h;                 /* 12 per tet, tangent = warped: rotated gradients R g_a of an intact tet */
+  int use_h;                 /* this step's intact elements give h instead of Ke (warped, not static) */
+  uint8_t *hk;               /* per tet, use_h: 1 = this step's stiffness is h's (within warp_limit) */
   double *psi;               /* elastic energy per tet of this step, J */
   double *Re;                /* 9 per tet: a damaged element's rotation */
   double *K0d;               /* 144 per tet: a damaged element's degraded rest stiffness */
@@ -126,6 +134,14 @@ cl_status cl_gfem_visual_surface(cl_gfem *s, const cl_body_state *st);
 /* ---- element.c ---- */
 /* Forces, stiffness and energy of every element at the state's positions (parallel). */
 cl_status cl_gfem_update_elements(cl_gfem *s, const cl_body_state *st);
+/* tangent = warped: forces, energy and rotated gradients of intact element e (warped.c): 1 done, -1
+ * its strain is beyond warp_limit (the caller makes the model's element), 0 when F has no rotation
+ * (non-finite). */
+int cl_gfem_warped_element(cl_gfem *s, const cl_body_state *st, int32_t e);
+/* The model's first Piola stress P (and energy density, rotation R of F; either may be NULL) in
+ * closed form from the polar rotation, no SVD (warped.c): 0 when F has no rotation or P is not
+ * finite (the caller then takes cl_fem_piola's answer and its error). */
+int cl_gfem_closed_form_piola(const cl_fem_material *m, const cl_mat3 *F, cl_mat3 *R, cl_mat3 *P, double *psi);
 /* The damage of element e's six edges: max of the edge's damage everywhere and in e alone. */
 void cl_gfem_element_damage(const cl_gfem *s, int32_t e, double *d);
 /* Cauchy stress (9) of element e at the state's positions. */

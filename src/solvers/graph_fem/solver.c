@@ -35,6 +35,24 @@ static const cl_param_info k_params[GF_PARAM_COUNT] = {
                            .help = "iteration cap of the linear solve per step (a warning when reached)",
                            .value = 1000.0, .min = 1.0, .max = 1e7, .kind = CL_PARAM_INTEGER},
     CL_FEM_MG_PARAM_INFOS(GF_GRID),
+    [GF_INITIAL_GUESS] = {.name = "initial_guess", .unit = "1",
+                          .help = "the velocity change each step's linear solve starts from: previous = the last "
+                                  "step's (a warm start, the default), zero, or auto = zero for galerkin_mg in "
+                                  "mg_mode fixed (a few V-cycles from the last step's change feed it back into the "
+                                  "next step: the hanging sphere's volume swings 10x more) and previous otherwise",
+                          .value = 1.0, .min = 0.0, .max = 2.0, .kind = CL_PARAM_CHOICE,
+                          .choices = "auto|previous|zero"},
+    [GF_TANGENT] = {.name = "tangent", .unit = "1",
+                    .help = "stiffness of a step's linearisation: model = the model's tangent dP/dF, projected "
+                            "positive semi-definite; warped = the rotated small-strain stiffness R K0 R^T (stiffness "
+                            "warping: the corotated model's tangent without the rotation's derivative), several "
+                            "times cheaper; forces, energy and equilibria are the model's either way",
+                    .value = 0.0, .min = 0.0, .max = 1.0, .kind = CL_PARAM_CHOICE, .choices = "model|warped"},
+    [GF_WARP_LIMIT] = {.name = "warp_limit", .unit = "1",
+                       .help = "tangent = warped: an element whose ||F^T F - I||_F exceeds this (about twice its "
+                               "strain) takes the model's tangent that step; 0 = every element (the model's "
+                               "tangent throughout), inf = none",
+                       .value = 0.1, .min = 0.0, .max = INFINITY, .kind = CL_PARAM_NUMBER},
 };
 
 static cl_status gfem_create(void **out) {
@@ -55,6 +73,8 @@ static void gfem_destroy(void *p) {
   free(s->vol);
   free(s->fe);
   free(s->Ke);
+  free(s->h);
+  free(s->hk);
   free(s->psi);
   free(s->Re);
   free(s->K0d);
@@ -104,13 +124,15 @@ static cl_status gfem_bind(void *p, const cl_bind_input *in, cl_body_state *st) 
   s->vol = cl_malloc(sizeof(double) * ne, "graph_fem elements");
   s->fe = cl_calloc(12 * ne, sizeof(double), "graph_fem element forces");
   s->Ke = cl_calloc(144 * ne, sizeof(double), "graph_fem element stiffness");
+  s->h = cl_calloc(12 * ne, sizeof(double), "graph_fem rotated gradients");
+  s->hk = cl_calloc(ne, 1, "graph_fem rotated gradients");
   s->psi = cl_calloc(ne, sizeof(double), "graph_fem element energies");
   s->Re = cl_calloc(9 * ne, sizeof(double), "graph_fem element rotations");
   s->K0d = cl_calloc(144 * ne, sizeof(double), "graph_fem degraded stiffness");
   s->dmg = cl_calloc(ne, 1, "graph_fem element damage");
   s->kdirty = cl_calloc(ne, 1, "graph_fem element damage");
   s->slot = cl_malloc(sizeof(int64_t) * 16 * ne, "graph_fem assembly slots");
-  if (!s->Dminv || !s->vol || !s->fe || !s->Ke || !s->psi || !s->Re || !s->K0d || !s->dmg || !s->kdirty || !s->slot)
+  if (!s->Dminv || !s->vol || !s->fe || !s->Ke || !s->h || !s->hk || !s->psi || !s->Re || !s->K0d || !s->dmg || !s->kdirty || !s->slot)
     return CL_ERR_OUT_OF_MEMORY;
   cl_status r = cl_fem_rest_shapes(st->X, st->cells, s->ntets, s->Dminv, s->vol);
   if (r < 0) return cl_fail_context(r, "solver 'graph_fem': ");

@@ -42,6 +42,19 @@ typedef struct solve_ctx {
   cl_step_report *rep;
 } solve_ctx;
 
+/* Whether the step's first solve starts from dv = 0 on the free dofs instead of the last step's dv
+ * (parameter initial_guess; docs/solvers/graph_fem.md, "The initial guess"). A solve that stops
+ * short of convergence, the paper's fixed V-cycles, returns dv = dv* + E (g - dv*) from the guess g
+ * (E the cycles' error operator): from g = 0 that is (I - E) dv*, a fraction of backward Euler's
+ * update on the modes the cycles barely reduce, which stays stable; from the last step's dv it adds
+ * E dv_prev, a memory of the last step's change that the integrator does not damp. */
+static int zero_guess(const cl_gfem *s) {
+  const int guess = (int)s->p[GF_INITIAL_GUESS];
+  if (guess == 2) return 1;
+  if (guess == 1) return 0;
+  return (int)s->p[GF_LINEAR_SOLVER] == 2 && s->p[GF_MG_MODE] != 0.0;
+}
+
 /* A dv = r0 with the system's mask; the first solve of a step sets the entry up with the new A. */
 static cl_status solve(void *ctx, cl_fem_system *sys, int again) {
   solve_ctx *c = ctx;
@@ -50,6 +63,9 @@ static cl_status solve(void *ctx, cl_fem_system *sys, int again) {
   if (!again) {
     cl_status r = cl_linear_solver_setup(s->ls, sys->A, mask);
     if (r < 0) return cl_fail_context(r, "%s: linear solver set-up: ", s->body);
+    if (zero_guess(s))
+      for (int64_t d = 0; d < 3 * (int64_t)sys->n; ++d)
+        if (!sys->fixed[d]) sys->dv[d] = 0.0;
   }
   cl_linear_result res;
   cl_status r = cl_linear_solver_solve(s->ls, sys->r0, sys->dv, mask, &res);
