@@ -52,6 +52,12 @@ function C.fracture(d)
            .. "for cluster_stretch the stretch of a cluster (a strain)"),
     { name = "largest_only", group = "fracture", type = "boolean", default = d.largest_only ~= false,
       help = "true = only the largest event per step (thesis sec 5.4), false = every event above toughness" },
+    number("strength", "fracture", d.strength or 0, "Pa", { 0, inf, "[)" },
+           "> 0: the node's measure per unit area of its section against this stress instead of the "
+           .. "toughness (separation_tensor, plastic_excess); 0 = the toughness in N"),
+    { name = "crack_tips", group = "fracture", type = "boolean", default = d.crack_tips ~= false,
+      help = "cracks grow from their tips: nodes next to a crack wait for it and a piece starts one crack at a "
+             .. "time (separation_tensor, plastic_excess); false = every node above the threshold" },
   }
 end
 
@@ -110,7 +116,8 @@ end
 function C.fracture_table(p)
   if p.criterion == "none" then return false end
   if p.criterion == "cluster_stretch" then return { criterion = p.criterion, toughness = p.toughness } end
-  return { criterion = p.criterion, toughness = p.toughness, largest_only = p.largest_only }
+  return { criterion = p.criterion, toughness = p.toughness, largest_only = p.largest_only, strength = p.strength,
+           crack_tips = p.crack_tips }
 end
 
 -- One body of the scene on the chosen solver.

@@ -53,6 +53,10 @@ typedef enum cl_corot_param {
   CL_COROT_TOLERANCE_REFERENCE,  /* 0: relative to ||b|| of eq 3.8, 1: to ||b - A v|| */
   CL_COROT_WARM_START,           /* 0: previous step's dv, 1: linear extrapolation of the last two */
   CL_COROT_FACTOR_SOLVE,         /* cl_cholmod_solve_mode of the factor in CG */
+  CL_COROT_CONTINUE_CRACKS,      /* 1: a node split continues the cracks at the node (fracture.c) */
+  CL_COROT_MIN_FRAGMENT,         /* an event that cuts off a piece of at most this many elements (or mean
+                                    element volumes) is undone */
+  CL_COROT_SKIP_STALE,           /* 1: skip an event next to a node split earlier in the same step */
   CL_COROT_PARAM_COUNT
 } cl_corot_param;
 
