@@ -1,6 +1,8 @@
 /* cleave: the command line. Embeds LuaJIT and runs experiment scripts against libcleave.
  *
  *   cleave run SCRIPT [--set key=value ...] [-- script args]
+ *   cleave sweep SCRIPT [--jobs N] [--point I] [--emit slurm|parallel] [--results FILE] ...
+ *                               runs a sweep script (cl.sweep, lua/cleave/sweep.lua)
  *   cleave solvers [NAME]       registered solvers and criteria with their parameter tables
  *   cleave bench SUITE [args]   runs the benchmark program cleave-bench-SUITE
  *   cleave --help | --version
@@ -17,6 +19,7 @@
 
 #include <dirent.h>
 #include <errno.h>
+#include <math.h>
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -36,6 +39,8 @@ enum { EXIT_USAGE = 2, PATH_CAP = CL_EMBED_PATH_CAP };
 static void usage(FILE *out) {
   fprintf(out,
           "usage: cleave run SCRIPT [--set key=value ...] [-- script args]\n"
+          "       cleave sweep SCRIPT [--jobs N] [--point I] [--emit slurm|parallel] [--results FILE]\n"
+          "                    [--timeout S] [--retry] [--threads T] [--chunk C] [--quick] [--set key=value ...]\n"
           "       cleave solvers [NAME]\n"
           "       cleave bench SUITE [args]\n"
           "       cleave --help | --version\n"
@@ -44,6 +49,11 @@ static void usage(FILE *out) {
           "           --set key=value (repeatable) reaches the script as arg.set and cl.args;\n"
           "           numbers and true/false are converted, everything else stays a string.\n"
           "           Arguments after -- (or after SCRIPT) are arg[1], arg[2], ... as in lua.\n"
+          "  sweep    run a sweep script (cl.sweep{...}): every point not yet in its results file, in\n"
+          "           --jobs worker processes (default: as many as cores); --point I runs one point\n"
+          "           (as a cluster task does); --emit slurm|parallel writes a job file instead;\n"
+          "           --timeout S limits each point; --retry runs again the points that failed;\n"
+          "           --quick (= --set quick=true) runs the sweep's smoke test.\n"
           "  solvers  list the registered solvers and fracture criteria with their parameters\n"
           "           (name, default, unit, range, help), or those of NAME.\n"
           "  bench    run the benchmark program cleave-bench-SUITE installed with cleave.\n"
@@ -52,26 +62,48 @@ static void usage(FILE *out) {
           "Environment: CLEAVE_LIB overrides the path of libcleave; CLEAVE_LUA_DIR the module tree.\n");
 }
 
-/* Push a --set value: true/false as booleans, a complete number as a number, else the string. */
+/* Is v a decimal number as a user writes one: [+-] digits [. digits] [e [+-] digits]? strtod also
+ * takes hex (0x10 became 16), "inf", "nan" and leading blanks, which a --set value never means. */
+static int decimal_number(const char *v) {
+  const char *p = v;
+  if (*p == '+' || *p == '-') ++p;
+  int digits = 0;
+  while (*p >= '0' && *p <= '9') ++p, ++digits;
+  if (*p == '.') {
+    ++p;
+    while (*p >= '0' && *p <= '9') ++p, ++digits;
+  }
+  if (!digits) return 0;
+  if (*p == 'e' || *p == 'E') {
+    ++p;
+    if (*p == '+' || *p == '-') ++p;
+    if (!(*p >= '0' && *p <= '9')) return 0;
+    while (*p >= '0' && *p <= '9') ++p;
+  }
+  return *p == '\0';
+}
+
+/* A --set value that cannot be passed as written (NULL if fine): a number beyond a double. */
+static const char *set_value_problem(const char *v) {
+  if (decimal_number(v) && isinf(strtod(v, NULL))) return "is a number beyond the range of a double (about 1.8e308)";
+  return NULL;
+}
+
+/* Push a --set value: true/false as booleans, a decimal number as a number, "text" in double quotes
+ * as the text (a string that looks like a number: --set 'id="007"'), anything else as the string. */
 static void push_set_value(lua_State *L, const char *v) {
+  size_t n = strlen(v);
   if (strcmp(v, "true") == 0) {
     lua_pushboolean(L, 1);
-    return;
-  }
-  if (strcmp(v, "false") == 0) {
+  } else if (strcmp(v, "false") == 0) {
     lua_pushboolean(L, 0);
-    return;
+  } else if (decimal_number(v)) {
+    lua_pushnumber(L, strtod(v, NULL));
+  } else if (n >= 2 && v[0] == '"' && v[n - 1] == '"') {
+    lua_pushlstring(L, v + 1, n - 2);
+  } else {
+    lua_pushstring(L, v);
   }
-  if (*v) {
-    char *end = NULL;
-    errno = 0;
-    double x = strtod(v, &end);
-    if (end && *end == '\0' && errno == 0) {
-      lua_pushnumber(L, x);
-      return;
-    }
-  }
-  lua_pushstring(L, v);
 }
 
 /* A --set key: an identifier, dots allowed for nested names ("material.young"). */
@@ -88,7 +120,73 @@ static int valid_key(const char *k, size_t n) {
 
 /* ---- commands ------------------------------------------------------------------------------- */
 
-static int cmd_run(int argc, char **argv) {
+/* The flags of `cleave sweep`, handed to cl.sweep (lua/cleave/sweep.lua) as --set values of the same
+ * meaning (arg.set.jobs, ...): checked here so a typo is a usage error before any Lua runs. */
+enum flag_kind { FLAG_COUNT, FLAG_INDEX, FLAG_SECONDS, FLAG_TEXT, FLAG_EMIT, FLAG_SWITCH };
+static const struct sweep_flag {
+  const char *flag, *key;
+  enum flag_kind kind;
+} sweep_flags[] = {
+    {"--jobs", "jobs", FLAG_COUNT},         {"--point", "point", FLAG_INDEX},
+    {"--emit", "emit", FLAG_EMIT},          {"--results", "results", FLAG_TEXT},
+    {"--timeout", "timeout", FLAG_SECONDS}, {"--retry", "retry", FLAG_SWITCH},
+    {"--threads", "threads", FLAG_INDEX},   {"--chunk", "chunk", FLAG_COUNT},
+    {"--plan", "plan", FLAG_TEXT},          {"--job-file", "job_file", FLAG_TEXT},
+    {"--quick", "quick", FLAG_SWITCH},
+};
+enum { SWEEP_FLAG_COUNT = (int)(sizeof sweep_flags / sizeof sweep_flags[0]) };
+
+static const struct sweep_flag *find_sweep_flag(const char *a) {
+  for (int k = 0; k < SWEEP_FLAG_COUNT; ++k)
+    if (strcmp(a, sweep_flags[k].flag) == 0) return &sweep_flags[k];
+  return NULL;
+}
+
+/* Is `v` a valid value for the flag? Writes why not into `why`. */
+static int sweep_flag_value_ok(const struct sweep_flag *f, const char *v, char *why, size_t cap) {
+  char *end = NULL;
+  errno = 0;
+  switch (f->kind) {
+    case FLAG_COUNT:
+    case FLAG_INDEX: {
+      long x = strtol(v, &end, 10);
+      long lo = f->kind == FLAG_COUNT ? 1 : 0;
+      if (!*v || *end || errno || x < lo || x > INT_MAX) {
+        snprintf(why, cap, "%s needs an integer >= %ld (got '%s')", f->flag, lo, v);
+        return 0;
+      }
+      return 1;
+    }
+    case FLAG_SECONDS: {
+      double x = strtod(v, &end);
+      if (!*v || *end || errno || !(x >= 0.0)) {
+        snprintf(why, cap, "%s needs seconds >= 0 (got '%s'; 0 = no limit)", f->flag, v);
+        return 0;
+      }
+      return 1;
+    }
+    case FLAG_EMIT:
+      if (strcmp(v, "slurm") != 0 && strcmp(v, "parallel") != 0) {
+        snprintf(why, cap, "--emit takes slurm or parallel (got '%s')", v);
+        return 0;
+      }
+      return 1;
+    case FLAG_TEXT:
+      if (!*v) {
+        snprintf(why, cap, "%s needs a value", f->flag);
+        return 0;
+      }
+      return 1;
+    case FLAG_SWITCH:
+      return 1;
+  }
+  return 0;
+}
+
+/* cleave run SCRIPT ... and cleave sweep SCRIPT ...: the same script runner; `sweep` adds the flags
+ * above and requires the script to define a sweep (cl.sweep{...}). */
+static int run_script(int argc, char **argv, int sweep) {
+  const char *cmd = sweep ? "sweep" : "run";
   const char *script = NULL;
   int first_script_arg = argc; /* index in argv of the first script argument */
   /* First pass: validate options and find the script. */
@@ -105,10 +203,40 @@ static int cmd_run(int argc, char **argv) {
         fprintf(stderr, "cleave: --set needs key=value with an identifier key (got '%s')\n", kv ? kv : "");
         return EXIT_USAGE;
       }
+      const char *problem = set_value_problem(eq + 1);
+      if (problem) {
+        fprintf(stderr, "cleave: --set %s: the value %s\n", kv, problem);
+        return EXIT_USAGE;
+      }
+      /* a repeated key kept the last value without a word */
+      for (int j = 0; j < i; ++j) {
+        const char *o = strncmp(argv[j], "--set=", 6) == 0 ? argv[j] + 6
+                        : (strcmp(argv[j], "--set") == 0 && j + 1 < i) ? argv[j + 1] : NULL;
+        if (o == kv) continue;
+        if (o && strncmp(o, kv, (size_t)(eq - kv) + 1) == 0) {
+          fprintf(stderr, "cleave: --set %.*s is given twice ('%s' and '%s'); give each key once\n", (int)(eq - kv),
+                  kv, o, kv);
+          return EXIT_USAGE;
+        }
+      }
+      continue;
+    }
+    const struct sweep_flag *f = sweep ? find_sweep_flag(a) : NULL;
+    if (f) {
+      if (f->kind == FLAG_SWITCH) continue;
+      char why[256];
+      if (i + 1 >= argc) {
+        fprintf(stderr, "cleave: %s needs a value\n", a);
+        return EXIT_USAGE;
+      }
+      if (!sweep_flag_value_ok(f, argv[++i], why, sizeof why)) {
+        fprintf(stderr, "cleave: %s\n", why);
+        return EXIT_USAGE;
+      }
       continue;
     }
     if (a[0] == '-' && a[1] != '\0') {
-      fprintf(stderr, "cleave: unknown option '%s' for run\n", a);
+      fprintf(stderr, "cleave: unknown option '%s' for %s\n", a, cmd);
       usage(stderr);
       return EXIT_USAGE;
     }
@@ -120,7 +248,8 @@ static int cmd_run(int argc, char **argv) {
     }
   }
   if (!script) {
-    fprintf(stderr, "cleave: run needs a script: cleave run SCRIPT [--set key=value ...]\n");
+    fprintf(stderr, "cleave: %s needs a script: cleave %s SCRIPT [%s--set key=value ...]\n", cmd, cmd,
+            sweep ? "--jobs N | --point I | --emit slurm|parallel ... " : "");
     return EXIT_USAGE;
   }
   FILE *probe = fopen(script, "r");
@@ -133,7 +262,8 @@ static int cmd_run(int argc, char **argv) {
   lua_State *L = cl_embed_new_state("cleave");
   if (!L) return 1;
 
-  /* arg: [-1] executable, [0] script, [1..] script arguments, .set the --set values. */
+  /* arg: [-1] executable, [0] script, [1..] script arguments, .set the --set values (and the sweep
+   * flags), .command "run" or "sweep". */
   lua_newtable(L);
   char self[PATH_CAP];
   ssize_t n = readlink("/proc/self/exe", self, sizeof self - 1);
@@ -151,6 +281,15 @@ static int cmd_run(int argc, char **argv) {
   for (int i = 0; i < first_script_arg && i < argc; ++i) {
     const char *a = argv[i];
     if (strcmp(a, "--") == 0) break;
+    const struct sweep_flag *f = sweep ? find_sweep_flag(a) : NULL;
+    if (f) {
+      lua_pushstring(L, f->key);
+      if (f->kind == FLAG_SWITCH) lua_pushboolean(L, 1);
+      else if (f->kind == FLAG_TEXT || f->kind == FLAG_EMIT) lua_pushstring(L, argv[++i]);
+      else push_set_value(L, argv[++i]);
+      lua_rawset(L, -3);
+      continue;
+    }
     const char *kv = NULL;
     if (strcmp(a, "--set") == 0) kv = argv[++i];
     else if (strncmp(a, "--set=", 6) == 0) kv = a + 6;
@@ -158,9 +297,11 @@ static int cmd_run(int argc, char **argv) {
     const char *eq = strchr(kv, '=');
     lua_pushlstring(L, kv, (size_t)(eq - kv));
     push_set_value(L, eq + 1);
-    lua_rawset(L, -3); /* a repeated key: the last one wins, as with most command lines */
+    lua_rawset(L, -3); /* keys are distinct: the first pass refused a repeated one */
   }
   lua_setfield(L, -2, "set");
+  lua_pushstring(L, cmd);
+  lua_setfield(L, -2, "command");
   lua_setglobal(L, "arg");
 
   /* The script's own folder is searched after the cleave tree, so an experiment can
@@ -199,6 +340,18 @@ static int cmd_run(int argc, char **argv) {
   }
   for (int i = first_script_arg; i < argc; ++i) lua_pushstring(L, argv[i]);
   int rc = cl_embed_pcall(L, nargs, 0, "cleave");
+  if (rc == 0 && sweep) {
+    /* cl.sweep{...} marks package.loaded["cleave.sweep"].ran; a script that never called it ran
+     * nothing the flags could apply to. */
+    static const char ran[] = "local m = package.loaded['cleave.sweep'] return type(m) == 'table' and m.ran == true";
+    int defined = luaL_loadbuffer(L, ran, sizeof ran - 1, "=cleave sweep") == 0 && lua_pcall(L, 0, 1, 0) == 0 &&
+                  lua_toboolean(L, -1);
+    if (!defined) {
+      fprintf(stderr, "cleave: %s defines no sweep: cl.sweep{...} was never called (docs/LUA_API.md, \"Sweeps\")\n",
+              script);
+      rc = 1;
+    }
+  }
   fflush(stdout);
   lua_close(L); /* runs the __gc of every handle still alive */
   return rc;
@@ -354,7 +507,8 @@ int main(int argc, char **argv) {
     printf("cleave %s (git %s)\n", cl_version(), cl_git_revision());
     return 0;
   }
-  if (strcmp(cmd, "run") == 0) return cmd_run(argc - 2, argv + 2);
+  if (strcmp(cmd, "run") == 0) return run_script(argc - 2, argv + 2, 0);
+  if (strcmp(cmd, "sweep") == 0) return run_script(argc - 2, argv + 2, 1);
   if (strcmp(cmd, "solvers") == 0) return cmd_solvers(argc - 2, argv + 2);
   if (strcmp(cmd, "bench") == 0) return cmd_bench(argc - 2, argv + 2);
   fprintf(stderr, "cleave: unknown command '%s'\n", cmd);

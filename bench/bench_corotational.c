@@ -111,10 +111,10 @@ static cl_world *make_scene(const cl_mesh *mesh, int threads, int solver, int ax
     bd.material.plastic_flow = 10.0;
     bd.material.plastic_max = 0.1;
   }
-  cl_param p[] = {{"linear_solver", solver}, {"tolerance", 1e-6}, {"warm_start", g_warm}, {"factor_solve", g_fsolve}};
+  cl_param p[] = {{"linear_solver", solver, NULL}, {"tolerance", 1e-6, NULL}, {"warm_start", g_warm, NULL}, {"factor_solve", g_fsolve, NULL}};
   bd.params = p;
   bd.param_count = 4;
-  cl_param cp[] = {{"toughness", toughness}};
+  cl_param cp[] = {{"toughness", toughness, NULL}};
   if (criterion) {
     bd.criterion = criterion;
     bd.criterion_params = cp;

@@ -26,7 +26,7 @@ static const char k_helper[] =
     "  for _, sc in ipairs(scenes.family(family)) do\n"
     "    local b = sc.info.bench\n"
     "    if b then\n"
-    "      out[#out + 1] = { name = sc.name, authors_ms = b.authors_ms or 0, big = b.big and 1 or 0,\n"
+    "      out[#out + 1] = { name = sc.name, big = b.big and 1 or 0,\n"
     "                        iterations = sc:params_of().iterations or 0 }\n"
     "    end\n"
     "  end\n"
@@ -127,7 +127,6 @@ cl_bench_scenes *cl_bench_scenes_open(const char *prog, const char *family) {
     lua_getfield(L, -1, "name");
     snprintf(sc->name, sizeof sc->name, "%s", lua_tostring(L, -1));
     lua_pop(L, 1);
-    sc->authors_ms = number_field(L, "authors_ms");
     sc->big = (int)number_field(L, "big");
     sc->iterations = (int)number_field(L, "iterations");
     lua_pop(L, 1);

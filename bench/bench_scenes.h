@@ -21,7 +21,6 @@
 
 typedef struct cl_bench_scene {
   char name[64];
-  double authors_ms; /* info.bench.authors_ms: the authors' implementation on this machine (0 = none) */
   int big;           /* info.bench.big: skipped by --quick */
   int iterations;    /* the scene's strain-limiting iterations (a column of the table) */
 } cl_bench_scene;

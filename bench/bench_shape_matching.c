@@ -1,13 +1,14 @@
 /* cleave bench shape_matching: Table 1 of Jones, Martin, Levine, Shinar and Bargteil, "Ductile
  * Fracture for Clustered Shape Matching" (I3D 2016), per scene: ms per frame of dynamics,
  * plasticity, fracture and in total, median and 95th percentile over the run (fracture makes frames
- * uneven), with 1 and 2 threads, next to the per-frame time of the authors' implementation measured
- * on this machine with the same parameter sets (issue 4).
+ * uneven), the mean of the total beside its median, with 1 and 2 threads. Raw figures only: a ratio
+ * to the authors' implementation is only meaningful when both ran in one sitting on the same
+ * machine with the same work, which scripts/sm_side_by_side.sh does (issue 17).
  *
  * The scenes are the paper's (parameters from the authors' scene files, one step of 1/60 s per
  * frame), built from their Lua definitions, experiments/scenes/shape_matching/ (bench_scenes.h):
  * the scenes the experiments run, with their defaults; the scenes listed are those with a `bench`
- * entry in their info (the authors' time, and `big` for the scenes --quick leaves out).
+ * entry in their info (`big` for the scenes --quick leaves out).
  * Columns: dynamics = the frame minus plasticity and fracture (shape matching, strain limiting,
  * colliders, proxies, the world's forces and constraints); plasticity = eqs 9-14; fracture = the
  * world's measure + criterion + topology phases (per-cluster F and SVD after the dynamics, the
@@ -136,19 +137,18 @@ static void run(cl_bench_scenes *scenes, const cl_bench_scene *sc, int threads, 
   TRY(cl_shape_matching_stats(body->solver, &st), "stats");
   cl_body_info info;
   TRY(cl_body_get_info(w, b, &info), "info");
-  double med[5], p95[5];
+  double med[5], p95[5], mean_total = 0.0;
   double *cols[5] = {ft.dyn, ft.plast, ft.frac, ft.total, ft.cpu};
+  for (int f = 0; f < frames; ++f) mean_total += ft.total[f] / frames; /* before pct sorts the column */
   for (int c = 0; c < 5; ++c) {
     med[c] = pct(cols[c], frames, 0.5);
     p95[c] = pct(cols[c], frames, 0.95);
   }
-  char ratio[32] = "   -";
-  if (sc->authors_ms > 0.0) snprintf(ratio, sizeof ratio, "%5.1fx", sc->authors_ms / med[3]);
-  printf("%-21s %2d %6d %5.2f %7lld %2d | %6.2f %6.2f | %5.2f %5.2f | %6.2f %6.2f | %6.2f %6.2f | %6.2f | %6.1f %s | "
-         "%5d %6d %4.0f %4.1f\n",
+  printf("%-21s %2d %6d %5.2f %7lld %2d | %6.2f %6.2f | %5.2f %5.2f | %6.2f %6.2f | %6.2f %6.2f %6.2f | %6.2f | "
+         "%5d %5d %6d %4.0f %4.1f\n",
          sc->name, threads, st0.particles, st0.mean_clusters_per_particle, (long long)st0.memberships,
-         sc->iterations, med[0], p95[0], med[1], p95[1], med[2], p95[2], med[3], p95[3], med[4], sc->authors_ms,
-         ratio, info.pieces, info.nodes, bind_ms, 0.5 * (load0 + loadavg()));
+         sc->iterations, med[0], p95[0], med[1], p95[1], med[2], p95[2], med[3], mean_total, p95[3], med[4],
+         st.cluster_pieces, info.pieces, info.nodes, bind_ms, 0.5 * (load0 + loadavg()));
   if (checksum) { /* --checksum: FNV-1a of the final positions' bits (a speed change must not alter them) */
     uint64_t hsh = 1469598103934665603ull;
     const unsigned char *by = (const unsigned char *)body->state.x;
@@ -214,15 +214,15 @@ int main(int argc, char **argv) {
   printf("OMP_WAIT_POLICY=%s\n", getenv("OMP_WAIT_POLICY") ? getenv("OMP_WAIT_POLICY") : "(unset)");
   printf("Table 1 of Jones et al. (I3D 2016) for cleave's shape_matching: ms per frame (1 step of 1/60 s), median "
          "and 95th percentile over %d frames\n", frames);
-  printf("memberships = particles x clusters per particle; iters = strain-limiting iterations; authors = their "
-         "implementation on this machine (issue 4); speed-up = authors / our median total\n");
+  printf("memberships = particles x clusters per particle; iters = strain-limiting iterations; pcs = pieces holding "
+         "clusters (the authors' count), all = with debris particles\n");
   printf("load = the machine's 1-minute load average during the run (2 cores: above ~1 the second thread waits for a "
          "core at every barrier); cpu = process CPU ms per frame (median)\n");
-  printf("%-21s %2s %6s %5s %7s %2s | %13s | %11s | %13s | %13s | %6s | %13s | %5s %6s %4s %4s\n", "scene", "th",
-         "parts", "cl/p", "members", "it", "dynamics", "plasticity", "fracture", "total", "cpu", "authors speed",
-         "pcs", "nodes", "bind", "load");
-  printf("%-21s %2s %6s %5s %7s %2s | %6s %6s | %5s %5s | %6s %6s | %6s %6s | %6s | %6s %6s | %5s %6s %4s %4s\n", "",
-         "", "", "", "", "", "median", "p95", "med", "p95", "median", "p95", "median", "p95", "median", "ms", "", "",
+  printf("%-21s %2s %6s %5s %7s %2s | %13s | %11s | %13s | %20s | %6s | %5s %5s %6s %4s %4s\n", "scene", "th",
+         "parts", "cl/p", "members", "it", "dynamics", "plasticity", "fracture", "total", "cpu", "pcs", "all",
+         "nodes", "bind", "load");
+  printf("%-21s %2s %6s %5s %7s %2s | %6s %6s | %5s %5s | %6s %6s | %6s %6s %6s | %6s | %5s %5s %6s %4s %4s\n", "",
+         "", "", "", "", "", "median", "p95", "med", "p95", "median", "p95", "median", "mean", "p95", "median", "", "",
          "", "ms", "");
   for (int s = 0; s < scenes->count; ++s) {
     const cl_bench_scene *sc = &scenes->list[s];

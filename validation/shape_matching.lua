@@ -172,8 +172,8 @@ if wanted("plate") then
   for _, name in ipairs({ "plate_brittle_weak", "plate_brittle_strong", "plate_ductile" }) do
     local sc = paper_scene(name, { particles = quick and 2500 or nil })
     sc.world:step(frames)
-    pieces[name] = sc.body:info().pieces
-    -- the bend: mean z displacement of the plate's particles in the ring 0.15-0.3 m around the hole
+    pieces[name] = sc.body:stats().cluster_pieces -- as the authors count them (debris left out)
+    -- the bend: mean z displacement (along the projectile's flight, +z) of the plate's particles in the ring 0.15-0.3 m around the hole
     -- (a flat plate gives 0; debris and particles carried away by the projectile beyond 0.3 m of the
     -- plate are left out)
     local X, n3 = sc.body:rest_positions("cdata")
@@ -194,9 +194,10 @@ if wanted("plate") then
       pieces.plate_brittle_strong))
   R:info("plates: mean z displacement of the ring around the hole (ductile, strong)",
     string.format("%.4f m, %.4f m", bend.plate_ductile, bend.plate_brittle_strong))
-  R:ok("plates: ductile bends permanently around its hole (ring at least 1 cm down, and more than strong brittle)",
-    bend.plate_ductile < -0.01 and bend.plate_ductile < bend.plate_brittle_strong,
-    string.format("measured %.4f m   reference < -0.01 m and < %.4f m", bend.plate_ductile, bend.plate_brittle_strong))
+  R:ok("plates: ductile bends permanently around its hole (ring at least 1 cm along the projectile's flight, and " ..
+    "more than strong brittle)",
+    bend.plate_ductile > 0.01 and bend.plate_ductile > bend.plate_brittle_strong,
+    string.format("measured %.4f m   reference > 0.01 m and > %.4f m", bend.plate_ductile, bend.plate_brittle_strong))
 end
 
 -- ---------------------------------------------------------------------------------------------

@@ -25,8 +25,11 @@ M.families = {
   shape_matching = { "twisted_bar", "plate", "armadillo", "broken_heart", "swiss_cheese", "hollow_ball",
                      "two_bodies" },
   rigid = { "bouncing_balls" },
+  graph_fem = { "sculpt_sphere" },
+  -- one definition on every solver (experiments/compare_solvers.lua runs them all)
+  every_solver = { "cantilever", "twisted_bar", "hanging_sphere", "dropped_ball", "notched_bar" },
 }
-M.family_names = { "corotational", "shape_matching", "rigid" }
+M.family_names = { "corotational", "shape_matching", "rigid", "graph_fem", "every_solver" }
 
 local loaded = {} -- family -> { list = {...}, by_name = {...} }
 
@@ -93,8 +96,8 @@ end
 -- build, print what it is, run with VTU frames, probes.csv and run.json in `out`, print the
 -- scene's report and draw its figure (a shaded snapshot unless the scene draws something else).
 -- The build's table may carry these hooks: intro(frames) -> a line printed before the run,
--- probes, start(out) before the run, on_frame(frame, world), report(run), snapshot(png, title),
--- figure (the PNG's file name). Returns the built scene and the run.
+-- probes, start(out) before the run, on_frame(frame, world), report(run), measure() -> {name =
+-- number} printed after the run, snapshot(png, title), figure (the PNG's file name). Returns the built scene and the run.
 function M.main(qualified)
   local sc = M.get(qualified)
   local p, o = M.options(sc, "out/" .. qualified:match("^([%w_]+)/") .. "/" .. sc.name, 10)
@@ -106,6 +109,13 @@ function M.main(qualified)
   local run = built.world:run { frames = p.frames, every = o.every, output = o.out, probes = built.probes,
                                 on_frame = built.on_frame }
   if built.report then built.report(run) end
+  if built.measure then -- the scene's own measures (every_solver: what compare_solvers.lua compares)
+    local m, names = built.measure(), {}
+    for k in pairs(m) do names[#names + 1] = k end
+    table.sort(names)
+    for i, k in ipairs(names) do names[i] = string.format("%s %.6g", k, m[k]) end
+    print("  " .. table.concat(names, ", "))
+  end
   if o.snapshot and built.snapshot then
     local png = o.out .. "/" .. (built.figure or (sc.name .. ".png"))
     local ok, err = pcall(built.snapshot, png, string.format("%s, t = %.2f s", sc.name, run.stats.time))

@@ -12,6 +12,7 @@ local registry = require "cleave.registry"
 
 local raise = schema.raise
 local kind_of = schema.kind_of
+local show = schema.show
 local C, check = core.C, core.check
 local check_string_arg, check_format, reshape = convert.check_string_arg, convert.check_format, convert.reshape
 local specs, prepare = specs_mod.all, specs_mod.prepare
@@ -77,7 +78,13 @@ local function param_array(given, anchor)
   for i, k in ipairs(names) do
     anchor[#anchor + 1] = k
     arr[i - 1].name = k
-    arr[i - 1].value = given[k]
+    if type(given[k]) == "string" then -- a text parameter (registry: type "string")
+      anchor[#anchor + 1] = given[k]
+      arr[i - 1].value = 0
+      arr[i - 1].text = given[k]
+    else
+      arr[i - 1].value = given[k]
+    end
   end
   return arr, #names
 end
@@ -88,6 +95,21 @@ function World:body(opts)
   local p = world_ptr(self, "world:body")
   local where = "world:body"
   local o = schema.check(specs.body, opts, where)
+  -- A name labels the body's output series (<name>.pvd) and its messages: it must be unique among
+  -- the world's bodies (two bodies named alike wrote into one series and the first one's frames were
+  -- lost) and say something (an empty name failed only at world:run).
+  local taken = {}
+  for _, b in ipairs(self._bodies) do
+    if not rawget(b, "_removed") then taken[b.name] = true end
+  end
+  if o.name ~= nil and not o.name:find("%S") then
+    raise(string.format("%s: name = %s is empty; give the body a name (it names its output files), or leave "
+      .. "name out for body1, body2, ...", where, show(o.name)))
+  end
+  if o.name ~= nil and taken[o.name] then
+    raise(string.format("%s: name = '%s' is already the name of another body of this world; body names label "
+      .. "the output files (%s.pvd) and messages, so each must be unique", where, o.name, o.name))
+  end
   local mesh = o.shape or o.mesh
   local solver = check_registered("solver", o.solver, where)
   local mat = schema.check(prepare(specs.material), o.material or {}, where .. " material")
@@ -116,7 +138,11 @@ function World:body(opts)
     for k in pairs(rest) do crit_params[k] = filled[k] end
     crit_values = c_values(crit_spec, filled, rest)
   end
-  local name = o.name or string.format("body%d", #self._bodies + 1)
+  local name = o.name
+  for k = #self._bodies + 1, math.huge do
+    if name then break end
+    if not taken["body" .. k] then name = "body" .. k end
+  end
   local hp = mesh_ptr(mesh, where)
 
   local anchor = { name, solver, criterion }
@@ -186,6 +212,23 @@ end
 Body.positions = body_vectors("cl_body_copy_positions", "body:positions")
 Body.velocities = body_vectors("cl_body_copy_velocities", "body:velocities")
 Body.rest_positions = body_vectors("cl_body_copy_rest_positions", "body:rest_positions")
+
+-- The piece of every node, 0-based labels in order of first appearance (nodes joined by cells or
+-- bonds share one; a node in none is its own): a table, or "cdata" (int32_t[?], count).
+function Body:piece_labels(fmt)
+  local what = "body:piece_labels"
+  local p = body_ptr(self, what)
+  if fmt ~= nil and fmt ~= "cdata" and fmt ~= "table" then
+    raise(what .. ": format must be \"table\" or \"cdata\", got " .. schema.show(fmt))
+  end
+  local n = self:info().nodes
+  local buf = ffi.new("int32_t[?]", math.max(n, 1))
+  check(C.cl_body_copy_piece_labels(p, self.id, buf, n), self.world)
+  if fmt == "cdata" then return buf, n end
+  local t = {}
+  for i = 1, n do t[i] = buf[i - 1] end
+  return t
+end
 
 specs.rigid_velocity = {
   { name = "linear", type = "vec3", unit = "m/s", default = { 0, 0, 0 }, help = "velocity of the centre of mass" },
@@ -267,8 +310,8 @@ end
 local unit_fields = { deformation_gradient = { 0, 9 }, stress = { 1, 9 }, plastic_strain = { 2, 9 }, center = { 3, 3 },
   damage = { 4, 1 } }
 -- Per-unit (tet or cluster) field: "deformation_gradient", "stress", "plastic_strain" (9 per unit,
--- row-major), "center" (3 per unit) or "damage" (1 per unit, in [0, 1]; graph_fem's largest edge
--- damage of the tet, 0 for solvers without damage).
+-- row-major), "center" (3 per unit) or "damage" (a list of one number per unit, in [0, 1]:
+-- graph_fem's largest edge damage of the tet, 0 for solvers without damage).
 function Body:unit_field(name, fmt)
   local what = "body:unit_field"
   local p = body_ptr(self, what)
@@ -278,6 +321,7 @@ function Body:unit_field(name, fmt)
   local n = self:info().units
   local buf = ffi.new("double[?]", math.max(f[2] * n, 1))
   check(C.cl_body_copy_unit_field(p, self.id, f[1], buf, f[2] * n), self.world)
+  if f[2] == 1 and fmt == "table" then fmt = "flat" end -- one number per unit: a plain list
   return reshape(buf, n, f[2], fmt, false)
 end
 

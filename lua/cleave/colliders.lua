@@ -19,21 +19,45 @@ local World, Collider = handles.World, handles.Collider
 local world_ptr, owned_ptr = handles.world_ptr, handles.owned_ptr
 
 local collider_kinds = { plane = 0, sphere = 1, box = 2 }
-local collider_common = {
-  { name = "center", type = "vec3", unit = "m", default = { 0, 0, 0 }, help = "centre (a point on a plane)" },
-  { name = "velocity", type = "vec3", unit = "m/s", default = { 0, 0, 0 }, help = "kinematic linear velocity" },
+-- The schema entries of a kinematic motion (colliders, knives, brushes: world/colliders.c) of the
+-- point named `what` ("collider's centre", ...): rests until start, speeds up over ramp, moves for
+-- duration; or follows a path.
+local function kinematic_entries(what)
+  return {
+    { name = "center", type = "vec3", unit = "m", default = { 0, 0, 0 }, help = "the " .. what .. " when added (without a path)" },
+    { name = "velocity", type = "vec3", unit = "m/s", default = { 0, 0, 0 }, help = "kinematic linear velocity" },
+    { name = "start", type = "number", unit = "s", default = 0, range = { 0, math.huge, "[)" },
+      help = "kinematic: it rests until this time after it is added" },
+    { name = "ramp", type = "number", unit = "s", default = 0, range = { 0, math.huge, "[)" },
+      help = "kinematic: its speed grows linearly to velocity over this time" },
+    { name = "duration", type = "number", unit = "s", default = math.huge, range = { 0, math.huge, "(]" },
+      help = "kinematic: it moves this long (from start), then stops and holds" },
+    { name = "path", type = "any",
+      help = "kinematic: {{t, x, y, z}, ...}, the piecewise-linear path of the " .. what .. " (times from when it is added, increasing)" },
+  }
+end
+
+-- Fill the kinematic members (center, velocity, start, ramp, duration, path) of a cl_collider_def,
+-- cl_knife_def or cl_brush_def from checked options; returns the path buffer to keep alive.
+local function kinematic_into(def, o, where)
+  vec3_into(def.center, o.center)
+  vec3_into(def.velocity, o.velocity)
+  def.start, def.ramp, def.duration = o.start, o.ramp, o.duration
+  if o.path == nil then return nil end
+  local buf, n = convert.path_buffer(o.path, where)
+  def.path, def.path_count = buf, n
+  return buf
+end
+
+local collider_common = kinematic_entries("collider's centre (a point on a plane)")
+for _, e in ipairs {
   { name = "angular_velocity", type = "vec3", unit = "rad/s", default = { 0, 0, 0 }, help = "kinematic angular velocity about center" },
   { name = "friction", type = "number", unit = "1", default = 0, range = { 0, math.huge, "[)" }, help = "Coulomb coefficient" },
   { name = "restitution", type = "number", unit = "1", default = 0, range = { 0, 1 }, help = "coefficient of restitution" },
-  { name = "start", type = "number", unit = "s", default = 0, range = { 0, math.huge, "[)" },
-    help = "kinematic: it rests until this time after it is added" },
-  { name = "ramp", type = "number", unit = "s", default = 0, range = { 0, math.huge, "[)" },
-    help = "kinematic: its speed grows linearly to velocity over this time" },
-  { name = "duration", type = "number", unit = "s", default = math.huge, range = { 0, math.huge, "(]" },
-    help = "kinematic: it moves this long (from start), then stops and holds" },
-  { name = "path", type = "any",
-    help = "kinematic: {{t, x, y, z}, ...}, the centre's piecewise-linear path (times from when it is added, increasing)" },
-}
+  { name = "momentum_scale", type = "number", unit = "1", default = 0, range = { 0, math.huge, "[)" },
+    help = "non-physical scene device (Jones et al. 2016's projectiles): a touched node gains momentum_scale x the " ..
+           "collider's velocity every step it touches, instead of restitution and friction; kinematic only; 0 = off" },
+} do collider_common[#collider_common + 1] = e end
 -- Two-way rigid bodies (docs/RIGID_BODIES.md): spheres and boxes only.
 local hinge_spec = {
   { name = "point", type = "vec3", unit = "m", required = true, help = "a point of the fixed hinge line" },
@@ -85,32 +109,12 @@ function World:collider(opts)
   local o = schema.check(specs["collider." .. kind], opts, where)
   local def = ffi.new("cl_collider_def")
   C.cl_collider_def_default(def, collider_kinds[kind])
-  vec3_into(def.center, o.center)
-  vec3_into(def.velocity, o.velocity)
+  if o.path ~= nil and o.dynamic then raise(where .. ": a dynamic collider cannot follow a path (the world moves it)") end
+  local path_buf = kinematic_into(def, o, where)
   vec3_into(def.angular_velocity, o.angular_velocity)
   def.friction = o.friction
   def.restitution = o.restitution
-  def.start, def.ramp, def.duration = o.start, o.ramp, o.duration
-  local path_buf
-  if o.path ~= nil then
-    if o.dynamic then raise(where .. ": a dynamic collider cannot follow a path (the world moves it)") end
-    if type(o.path) ~= "table" or #o.path == 0 then
-      raise(where .. ": path must be a list of {t, x, y, z} rows, got " .. schema.show(o.path))
-    end
-    path_buf = ffi.new("double[?]", 4 * #o.path)
-    for r, row in ipairs(o.path) do
-      if type(row) ~= "table" or #row ~= 4 then
-        raise(string.format("%s: path row %d must be {t, x, y, z}, got %s", where, r, schema.show(row)))
-      end
-      for k = 1, 4 do
-        if type(row[k]) ~= "number" then
-          raise(string.format("%s: path row %d, entry %d must be a number, got %s", where, r, k, schema.show(row[k])))
-        end
-        path_buf[4 * (r - 1) + k - 1] = row[k]
-      end
-    end
-    def.path, def.path_count = path_buf, #o.path
-  end
+  def.momentum_scale = o.momentum_scale
   if kind == "plane" then
     vec3_into(def.normal, o.normal)
   elseif kind == "sphere" then
@@ -150,7 +154,9 @@ function World:collider(opts)
   end
   local id = ffi.new("cl_id[1]")
   check(C.cl_world_add_collider(p, def, id), self)
-  return setmetatable({ world = self, id = id[0], kind = kind, opts = o }, Collider)
+  -- numbered in the order of addition, as the C library's messages name it ("box collider #2")
+  self._colliders_added = (rawget(self, "_colliders_added") or 0) + 1
+  return setmetatable({ world = self, id = id[0], kind = kind, opts = o, number = self._colliders_added }, Collider)
 end
 
 -- Current centre (m) of a (moving) collider.
@@ -189,6 +195,7 @@ end
 function Collider:remove()
   local p = owned_ptr(self, Collider, "collider:remove")
   check(C.cl_world_remove_collider(p, self.id), self.world)
+  self._removed = true
 end
 
-return {}
+return { kinematic_entries = kinematic_entries, kinematic_into = kinematic_into }

@@ -117,6 +117,7 @@ end
 function Condition:remove()
   local p = owned_ptr(self, Condition, "condition:remove")
   check(C.cl_world_remove_condition(p, self.id), self.world)
+  self._removed = true
 end
 
 return {}

@@ -1,5 +1,7 @@
 -- cleave.convert: small conversions between Lua values and C arrays shared by the cleave modules:
--- vectors, output formats ("table", "flat", "cdata"), string arguments and 3x3 matrices.
+-- vectors, output formats ("table", "flat", "cdata"), string arguments, 3x3 matrices and kinematic
+-- paths.
+local ffi = require "ffi"
 local schema = require "cleave.schema"
 
 local raise = schema.raise
@@ -106,6 +108,33 @@ local function check_matrix(m, where, name)
   return flat
 end
 
+-- A kinematic path {{t, x, y, z}, ...} (colliders, knives, brushes) as a double[4n] for C, and n.
+-- Rows must be four finite numbers with increasing times >= 0; errors name the row and entry.
+local function path_buffer(path, where)
+  if type(path) ~= "table" or #path == 0 then
+    raise(where .. ": path must be a list of {t, x, y, z} rows, got " .. show(path))
+  end
+  local buf = ffi.new("double[?]", 4 * #path)
+  for r, row in ipairs(path) do
+    if type(row) ~= "table" or #row ~= 4 then
+      raise(string.format("%s: path row %d must be {t, x, y, z}, got %s", where, r, show(row)))
+    end
+    for k = 1, 4 do
+      local x = row[k]
+      if type(x) ~= "number" or x ~= x or x == math.huge or x == -math.huge then
+        raise(string.format("%s: path row %d, entry %d must be a finite number, got %s", where, r, k, show(x)))
+      end
+      buf[4 * (r - 1) + k - 1] = x
+    end
+    if row[1] < 0 then raise(string.format("%s: path row %d: time %s s is negative", where, r, show(row[1]))) end
+    if r > 1 and not (row[1] > path[r - 1][1]) then
+      raise(string.format("%s: path row %d: time %s s does not come after %s s (times must increase)", where, r,
+        show(row[1]), show(path[r - 1][1])))
+    end
+  end
+  return buf, #path
+end
+
 M.vec3_into = vec3_into
 M.vec3_from = vec3_from
 M.check_string_arg = check_string_arg
@@ -115,5 +144,6 @@ M.matmul3 = matmul3
 M.rotation_matrix = rotation_matrix
 M.det3 = det3
 M.check_matrix = check_matrix
+M.path_buffer = path_buffer
 
 return M

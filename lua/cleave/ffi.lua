@@ -73,6 +73,11 @@ local C = setmetatable({}, { __index = function(t, name)
 end })
 M.C = C
 
+-- Long C operations (TetGen, sampling) show a progress line on a terminal only, like world:run's.
+pcall(function()
+  if require("cleave.progress").is_terminal() then lib.cl_set_progress(1) end
+end)
+
 M.version = ffi.string(C.cl_version())
 M.git_revision = ffi.string(C.cl_git_revision())
 if config.version and config.version ~= M.version then
@@ -106,13 +111,24 @@ local function record_warning(s, msg, world)
   end
 end
 
+-- A C message as a Lua user reads it: the C library names its own functions ("cl_cg_solve: ...",
+-- "cl_mesh_sample: ...") for C callers, but a script called a Lua method, so those names only point
+-- the wrong way. (Every C function is cl_<lowercase>; a message's own words never end in ':'
+-- right after such a name.)
+local function user_message(msg)
+  return (msg:gsub("cl_[%l%d_]+: ", ""))
+end
+M.user_message = user_message
+
 -- Turn a C status into an error at the user's line (< 0) or a recorded warning (> 0).
 local function check(status, world)
   local s = tonumber(status)
   if s == 0 then return 0 end
-  local msg = ffi.string(C.cl_last_error())
+  local msg = user_message(ffi.string(C.cl_last_error()))
   if s < 0 then
     if msg == "" then msg = status_name(s) .. " (the C library left no message)" end
+    -- what failed last, for callers that classify a caught error (a sweep point that blew up)
+    M.last_failure = { status = s, message = msg }
     raise(msg)
   end
   record_warning(s, msg, world)

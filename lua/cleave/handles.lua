@@ -49,11 +49,17 @@ Condition.__tostring = function(c) return string.format("cl.condition(%s on '%s'
 
 local Collider = { __name = "cl.collider" }
 Collider.__index = Collider
-Collider.__tostring = function(c) return "cl.collider(" .. c.kind .. ")" end
+Collider.__tostring = function(c)
+  return "cl.collider(" .. c.kind .. (rawget(c, "number") and (" #" .. c.number) or "") .. ")"
+end
 
 local Probe = { __name = "cl.probe" }
 Probe.__index = Probe
-Probe.__tostring = function(pr) return "cl.probe(" .. pr.kind .. ")" end
+Probe.__tostring = function(pr)
+  local spec = rawget(pr, "spec")
+  local body = spec and (spec.body or (spec.condition and spec.condition.body))
+  return "cl.probe(" .. pr.kind .. (body and (" of '" .. tostring(body.name) .. "'") or "") .. ")"
+end
 
 -- What cl.probe.* returns: a description that world:probe (or world:run) turns into a live probe.
 local ProbeSpec = { __name = "cl.probe spec" }
@@ -88,12 +94,32 @@ function M.world_ptr(w, what)
 end
 local world_ptr = M.world_ptr
 
+-- Why a condition, collider or probe handle no longer names a live object, in the user's terms
+-- (the C library only knows that the id is stale), or nil while it is alive.
+local function gone(self)
+  if rawget(self, "_removed") then return "it was removed (" .. tostring(self) .. ":remove())" end
+  local spec = rawget(self, "spec")
+  local body = rawget(self, "body") or (spec and spec.body)
+  local cond = spec and spec.condition
+  if cond and rawget(cond, "_removed") then
+    return "it was removed with its condition (condition:remove())"
+  end
+  if cond then body = cond.body end
+  if body and rawget(body, "_removed") then
+    return "it was removed with body '" .. tostring(body.name) .. "' (body:remove())"
+  end
+  return nil
+end
+
 -- The world pointer behind a condition, collider or probe method call (`self` checked first).
 function M.owned_ptr(self, mt, what)
   if getmetatable(self) ~= mt then
     raise(string.format("%s: expected a %s, got %s %s (call it with ':')", what, mt.__name, kind_of(self), show(self)))
   end
-  return world_ptr(self.world, what)
+  local p = world_ptr(self.world, what)
+  local why = gone(self)
+  if why then raise(string.format("%s: this %s cannot be used: %s", what, tostring(self), why)) end
+  return p
 end
 
 -- A body argument, or an error naming the call.

@@ -19,11 +19,13 @@
 --   cleave.body        world:body and the body:* methods
 --   cleave.conditions  world:fix, world:drive, world:force, world:support, world:load
 --   cleave.colliders   world:collider and the collider:* methods
+--   cleave.tools       world:knife, world:brush, world:anchor (sculpting tools) and condition:info
 --   cleave.probes      cl.probe.*, world:probe and the probe:* methods
 --   cleave.run         world:run
 --   cleave.options     cl.args, cl.options
 --   cleave.scene       cl.scene: a scene as a schema of parameters and a build function
--- and, loaded on first use, cl.output, cl.plot, cl.progress, cl.runinfo.
+-- and, loaded on first use, cl.output, cl.plot, cl.progress, cl.runinfo, and cl.sweep (parameter
+-- sweeps; with cleave.sweep_file, their results files, and cleave.process, worker processes).
 --
 -- Rules every module keeps (docs/LUA_API.md documents every function):
 --  * every argument is checked in Lua against a schema (cleave/schema.lua) BEFORE any FFI call, so
@@ -52,6 +54,7 @@ local scene = require "cleave.scene"
 require "cleave.body"
 require "cleave.conditions"
 require "cleave.colliders"
+require "cleave.tools"
 require "cleave.run"
 
 local raise = schema.raise
@@ -115,7 +118,7 @@ function cl.options(spec, args)
 end
 
 -- ---- sibling modules, loaded on first use --------------------------------------------------------------------
-local lazy = { output = true, plot = true, progress = true, runinfo = true }
+local lazy = { output = true, plot = true, progress = true, runinfo = true, sweep = true }
 setmetatable(cl, { __index = function(t, k)
   if lazy[k] then
     local ok, m = pcall(require, "cleave." .. k)

@@ -297,8 +297,17 @@ function Mesh:transform(opts)
     A = matmul3({ v[1], 0, 0, 0, v[2], 0, 0, 0, v[3] }, A)
   end
   if o.rotate ~= nil then A = matmul3(rotation_matrix(o.rotate.axis, o.rotate.angle), A) end
-  local d = det3(A)
-  if not (math.abs(d) > 1e-300) or d ~= d then raise(where .. ": the transform is singular (det = " .. d .. ")") end
+  -- singular on unit columns: a uniform scale by 1e-200 is not singular (its det
+  -- underflows to 0), it only makes the mesh far smaller than anything cleave meshes or simulates
+  local An = {}
+  for j = 1, 3 do
+    local big = math.max(math.abs(A[j]), math.abs(A[3 + j]), math.abs(A[6 + j]))
+    local n = 0
+    for i = 0, 2 do n = n + (big > 0 and (A[3 * i + j] / big) ^ 2 or 0) end
+    for i = 0, 2 do An[3 * i + j] = big > 0 and A[3 * i + j] / big / math.sqrt(n) or 0 end
+  end
+  local d = det3(An) -- on unit columns: scale-free
+  if not (math.abs(d) > 1e-12) then raise(where .. ": the transform is singular (det = " .. det3(A) .. ")") end
   local ca, ct = ffi.new("double[9]"), ffi.new("double[3]")
   for i = 1, 9 do ca[i - 1] = A[i] end
   vec3_into(ct, o.translate or { 0, 0, 0 })
@@ -398,7 +407,7 @@ function Mesh:is_closed()
   local p = mesh_ptr(self, "mesh:is_closed")
   local s = tonumber(C.cl_mesh_check_closed(p))
   if s == 0 then return true end
-  if s == tonumber(C.CL_ERR_MESH) then return false, ffi.string(C.cl_last_error()) end
+  if s == tonumber(C.CL_ERR_MESH) then return false, core.user_message(ffi.string(C.cl_last_error())) end
   check(s)
   return true
 end

@@ -275,7 +275,8 @@ local line_styles = {
 }
 
 --- Line plot of several series. Each series is {x=, y=, title=, style=, color=, width=, dash=,
---- point=} (style: lines, points, linespoints, steps, dashed, ...; default lines), or a band
+--- point=, labels=} (style: lines, points, linespoints, steps, dashed, ...; default lines; labels:
+--- a text per point, written beside it, as a sweep's Pareto plot names its points), or a band
 --- {kind="band", x=, ylo=, yhi=, title=, color=, alpha=} drawn as a translucent filled region
 --- (an experimental envelope). Bands are drawn first, lines on top. Lists are Lua arrays of
 --- numbers (or cdata arrays with n = count); NaN leaves a gap. On a log axis every value must be
@@ -309,6 +310,9 @@ function plot.lines(opts)
       n = nk
     end
     if n == 0 then argerr("lines", label .. " is empty") end
+    if s.labels ~= nil and (band or type(s.labels) ~= "table" or #s.labels ~= n) then
+      argerr("lines", label .. ": labels must be a list of " .. n .. " texts, one per point (lines only)")
+    end
     local rows = { string.format("$s%d << EOD\n", si) }
     for i = 1, n do
       local vals = {}
@@ -320,6 +324,9 @@ function plot.lines(opts)
                                         k, i, num(v), j == 1 and "x" or "y"))
         end
         vals[j] = num(v)
+      end
+      if s.labels then
+        vals[#vals + 1] = '"' .. tostring(s.labels[i]):gsub("[\r\n]+", " "):gsub('"', "'") .. '"'
       end
       rows[#rows + 1] = table.concat(vals, " ") .. "\n"
     end
@@ -359,6 +366,10 @@ function plot.lines(opts)
         if s.point then with = with .. " pointtype " .. num(s.point) end
       end
       lines[#lines + 1] = string.format("$s%d using 1:2 %s %s", si, with, title)
+      if s.labels then -- each point's text beside it
+        lines[#lines + 1] = string.format("$s%d using 1:2:3 with labels offset character 0.6,0.4 left "
+                                          .. "font ',8' textcolor rgb '#404040' notitle", si)
+      end
     end
   end
   local all = {}
@@ -551,6 +562,8 @@ end
 ---   light     = {x, y, z}: direction towards the light in the view frame (x right, y up,
 ---               z towards the viewer); default upper left, in front
 ---   color     = base colour '#rrggbb' (default a light clay); background = '#rrggbb'
+---   colors    = a base colour per triangle instead: a list (or cdata) of 0xRRGGBB integers, one
+---               per triangle in the order given (to colour pieces or clusters apart)
 ---   size      = {w, h} pixels (default 900 x 900); title = string; cull = true/false (default:
 ---               drop back faces only when the surface is closed and consistently oriented)
 --- Shading is Lambert (two-sided: a back face is lit as if it faced the viewer) plus ambient and
@@ -658,6 +671,11 @@ function plot.snapshot(opts)
   local br = tonumber(color:sub(2, 3), 16) / 255
   local bg = tonumber(color:sub(4, 5), 16) / 255
   local bb = tonumber(color:sub(6, 7), 16) / 255
+  local colors = opts.colors
+  if colors ~= nil then
+    local ok = type(colors) == "table" and #colors >= nt or type(colors) == "cdata"
+    if not ok then argerr("snapshot", "colors must give one 0xRRGGBB integer per triangle (" .. nt .. ")") end
+  end
   local ambient, diffuse, specular, shininess = 0.20, 0.72, 0.15, 24
   local fx, fy, fz = normalize3(0.8, 0.1, 0.6)
   local fill_strength = 0.22
@@ -697,6 +715,10 @@ function plot.snapshot(opts)
       local fill = nx * fx + ny * fy + nz * fz
       if fill < 0 then fill = 0 end
       local k = ambient + diffuse * lam + fill_strength * fill
+      if colors then
+        local cv = tonumber(colors[type(colors) == "table" and t + 1 or t])
+        br, bg, bb = math.floor(cv / 65536) % 256 / 255, math.floor(cv / 256) % 256 / 255, cv % 256 / 255
+      end
       local r = math.min(255, math.floor(255 * (br * k + sp) + 0.5))
       local g = math.min(255, math.floor(255 * (bg * k + sp) + 0.5))
       local bl = math.min(255, math.floor(255 * (bb * k + sp) + 0.5))

@@ -44,6 +44,9 @@ local function param_entry(p)
     -- index_from: the names stand for the numbers 0, 1, ... (schema's message for a number given)
     e.type, e.unit, e.values, e.index_from = "enum", "", names, 0
     e.default = names[e.default + 1]
+  elseif kind == C.CL_PARAM_TEXT then
+    -- a string C checks the meaning of at bind (e.g. a grid spec "50/1000/all")
+    e.type, e.default = "string", str(p.text)
   else
     e.type = kind == C.CL_PARAM_INTEGER and "integer" or "number"
     e.range = { tonumber(p.min), tonumber(p.max) }
@@ -96,7 +99,8 @@ end
 
 -- The parameter schema of a solver or criterion, read from its C table: a list of
 -- { name, default, unit, help, type }: type "number" or "integer" with range = {min, max};
--- "boolean" (default true/false); "enum" with values = the names in C's index order (default a name).
+-- "boolean" (default true/false); "enum" with values = the names in C's index order (default a name);
+-- "string" (a text parameter, default its text).
 -- `which` is "solver" or "criterion"; without it solvers are searched first.
 local function params(name, which)
   if which ~= nil and not REG[which] then

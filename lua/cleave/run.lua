@@ -63,23 +63,61 @@ function World:run(opts)
   for _, name in ipairs(names) do sizes[name] = live[name]:size() end
 
   local bodies = o.bodies or self:bodies()
+  local named = {}
   for i, b in ipairs(bodies) do
     if not is_body(b) then raise(string.format("%s: bodies[%d] is not a body", where, i)) end
     same_world(self, b, where)
+    -- one series per name: two bodies named alike would write into one series (world:body refuses
+    -- that; a list given here may still hold a body twice)
+    if named[b.name] then
+      raise(string.format("%s: bodies holds body '%s' twice (bodies[%d] and bodies[%d])", where, b.name, named[b.name], i))
+    end
+    named[b.name] = i
   end
 
   local result = { frames = o.frames, probes = { frame = {}, time = {} }, series = {} }
   for _, name in ipairs(names) do result.probes[name] = {} end
-  local csv
+  local csv, record
+  local used = {}
+  -- The series of a body, made on its first write: bodies added inside on_frame are written from
+  -- the frame they appear on (when `bodies` was not given).
+  local function series_of(b)
+    local s = result.series[b.name]
+    if s then return s end
+    local file = tostring(b.name):gsub("[^%w_%-%.]", "_")
+    while used[file] do file = file .. "_" end
+    used[file] = true
+    s = sibling(cl.output.series, o.output, file)
+    result.series[b.name] = s
+    return s
+  end
   if o.output then
-    local output = cl.output
-    local used = {}
-    for _, b in ipairs(bodies) do
-      local file = tostring(b.name):gsub("[^%w_%-%.]", "_")
-      while used[file] do file = file .. "_" end
-      used[file] = true
-      result.series[b.name] = sibling(output.series, o.output, file)
+    -- A second run into the same folder replaces the first: say so (docs/GUARANTEES.md).
+    local earlier = io.open(o.output .. "/run.json", "rb")
+    if earlier then
+      local text = earlier:read(4096) or ""
+      earlier:close()
+      local date = text:match('"date": "([^"]*)"') or "an unknown date"
+      io.stderr:write(string.format("cleave: note: %s: '%s' holds the files of an earlier run (%s); this run "
+        .. "replaces them (give another output folder to keep both)\n", schema.user_where(), o.output, date))
+      result.replaced = date
     end
+  end
+
+  -- Every run records what produced it (parameters, version, git revision) beside its outputs, and
+  -- how far it got: frames_completed after every written frame, completed = true at the end, and
+  -- the error that stopped it (written first, so that even a failure to open the outputs is told).
+  if o.output then
+    record = sibling(cl.runinfo.start, o.output, cl.used_options,
+      { version = core.version, git_revision = core.git_revision,
+        extra = { frames = o.frames, every = o.every, probes = names, replaced_earlier_run = result.replaced } },
+      { completed = false, frames_completed = 0 })
+  end
+
+  local function open_outputs()
+    if not o.output then return end
+    local output = cl.output
+    for _, b in ipairs(bodies) do series_of(b) end
     if #names > 0 then
       local columns = { "frame", "time" }
       for _, name in ipairs(names) do
@@ -114,30 +152,59 @@ function World:run(opts)
     if csv then sibling(csv.row, csv, row) end
   end
   local function write(frame, t)
-    for _, b in ipairs(bodies) do sibling(result.series[b.name].write, result.series[b.name], frame, t, b) end
+    if not o.bodies then
+      for _, b in ipairs(self:bodies()) do
+        if not named[b.name] then
+          bodies[#bodies + 1] = b
+          named[b.name] = #bodies
+        end
+      end
+    end
+    for _, b in ipairs(bodies) do
+      -- a body removed inside on_frame ends its series with the last frame it was in
+      if not rawget(b, "_removed") then
+        local s = series_of(b)
+        sibling(s.write, s, frame, t, b)
+      end
+    end
   end
 
-  -- Every run records what produced it (parameters, version, git revision) beside its outputs.
-  if o.output then
-    sibling(cl.runinfo.write, o.output, cl.used_options,
-      { version = core.version, git_revision = core.git_revision,
-        extra = { frames = o.frames, every = o.every, probes = names } })
-  end
   -- A progress line on a terminal only (quiet in pipes, logs and ctest).
   local bar = cl.progress.new { total = o.frames, label = o.output or "run" }
-  local t = self:stats().time
-  sample(0, t)
-  if o.output then write(0, t) end
-  for f = 1, o.frames do
-    self:step(1)
-    t = self:stats().time
-    sample(f, t)
-    if o.output and (f % o.every == 0 or f == o.frames) then write(f, t) end
-    if o.on_frame then o.on_frame(f, self) end
-    bar:update(f, t)
+  local done = 0
+  local function run_frames()
+    open_outputs()
+    local t = self:stats().time
+    sample(0, t)
+    if o.output then write(0, t) end
+    for f = 1, o.frames do
+      self:step(1)
+      t = self:stats().time
+      sample(f, t)
+      done = f
+      if o.output and (f % o.every == 0 or f == o.frames) then
+        write(f, t)
+        sibling(record.update, record, { frames_completed = f })
+      end
+      if o.on_frame then o.on_frame(f, self) end
+      bar:update(f, t)
+    end
   end
+  local ok, err = pcall(run_frames)
   bar:finish()
-  if csv then csv:close() end
+  if not ok then
+    -- say in run.json and in the message where the run stopped; keep every row written so far
+    local msg = schema.strip_internal_position(tostring(err))
+    if csv then pcall(csv.close, csv) end
+    if record then
+      pcall(record.update, record, { completed = false, frames_completed = done,
+                                     stopped_by = (msg:gsub("^[^:\n]+:%d+: ", "")) })
+    end
+    if msg:find("^[^:\n]+:%d+: ") then error(msg .. string.format(" (world:run stopped after frame %d of %d)", done, o.frames), 0) end
+    raise(msg .. string.format(" (world:run stopped after frame %d of %d)", done, o.frames))
+  end
+  if csv then sibling(csv.close, csv) end
+  if record then sibling(record.update, record, { completed = true, frames_completed = o.frames }) end
   result.stats = self:stats()
   return result
 end

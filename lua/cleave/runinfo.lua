@@ -179,27 +179,44 @@ function runinfo.collect(params, opts)
   }
 end
 
---- Write <dir>/run.json with `params` (the parameters the run used) and the facts above.
---- Creates dir. Returns the path written.
-function runinfo.write(dir, params, opts)
+-- The record behind write() and start(): the facts collected once, the file rewritten atomically
+-- by :update(fields) (fields merged in).
+local function record(fname, dir, params, opts)
   if type(dir) ~= "string" or dir == "" then
-    fail("runinfo.write: dir must be a non-empty string, got " .. tostring(dir))
+    fail(fname .. ": dir must be a non-empty string, got " .. tostring(dir))
   end
   if params ~= nil and type(params) ~= "table" then
-    fail("runinfo.write: params must be a table, got " .. type(params))
+    fail(fname .. ": params must be a table, got " .. type(params))
   end
   local info = runinfo.collect(params, opts)
   if opts and type(opts.extra) == "table" then
     for k, v in pairs(opts.extra) do info[k] = v end
   end
-  local text = runinfo.encode(info)
   output.mkdir(dir)
-  local path = dir .. "/run.json"
-  output.write_atomic(path, text .. "\n")
-  return path
+  local rec = { path = dir .. "/run.json", info = info }
+  rec.update = output.api(function(self, more)
+    for k, v in pairs(more or {}) do self.info[k] = v end
+    output.write_atomic(self.path, runinfo.encode(self.info) .. "\n")
+    return self
+  end)
+  return rec
+end
+
+--- Write <dir>/run.json with `params` (the parameters the run used) and the facts above.
+--- Creates dir. Returns the path written.
+function runinfo.write(dir, params, opts)
+  return record("runinfo.write", dir, params, opts):update().path
+end
+
+--- Start the record of a run that will say how far it got: writes <dir>/run.json as write() does,
+--- plus `fields` (e.g. { completed = false, frames_completed = 0 }), and returns a record whose
+--- :update(fields) merges new fields and rewrites the file atomically. A run killed mid-way leaves
+--- a run.json that says how far it got.
+function runinfo.start(dir, params, opts, fields)
+  return record("runinfo.start", dir, params, opts):update(fields)
 end
 
 -- public entry points raise at the caller's line
-for _, name in ipairs { "encode", "collect", "write" } do runinfo[name] = output.api(runinfo[name]) end
+for _, name in ipairs { "encode", "collect", "write", "start" } do runinfo[name] = output.api(runinfo[name]) end
 
 return runinfo

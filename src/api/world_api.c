@@ -6,30 +6,13 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "api/checks.h"
 #include "base/error.h"
 #include "fracture/criterion.h"
+#include "geom/components.h"
 #include "geom/mesh.h"
 #include "solvers/solver.h"
 #include "world/world.h"
-
-#define CHECK_NULL(p, fn)                                                          \
-  do {                                                                             \
-    if (!(p)) return cl_fail(CL_ERR_INVALID_ARGUMENT, "%s: %s is NULL", fn, #p);   \
-  } while (0)
-
-static cl_status check_finite3(const char *fn, const char *what, const double *v) {
-  for (int k = 0; k < 3; ++k)
-    if (!isfinite(v[k]))
-      return cl_fail(CL_ERR_INVALID_ARGUMENT, "%s: %s[%d] = %g must be finite", fn, what, k, v[k]);
-  return CL_OK;
-}
-
-static cl_status check_capacity(const char *fn, int64_t capacity, int64_t need, const char *unit) {
-  if (capacity < need)
-    return cl_fail(CL_ERR_INVALID_ARGUMENT, "%s: capacity %lld is too small, %lld %s needed", fn, (long long)capacity,
-                   (long long)need, unit);
-  return CL_OK;
-}
 
 /* ---- registry ------------------------------------------------------------------------------- */
 
@@ -94,7 +77,7 @@ cl_status cl_world_create(const cl_world_def *def, cl_world **out) {
     return cl_fail(CL_ERR_INVALID_ARGUMENT, "cl_world_def not initialised: call cl_world_def_default");
   if (!(def->dt > 0.0) || isinf(def->dt))
     return cl_fail(CL_ERR_INVALID_ARGUMENT, "world: dt = %g s must be positive and finite", def->dt);
-  CL_TRY(check_finite3("world", "gravity", def->gravity));
+  CL_TRY(cl_check_vec3_limit("world: gravity", def->gravity, CL_LIMIT_GRAVITY, "m/s^2"));
   if (def->substeps < 1)
     return cl_fail(CL_ERR_INVALID_ARGUMENT, "world: substeps = %d must be >= 1", def->substeps);
   if (def->threads < 0)
@@ -107,7 +90,7 @@ void cl_world_destroy(cl_world *world) { cl_world_free(world); }
 cl_status cl_world_set_gravity(cl_world *world, const double *g) {
   CHECK_NULL(world, "cl_world_set_gravity");
   CHECK_NULL(g, "cl_world_set_gravity");
-  CL_TRY(check_finite3("cl_world_set_gravity", "g", g));
+  CL_TRY(cl_check_vec3_limit("world: gravity", g, CL_LIMIT_GRAVITY, "m/s^2"));
   for (int k = 0; k < 3; ++k) world->gravity[k] = g[k];
   return CL_OK;
 }
@@ -128,10 +111,13 @@ void cl_body_def_default(cl_body_def *def) {
 }
 
 static cl_status check_material(const cl_material_def *m) {
-  if (!(m->density > 0.0) || isinf(m->density))
-    return cl_fail(CL_ERR_INVALID_ARGUMENT, "material: density = %g kg/m^3 must be positive and finite", m->density);
-  if (!(m->young > 0.0) || isinf(m->young))
-    return cl_fail(CL_ERR_INVALID_ARGUMENT, "material: young = %g Pa must be positive and finite", m->young);
+  /* upper limits (world.h) so that energies and stresses cannot overflow */
+  if (!(m->density > 0.0 && m->density <= CL_LIMIT_DENSITY))
+    return cl_fail(CL_ERR_INVALID_ARGUMENT, "material: density = %g kg/m^3 is outside the allowed range (0, %g] kg/m^3",
+                   m->density, CL_LIMIT_DENSITY);
+  if (!(m->young > 0.0 && m->young <= CL_LIMIT_YOUNG))
+    return cl_fail(CL_ERR_INVALID_ARGUMENT, "material: young = %g Pa is outside the allowed range (0, %g] Pa", m->young,
+                   CL_LIMIT_YOUNG);
   if (!(m->poisson >= 0.0 && m->poisson < 0.5))
     return cl_fail(CL_ERR_INVALID_ARGUMENT, "material: poisson = %g is outside [0, 0.5)", m->poisson);
   if (!isfinite(m->plastic_yield))
@@ -165,9 +151,15 @@ cl_status cl_world_add_body(cl_world *world, const cl_body_def *def, const cl_me
     return cl_fail(CL_ERR_INVALID_ARGUMENT, "body '%s': criterion_param_count = %d with criterion_params %s", label,
                    def->criterion_param_count, def->criterion_params ? "set" : "NULL");
   if (mesh->npoints < 1) return cl_fail(CL_ERR_MESH, "body '%s': the mesh has no points", label);
+  for (int32_t i = 0; i < mesh->npoints; ++i) {
+    s = cl_check_vec3_limit("position", mesh->x + 3 * (size_t)i, CL_LIMIT_COORD, "m");
+    if (s < 0) return cl_fail_context(s, "body '%s': mesh point %d: ", label, i);
+  }
   cl_body *b;
-  CL_TRY(cl_body_new(world, def, mesh, &b));
-  return cl_world_insert_body(world, b, body);
+  const cl_status warn = cl_body_new(world, def, mesh, &b); /* > 0: a warning of the binding, kept */
+  if (warn < 0) return warn;
+  const cl_status s2 = cl_world_insert_body(world, b, body);
+  return s2 < 0 ? s2 : warn > s2 ? warn : s2;
 }
 
 cl_status cl_world_remove_body(cl_world *world, cl_id body) {
@@ -256,6 +248,20 @@ cl_status cl_body_copy_rest_positions(const cl_world *world, cl_id body, double 
   return copy_nodes("cl_body_copy_rest_positions", world, body, xyz, capacity, 2);
 }
 
+cl_status cl_body_copy_piece_labels(const cl_world *world, cl_id body, int32_t *labels, int64_t capacity) {
+  static const char fn[] = "cl_body_copy_piece_labels";
+  if (!world) return cl_fail(CL_ERR_INVALID_ARGUMENT, "%s: world is NULL", fn);
+  if (!labels) return cl_fail(CL_ERR_INVALID_ARGUMENT, "%s: output buffer is NULL", fn);
+  cl_body *b;
+  CL_TRY(cl_world_body(world, body, &b));
+  const cl_body_state *st = &b->state;
+  CL_TRY(check_capacity(fn, capacity, st->n, "int32 labels (1 per node)"));
+  int32_t count = 0;
+  /* the labels the piece count comes from: the solver's own connectivity first (graph_fem's
+   * unbroken edges), else the cells' */
+  return cl_body_piece_labels(b, labels, &count);
+}
+
 cl_status cl_body_set_velocities(cl_world *world, cl_id body, const double *v, int64_t count) {
   CHECK_NULL(world, "cl_body_set_velocities");
   CHECK_NULL(v, "cl_body_set_velocities");
@@ -266,11 +272,12 @@ cl_status cl_body_set_velocities(cl_world *world, cl_id body, const double *v, i
     return cl_fail(CL_ERR_INVALID_ARGUMENT,
                    "cl_body_set_velocities: %s has %d nodes, so %lld values (3 per node) are needed; got %lld",
                    b->label, b->state.n, (long long)need, (long long)count);
-  for (int64_t k = 0; k < need; ++k)
-    if (!isfinite(v[k]))
-      return cl_fail(CL_ERR_INVALID_ARGUMENT, "cl_body_set_velocities: %s: velocity of node %lld is not finite "
-                     "(component %lld = %g)", b->label, (long long)(k / 3), (long long)(k % 3), v[k]);
+  for (int64_t i = 0; i < need / 3; ++i) {
+    cl_status s = cl_check_vec3_limit("velocity", v + 3 * i, CL_LIMIT_SPEED, "m/s");
+    if (s < 0) return cl_fail_context(s, "%s: node %lld: ", b->label, (long long)i);
+  }
   memcpy(b->state.v, v, sizeof(double) * (size_t)need);
+  cl_watch_body_added(world, b); /* energy given from outside the step */
   return CL_OK;
 }
 
@@ -279,14 +286,9 @@ cl_status cl_body_set_rigid_velocity(cl_world *world, cl_id body, const double *
   CHECK_NULL(linear, "cl_body_set_rigid_velocity");
   cl_body *b;
   CL_TRY(cl_world_body(world, body, &b));
-  for (int k = 0; k < 3; ++k) {
-    if (!isfinite(linear[k]))
-      return cl_fail(CL_ERR_INVALID_ARGUMENT, "cl_body_set_rigid_velocity: linear velocity component %d = %g is not "
-                     "finite", k, linear[k]);
-    if (angular && !isfinite(angular[k]))
-      return cl_fail(CL_ERR_INVALID_ARGUMENT, "cl_body_set_rigid_velocity: angular velocity component %d = %g is not "
-                     "finite", k, angular[k]);
-  }
+  cl_status s = cl_check_vec3_limit("velocity", linear, CL_LIMIT_SPEED, "m/s");
+  if (s >= 0 && angular) s = cl_check_vec3_limit("angular_velocity", angular, CL_LIMIT_SPIN, "rad/s");
+  if (s < 0) return cl_fail_context(s, "%s: ", b->label);
   const cl_body_state *st = &b->state;
   double c[3] = {0.0, 0.0, 0.0}, mass = 0.0;
   for (int32_t i = 0; i < st->n; ++i) {
@@ -304,6 +306,7 @@ cl_status cl_body_set_rigid_velocity(cl_world *world, cl_id body, const double *
     v[1] = linear[1] + w[2] * r[0] - w[0] * r[2];
     v[2] = linear[2] + w[0] * r[1] - w[1] * r[0];
   }
+  cl_watch_body_added(world, b); /* energy given from outside the step */
   return CL_OK;
 }
 
@@ -389,7 +392,7 @@ cl_status cl_world_apply_force(cl_world *world, cl_id body, const cl_region_def 
   cl_body *b;
   CL_TRY(cl_world_body(world, body, &b));
   CL_TRY(cl_region_check(region));
-  CL_TRY(check_finite3("cl_world_apply_force", "force", force));
+  CL_TRY(cl_check_vec3_limit("force", force, CL_LIMIT_FORCE, "N"));
   const cl_condition_spec spec = {.kind = CL_CONDITION_FORCE, .force = force};
   return cl_world_insert_condition(world, b, region, &spec, condition);
 }
@@ -445,9 +448,11 @@ cl_status cl_condition_total_force(cl_world *world, cl_id condition, double *for
   cl_condition *c;
   CL_TRY(cl_world_condition(world, condition, &c));
   force[0] = force[1] = force[2] = 0.0;
+  if (c->kind == CL_CONDITION_KNIFE)
+    return cl_fail(CL_ERR_INVALID_ARGUMENT, "the condition is a knife, it applies no load");
   if (c->kind != CL_CONDITION_FORCE && c->kind != CL_CONDITION_SURFACE_LOAD)
-    return cl_fail(CL_ERR_INVALID_ARGUMENT, "condition %u holds nodes, it applies no load (read its reaction with a "
-                   "reaction probe)", condition);
+    return cl_fail(CL_ERR_INVALID_ARGUMENT, "the condition holds nodes, it applies no load (read its reaction with a "
+                   "reaction probe)");
   cl_body *b;
   CL_TRY(cl_world_body(world, c->body, &b));
   double *f = calloc((size_t)b->state.n * 3, sizeof *f);
@@ -551,7 +556,20 @@ cl_status cl_probe_read(const cl_world *world, cl_id probe, double *out, int64_t
   CL_TRY(cl_world_probe(world, probe, &p));
   CL_TRY(check_capacity("cl_probe_read", capacity, cl_probe_value_count(p), "doubles"));
   /* probes cache derived data (pieces, surfaces) in the world: reading is logically const */
-  return cl_probe_eval((cl_world *)world, p, out);
+  cl_status s = cl_probe_eval((cl_world *)world, p, out);
+  if (s < 0) return s;
+  /* a non-finite value is a blow-up: it stops the world rather than reach a probes.csv */
+  for (int32_t k = 0; k < cl_probe_value_count(p); ++k)
+    if (!isfinite(out[k])) {
+      cl_body *b = NULL;
+      if (p->def.kind != CL_PROBE_PHASE_TIME) (void)cl_world_body(world, p->def.body, &b);
+      return cl_world_stop((cl_world *)world,
+                           cl_fail(CL_ERR_NUMERICAL, "%s%s%s probe: value %g after step %lld (t = %g s) is not "
+                                   "finite: the simulation blew up; the world is stopped. Try a smaller dt or more "
+                                   "substeps, or inputs within their ranges", b ? b->label : "", b ? ": " : "",
+                                   cl_probe_kind_name(p), out[k], (long long)world->steps, world->time));
+    }
+  return s;
 }
 
 /* ---- stepping ------------------------------------------------------------------------------- */

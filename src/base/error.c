@@ -60,6 +60,9 @@ const char *cl_status_name(cl_status s) {
     case CL_WARN_CLAMPED: return "CL_WARN_CLAMPED";
     case CL_WARN_NOT_POSDEF: return "CL_WARN_NOT_POSDEF";
     case CL_WARN_ALL_FIXED: return "CL_WARN_ALL_FIXED";
+    case CL_WARN_OVERLAP: return "CL_WARN_OVERLAP";
+    case CL_WARN_INACCURATE: return "CL_WARN_INACCURATE";
+    case CL_WARN_NO_EFFECT: return "CL_WARN_NO_EFFECT";
     case CL_ERR_INVALID_ARGUMENT: return "CL_ERR_INVALID_ARGUMENT";
     case CL_ERR_OUT_OF_MEMORY: return "CL_ERR_OUT_OF_MEMORY";
     case CL_ERR_IO: return "CL_ERR_IO";

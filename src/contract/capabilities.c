@@ -28,6 +28,8 @@ static void list_kinds(uint32_t mask, int units, char *buf, size_t size) {
   if (n == 0) snprintf(buf, size, "nothing");
 }
 
+void cl_event_kinds_list(uint32_t mask, char *buf, size_t size) { list_kinds(mask, 0, buf, size); }
+
 int cl_criterion_fits(const cl_solver_caps *solver, const cl_criterion_caps *crit, char *why, size_t why_size) {
   char a[128], b[128];
   if (!(crit->reads & CL_UNIT_BIT(solver->units))) {

@@ -29,6 +29,10 @@ typedef struct cl_criterion_caps {
   uint32_t emits;            /* CL_EVENT_BIT mask of the event kinds it raises (non-zero) */
 } cl_criterion_caps;
 
+/* The names of the event kinds in a CL_EVENT_BIT mask, "damage_edge or cut_surface" ("nothing" for
+ * none), into buf. */
+void cl_event_kinds_list(uint32_t mask, char *buf, size_t size);
+
 /* 1 if a criterion with `crit` can drive a solver with `solver`: it reads the solver's units and the
  * solver applies every kind the criterion raises. Otherwise 0, and `why` (if not NULL) says which
  * part fails, e.g. "it needs tets and the solver's units are clusters". */

@@ -6,13 +6,14 @@
 #include "contract/colliders.h"
 
 /* Penetration test: if x is inside the shape, return 1 with the projection point p on its surface
- * and the outward unit normal n there. */
+ * and the outward unit normal n there. Every test is written so that a NaN (a point or a pose that
+ * overflowed) means "no contact": a NaN compares false, so each test asks for the contact case. */
 int cl_collider_penetration(const cl_collider_shape *s, const double *x, double *p, double *n) {
   double d[3] = {x[0] - s->center[0], x[1] - s->center[1], x[2] - s->center[2]};
   switch (s->kind) {
     case CL_COLLIDER_PLANE: {
       double phi = d[0] * s->normal[0] + d[1] * s->normal[1] + d[2] * s->normal[2];
-      if (phi >= 0.0) return 0;
+      if (!(phi < 0.0)) return 0;
       for (int k = 0; k < 3; ++k) {
         n[k] = s->normal[k];
         p[k] = x[k] - phi * n[k];
@@ -23,7 +24,7 @@ int cl_collider_penetration(const cl_collider_shape *s, const double *x, double 
       const double r2 = d[0] * d[0] + d[1] * d[1] + d[2] * d[2];
       /* most points are well outside: decided without the root (a margin far above its rounding,
        * so the points it rejects are exactly those the test below would) */
-      if (r2 > s->radius * s->radius * (1.0 + 1e-9)) return 0;
+      if (!(r2 <= s->radius * s->radius * (1.0 + 1e-9))) return 0;
       double r = sqrt(r2);
       if (r >= s->radius) return 0;
       if (r > 0.0) {
@@ -44,7 +45,7 @@ int cl_collider_penetration(const cl_collider_shape *s, const double *x, double 
       double best = INFINITY;
       for (int k = 0; k < 3; ++k) {
         double depth = s->half[k] - fabs(q[k]);
-        if (depth <= 0.0) return 0;
+        if (!(depth > 0.0)) return 0; /* so axis is set below */
         if (depth < best) {
           best = depth;
           axis = k;
@@ -118,6 +119,17 @@ int cl_collider_project_mass(const cl_collider_view *view, double *x, double *v,
     for (int k = 0; k < 3; ++k) x[k] = p[k];
     double vs[3];
     cl_collider_surface_velocity(s, p, vs);
+    if (s->momentum_scale > 0.0) {
+      /* the authors' projectile (projectile.cpp of strainLimitingForClusteredShapeMatching): the
+       * push to the surface leaves v alone, and v gains momentumScale x the projectile's velocity */
+      double dp[3];
+      for (int k = 0; k < 3; ++k) {
+        dp[k] = mass * s->momentum_scale * vs[k];
+        v[k] += s->momentum_scale * vs[k];
+      }
+      if (s->contact && mass > 0.0) record(s, p, dp, 1);
+      continue;
+    }
     double vr[3] = {v[0] - vs[0], v[1] - vs[1], v[2] - vs[2]};
     double vn = vr[0] * n[0] + vr[1] * n[1] + vr[2] * n[2];
     if (vn >= 0.0) continue; /* already separating: position fix only */

@@ -25,6 +25,7 @@ typedef struct cl_collider_shape {
   double omega[3];         /* rad/s, about the centre */
   double friction;         /* Coulomb coefficient >= 0 */
   double restitution;      /* [0, 1] */
+  double momentum_scale;   /* the momentum kick of cl_collider_def (0 = none) */
   /* Dynamic (two-way) colliders: where the impulse the nodes give back to the collider is summed,
    * 6 doubles: linear (N s) and angular about `center` (N m s). NULL for a kinematic collider
    * (docs/RIGID_BODIES.md). cl_collider_project_mass adds to it when it moves a node; a solver that
@@ -57,6 +58,8 @@ void cl_collider_record(const cl_collider_shape *shape, const double *p, const d
  * change its velocity relative to the collider's surface velocity: the normal part is reflected with
  * the restitution if approaching, the tangential part loses mu * (normal velocity change) (Coulomb
  * friction as a velocity-level impulse, cf. Bridson, Fedkiw & Anderson, SIGGRAPH 2002, sec. 7.2).
+ * A shape with momentum_scale s > 0 instead adds s x its surface velocity to v (the momentum kick,
+ * see cl_collider_def), whether the point approaches or not.
  * x and v are 3 doubles, changed in place. Returns the number of colliders touched. */
 int cl_collider_project(const cl_collider_view *view, double *x, double *v);
 /* The same for a node of mass m (kg): every dynamic collider touched (shape->impulse != NULL) also

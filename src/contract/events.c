@@ -68,6 +68,12 @@ cl_fracture_event cl_event_damage_edge(int32_t a, int32_t b, int32_t unit, doubl
   return e;
 }
 
+cl_fracture_event cl_event_cut_surface(const double tri[9], double priority) {
+  cl_fracture_event e = event_of(CL_EVENT_CUT_SURFACE, priority, 0.0);
+  memcpy(e.cut_surface.tri, tri, sizeof e.cut_surface.tri);
+  return e;
+}
+
 cl_status cl_event_push(cl_event_list *list, const cl_fracture_event *event) {
   if (!list || !event) return cl_fail(CL_ERR_INVALID_ARGUMENT, "cl_event_push: NULL argument");
   if (cl_reserve((void **)&list->items, &list->capacity, (size_t)list->count + 1, sizeof *list->items))

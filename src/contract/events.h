@@ -68,6 +68,8 @@ cl_fracture_event cl_event_split_node(int32_t node, int32_t unit, const double n
 cl_fracture_event cl_event_split_unit(int32_t unit, const double normal[3], double priority, double value);
 cl_fracture_event cl_event_damage_edge(int32_t a, int32_t b, int32_t unit, double damage, double priority,
                                        double value);
+/* A cut along the triangle tri (3 corners, world coordinates, m); value 0. */
+cl_fracture_event cl_event_cut_surface(const double tri[9], double priority);
 
 typedef struct cl_event_list {
   cl_fracture_event *items;

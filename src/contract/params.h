@@ -14,6 +14,13 @@
  * `owner` names the table in messages, e.g. "solver 'corotational'". */
 cl_status cl_params_resolve(const char *owner, const cl_param_info *table, int32_t count,
                             const cl_param *given, int32_t ngiven, double *values);
+/* The same with text parameters: texts[i] (count entries) starts at table[i].text and points at the
+ * given string of a text parameter (the caller copies what it keeps; values[i] is 0 for them). A
+ * text parameter needs a string of at most CL_PARAM_TEXT_MAX printable ASCII characters, every
+ * other kind a number and no text. cl_params_resolve refuses tables with text parameters given a
+ * value (texts = NULL). */
+cl_status cl_params_resolve_text(const char *owner, const cl_param_info *table, int32_t count,
+                                 const cl_param *given, int32_t ngiven, double *values, const char **texts);
 /* Index of `name` in the table, or -1. */
 int32_t cl_param_index(const cl_param_info *table, int32_t count, const char *name);
 

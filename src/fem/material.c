@@ -85,9 +85,22 @@ double cl_fem_psi_sigma(const cl_fem_material *mat, const double s[3], double *g
   return psi;
 }
 
-/* (x_i - x_j) / (s_i - s_j), or its limit `lim` where the denominator vanishes; the denominator's
- * size is kept above 1e-6 (relative) so inverted, flattened elements give finite stiffness. */
-static double ratio(double num, double den, double lim, double scale) {
+/* a = (g_i - g_j) / (s_i - s_j). For an isotropic energy g_i - g_j vanishes with s_i - s_j, and the
+ * quotient tends to H_ii - H_ij (the derivative along s_i - s_j): that limit `lim` is used below a
+ * relative gap of 1e-6, where the quotient would lose digits; its error is of the order of the gap
+ * times the third derivative. (Clamping the gap instead, as for b below, made the tangent of a nearly
+ * uniformly strained element wrong by up to 100 % on this mode, and Newton iterations of a static
+ * solve converge only linearly.) */
+static double ratio_difference(double num, double den, double lim, double scale) {
+  if (fabs(den) < 1e-6 * scale) return lim;
+  return num / den;
+}
+
+/* b = (g_i + g_j) / (s_i + s_j): the numerator need not vanish with the denominator (an element
+ * flattened or inverted so that s_i = -s_j), so the denominator's size is kept above 1e-6 (relative)
+ * and such elements get a finite stiffness; where it is exactly zero, `lim` = H_ii + H_ij (the
+ * derivative along s_i + s_j, the limit where the numerator vanishes too). */
+static double ratio_sum(double num, double den, double lim, double scale) {
   const double eps = 1e-6 * scale;
   if (fabs(den) < 1e-12 * scale) return lim;
   if (fabs(den) < eps) den = den < 0.0 ? -eps : eps;
@@ -133,8 +146,8 @@ cl_status cl_fem_piola(const cl_fem_material *mat, const cl_mat3 *F, double *psi
   static const int pi[3] = {0, 0, 1}, pj[3] = {1, 2, 2};
   for (int k = 0; k < 3; ++k) {
     const int i = pi[k], j = pj[k];
-    pa[k] = ratio(g[i] - g[j], s[i] - s[j], H[3 * i + i] - H[3 * i + j], scale);
-    pb[k] = ratio(g[i] + g[j], s[i] + s[j], H[3 * i + i] - H[3 * i + j], scale);
+    pa[k] = ratio_difference(g[i] - g[j], s[i] - s[j], H[3 * i + i] - H[3 * i + j], scale);
+    pb[k] = ratio_sum(g[i] + g[j], s[i] + s[j], H[3 * i + i] + H[3 * i + j], scale);
     if (project) {
       pa[k] = fmax(pa[k], 0.0);
       pb[k] = fmax(pb[k], 0.0);

@@ -34,6 +34,9 @@ typedef struct cl_criterion_bind_input {
   const cl_solver_caps *caps;      /* what the body's solver does (its units, the events it applies) */
   const cl_body_state *state;      /* the bound rest state */
   const char *body_name;
+  const char *const *texts;        /* one per entry of ops->params: a text parameter's value (valid
+                                    * during bind only), NULL for the others; may be NULL if the
+                                    * table has no text parameters */
 } cl_criterion_bind_input;
 
 /* A criterion's table. Write it with designated initialisers, so a member added later is NULL / zero

@@ -10,8 +10,10 @@
 extern const cl_criterion_ops cl_cluster_stretch_criterion_ops; /* fracture/cluster_stretch.c */
 extern const cl_criterion_ops cl_separation_tensor_criterion_ops; /* fracture/separation_tensor.c */
 extern const cl_criterion_ops cl_plastic_excess_criterion_ops;    /* fracture/plastic_excess.c */
+extern const cl_criterion_ops cl_edge_stress_criterion_ops;       /* fracture/edge_stress.c */
 static const cl_criterion_ops *const k_builtin[] = {&cl_cluster_stretch_criterion_ops, &cl_separation_tensor_criterion_ops,
-                                                    &cl_plastic_excess_criterion_ops, NULL};
+                                                    &cl_plastic_excess_criterion_ops, &cl_edge_stress_criterion_ops,
+                                                    NULL};
 
 enum { CL_MAX_REGISTERED = 32 };
 static const cl_criterion_ops *g_registered[CL_MAX_REGISTERED];

@@ -66,8 +66,10 @@ static void grid_setup(const cl_bvh *bvh, double target_cells, double cell, cell
   while ((ceil(ext[0] / h) + 1) * (ceil(ext[1] / h) + 1) * (ceil(ext[2] / h) + 1) > 4194304.0) h *= 1.25;
   for (int k = 0; k < 3; ++k) {
     g->lo[k] = root->lo[k] - pad;
-    g->n[k] = (int32_t)ceil(ext[k] / h);
-    if (g->n[k] < 1) g->n[k] = 1;
+    /* the loop above bounds the count; an extent that overflowed (coordinates near +-1e308) gives NaN,
+     * which must not reach the int cast */
+    const double nk = ceil(ext[k] / h);
+    g->n[k] = nk >= 1.0 && nk <= 4194304.0 ? (int32_t)nk : 1;
   }
   g->h = h;
   g->inv_h = 1.0 / h;

@@ -40,43 +40,21 @@ static cl_status ensure_capacity(cl_hash_grid *g, int32_t cap, int with_static) 
   if (cap < g->cap) cap = g->cap;
   uint32_t ts = table_size_for(cap);
   if (cap > g->cap || !g->id) {
-    int32_t *id = realloc(g->id, sizeof(int32_t) * (size_t)cap);
-    if (id) g->id = id;
-    int32_t *cellc = realloc(g->cellc, sizeof(int32_t) * 3 * (size_t)cap);
-    if (cellc) g->cellc = cellc;
-    double *pos = realloc(g->pos, sizeof(double) * 3 * (size_t)cap);
-    if (pos) g->pos = pos;
-    if (!id || !cellc || !pos) return cl_fail(CL_ERR_OUT_OF_MEMORY, "out of memory growing a hash grid to %d points", cap);
-    if (g->bucket || with_static) {
-      uint32_t *bucket = realloc(g->bucket, sizeof(uint32_t) * (size_t)cap);
-      if (!bucket) return cl_fail(CL_ERR_OUT_OF_MEMORY, "out of memory growing a hash grid to %d points", cap);
-      g->bucket = bucket;
-    }
-    if (g->next || !with_static) {
-      int32_t *next = realloc(g->next, sizeof(int32_t) * (size_t)cap);
-      if (!next) return cl_fail(CL_ERR_OUT_OF_MEMORY, "out of memory growing a hash grid to %d points", cap);
-      g->next = next;
-    }
+    CL_TRY(CL_RESIZE(g->id, (size_t)cap, "hash grid point ids"));
+    CL_TRY(CL_RESIZE(g->cellc, 3 * (size_t)cap, "hash grid point cells"));
+    CL_TRY(CL_RESIZE(g->pos, 3 * (size_t)cap, "hash grid point positions"));
+    if (g->bucket || with_static) CL_TRY(CL_RESIZE(g->bucket, (size_t)cap, "hash grid point buckets"));
+    if (g->next || !with_static) CL_TRY(CL_RESIZE(g->next, (size_t)cap, "hash grid point chains"));
     g->cap = cap;
   }
-  if (with_static && !g->bucket) {
-    g->bucket = malloc(sizeof(uint32_t) * (size_t)g->cap);
-    if (!g->bucket) return cl_fail(CL_ERR_OUT_OF_MEMORY, "out of memory growing a hash grid to %d points", cap);
-  }
-  if (!with_static && !g->next) {
-    g->next = malloc(sizeof(int32_t) * (size_t)g->cap);
-    if (!g->next) return cl_fail(CL_ERR_OUT_OF_MEMORY, "out of memory growing a hash grid to %d points", cap);
-  }
+  if (with_static && !g->bucket) CL_TRY(CL_RESIZE(g->bucket, (size_t)g->cap, "hash grid point buckets"));
+  if (!with_static && !g->next) CL_TRY(CL_RESIZE(g->next, (size_t)g->cap, "hash grid point chains"));
   if (with_static && g->start_len < ts + 1u) {
-    int32_t *start = realloc(g->start, sizeof(int32_t) * ((size_t)ts + 1));
-    if (!start) return cl_fail(CL_ERR_OUT_OF_MEMORY, "out of memory growing a hash grid table to %u", ts);
-    g->start = start;
+    CL_TRY(CL_RESIZE(g->start, (size_t)ts + 1, "hash grid table"));
     g->start_len = ts + 1u;
   }
   if (!with_static && g->head_len < ts) {
-    int32_t *head = realloc(g->head, sizeof(int32_t) * (size_t)ts);
-    if (!head) return cl_fail(CL_ERR_OUT_OF_MEMORY, "out of memory growing a hash grid table to %u", ts);
-    g->head = head;
+    CL_TRY(CL_RESIZE(g->head, (size_t)ts, "hash grid table"));
     g->head_len = ts;
   }
   g->mask = ts - 1u;

@@ -181,6 +181,12 @@ cl_status cl_mesh_set_field(cl_mesh *m, const char *name, cl_field_location wher
     return cl_fail(CL_ERR_INVALID_ARGUMENT, "field '%s': %lld tuples given, the mesh has %lld %s", name,
                    (long long)count, (long long)expect, where == CL_FIELD_POINT ? "points" : "cells");
   size_t n = (size_t)ncomp * (size_t)count;
+  /* a NaN or Inf would be written into the .vtu as data (ParaView shows it as a number) */
+  for (size_t j = 0; j < n; ++j)
+    if (!isfinite(values[j]))
+      return cl_fail(CL_ERR_INVALID_ARGUMENT, "field '%s': value %g of %s %lld (component %d) is not finite", name,
+                     values[j], where == CL_FIELD_POINT ? "point" : "cell", (long long)(j / (size_t)ncomp) + 1,
+                     (int)(j % (size_t)ncomp) + 1);
   double *copy = cl_malloc(sizeof(double) * n, "mesh field");
   char *nm = cl_malloc(strlen(name) + 1, "field name");
   if (!copy || !nm) {

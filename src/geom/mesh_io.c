@@ -2,6 +2,7 @@
  * from memory. Also the helpers every reader and writer shares: a tokenizer that works on buffers
  * without a terminating NUL, a builder that checks cells naming their line, and an output file that
  * appears under its real name only once completely written. */
+#define _POSIX_C_SOURCE 200809L /* stat, fstat, fileno: a reader checks what it opens */
 #include "geom/mesh_io.h"
 
 #include <ctype.h>
@@ -12,6 +13,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include "base/alloc.h"
 #include "geom/tet.h"
@@ -51,26 +53,53 @@ const char *cl_mesh_format_name(cl_mesh_format fmt) {
 
 /* ---- whole files --------------------------------------------------------------------------------- */
 
+/* Refuse anything but a regular file: a FIFO, a device (a link to /dev/zero is an endless stream)
+ * or a directory would block or be read until memory runs out. */
+static cl_status check_regular(const char *path, const struct stat *st) {
+  if (S_ISREG(st->st_mode)) return CL_OK;
+  const char *what = S_ISDIR(st->st_mode)   ? "a directory"
+                     : S_ISFIFO(st->st_mode) ? "a pipe (FIFO)"
+                     : S_ISCHR(st->st_mode)  ? "a character device"
+                     : S_ISBLK(st->st_mode)  ? "a block device"
+                     : S_ISSOCK(st->st_mode) ? "a socket"
+                                             : "not a regular file";
+  return cl_fail(CL_ERR_IO, "%s: is %s, not a regular file; give the path of a mesh file", path, what);
+}
+
 cl_status cl_read_file(const char *path, char **data, size_t *size) {
   *data = NULL;
   *size = 0;
+  struct stat st;
+  /* stat before opening: opening a FIFO blocks until someone writes to it */
+  if (stat(path, &st) != 0) return cl_fail(CL_ERR_IO, "%s: cannot open: %s", path, strerror(errno));
+  CL_TRY(check_regular(path, &st));
   FILE *f = fopen(path, "rb");
   if (!f) return cl_fail(CL_ERR_IO, "%s: cannot open: %s", path, strerror(errno));
-  char *buf = NULL;
-  size_t cap = 0, n = 0;
-  for (;;) {
-    if (cl_reserve((void **)&buf, &cap, n + 65537, 1)) {
-      free(buf);
-      fclose(f);
-      return cl_fail_context(CL_ERR_OUT_OF_MEMORY, "%s: ", path);
-    }
-    size_t got = fread(buf + n, 1, cap - n - 1, f);
-    n += got;
+  /* what was opened may not be what was looked at (the path can change in between): check again */
+  if (fstat(fileno(f), &st) != 0 || !S_ISREG(st.st_mode)) {
+    fclose(f);
+    return check_regular(path, &st);
+  }
+  if (st.st_size < 0 || (uint64_t)st.st_size >= (uint64_t)SIZE_MAX / 2) {
+    fclose(f);
+    return cl_fail(CL_ERR_IO, "%s: size %lld bytes is more than this machine can hold", path, (long long)st.st_size);
+  }
+  /* read at most the size the file had when opened: a file that keeps growing is cut there */
+  const size_t cap = (size_t)st.st_size;
+  char *buf = cl_malloc(cap + 1, "file contents");
+  if (!buf) {
+    fclose(f);
+    return cl_fail_context(CL_ERR_OUT_OF_MEMORY, "%s (%zu bytes): ", path, cap);
+  }
+  size_t n = 0;
+  while (n < cap) {
+    size_t got = fread(buf + n, 1, cap - n, f);
     if (got == 0) break;
+    n += got;
   }
   int err = ferror(f) ? errno : 0;
   fclose(f);
-  if (err) { /* e.g. EISDIR: fopen succeeds on a directory, reading it fails */
+  if (err) {
     free(buf);
     return cl_fail(CL_ERR_IO, "%s: cannot read: %s", path, strerror(err));
   }
@@ -128,13 +157,12 @@ static char *tetgen_partner(const char *path, const char *ext) {
 
 /* Read a file that may be absent: *data NULL and CL_OK when it does not exist. */
 static cl_status read_optional(const char *path, char **data, size_t *size) {
-  FILE *f = fopen(path, "rb");
-  if (!f && errno == ENOENT) {
+  struct stat st;
+  if (stat(path, &st) != 0 && errno == ENOENT) {
     *data = NULL;
     *size = 0;
     return CL_OK;
   }
-  if (f) fclose(f);
   return cl_read_file(path, data, size);
 }
 

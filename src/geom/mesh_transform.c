@@ -17,8 +17,18 @@ cl_status cl_mesh_transform(cl_mesh *m, const double *A, const double *t) {
     if (!isfinite(t[k])) return cl_fail(CL_ERR_INVALID_ARGUMENT, "cl_mesh_transform: t[%d] = %g is not finite", k, t[k]);
   double det = A[0] * (A[4] * A[8] - A[5] * A[7]) - A[1] * (A[3] * A[8] - A[5] * A[6]) +
                A[2] * (A[3] * A[7] - A[4] * A[6]);
-  /* A singular map flattens every cell: tets would get zero volume, so refuse it */
-  if (m->kind != CL_MESH_POINTS && !(det != 0.0 && isfinite(det)))
+  /* A singular map flattens every cell: tets would get zero volume, so refuse it. Singular means
+   * the columns are (nearly) dependent, measured on unit columns: a tiny or badly scaled but
+   * invertible map (det underflowing to 0) is not singular. */
+  double U[9];
+  for (int j = 0; j < 3; ++j) {
+    double big = fmax(fabs(A[j]), fmax(fabs(A[3 + j]), fabs(A[6 + j]))), n = 0.0;
+    for (int i = 0; i < 3; ++i) n += big > 0.0 ? (A[3 * i + j] / big) * (A[3 * i + j] / big) : 0.0;
+    for (int i = 0; i < 3; ++i) U[3 * i + j] = big > 0.0 ? A[3 * i + j] / big / sqrt(n) : 0.0;
+  }
+  const double rdet = U[0] * (U[4] * U[8] - U[5] * U[7]) - U[1] * (U[3] * U[8] - U[5] * U[6]) +
+                      U[2] * (U[3] * U[7] - U[4] * U[6]);
+  if (m->kind != CL_MESH_POINTS && !(fabs(rdet) > 1e-12))
     return cl_fail(CL_ERR_INVALID_ARGUMENT, "cl_mesh_transform: det A = %g; a singular map would flatten the cells", det);
   /* compute into a copy so that an overflow leaves the mesh untouched */
   double *y = cl_malloc(sizeof(double) * 3 * (size_t)m->npoints, "transformed points");
@@ -36,7 +46,7 @@ cl_status cl_mesh_transform(cl_mesh *m, const double *A, const double *t) {
   }
   memcpy(m->x, y, sizeof(double) * 3 * (size_t)m->npoints);
   free(y);
-  if (det < 0) {
+  if (rdet < 0) {
     /* A reflection turns every cell inside out; swapping two corners restores a positive volume
      * (tets) and the outward normals (triangles). */
     int cs = cl_mesh_cell_size(m->kind);

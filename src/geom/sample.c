@@ -2,11 +2,13 @@
  * ("Fast Poisson disk sampling in arbitrary dimensions", SIGGRAPH 2007 sketches), both classified
  * with the fast generalised winding number (geom/bvh.h). */
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "base/alloc.h"
 #include "base/error.h"
+#include "base/progress.h"
 #include "geom/bvh.h"
 #include "geom/contains.h"
 #include "geom/hash_grid.h"
@@ -62,7 +64,8 @@ static void lattice_point(const lattice *L, int32_t i, int32_t j, int32_t k, dou
 
 /* Classify the lattice a chunk of z-slabs at a time (about 2^20 points per chunk) and keep the
  * inside points in lattice order. */
-static cl_status inside_lattice(const cl_bvh *bvh, int closed, const lattice *L, point_buf *out) {
+static cl_status inside_lattice(const cl_bvh *bvh, int closed, const lattice *L, point_buf *out,
+                                cl_progress *progress) {
   size_t slab = (size_t)L->n[0] * L->n[1];
   int32_t per_chunk = (int32_t)fmax(1.0, floor(1048576.0 / (double)slab));
   if (per_chunk > L->n[2]) per_chunk = L->n[2];
@@ -78,6 +81,7 @@ static cl_status inside_lattice(const cl_bvh *bvh, int closed, const lattice *L,
       for (int32_t j = 0; j < L->n[1]; ++j)
         for (int32_t i = 0; i < L->n[0]; ++i) lattice_point(L, i, j, k, p + 3 * m++);
     st = cl_bvh_classify(bvh, closed, p, (int32_t)m, in);
+    if (progress) cl_progress_update(progress, (double)k1 * (double)slab, (double)L->n[2] * (double)slab, "lattice points");
     for (size_t q = 0; q < m && st >= 0; ++q)
       if (in[q]) st = push_point(out, p + 3 * q);
   }
@@ -114,6 +118,8 @@ typedef struct poisson {
   double r, lo[3], hi[3];
   int32_t attempts;
   uint64_t rng;
+  cl_progress *progress; /* the caller's progress line (cl_set_progress) */
+  double estimate;       /* about how many points the run makes, for the progress line */
 } poisson;
 
 static cl_status poisson_add(poisson *P, const double *p) {
@@ -129,7 +135,8 @@ static cl_status poisson_add(poisson *P, const double *p) {
  * r from every sample; retire the active sample when all attempts fail. */
 static cl_status poisson_run(poisson *P) {
   const double r = P->r;
-  while (P->nactive > 0) {
+  for (uint32_t round = 0; P->nactive > 0; ++round) {
+    if ((round & 4095u) == 0) cl_progress_update(P->progress, (double)P->pts.n, P->estimate, "points");
     size_t a = (size_t)(rng_uniform(&P->rng) * (double)P->nactive);
     if (a >= P->nactive) a = P->nactive - 1;
     double c[3];
@@ -154,18 +161,20 @@ static cl_status poisson_run(poisson *P) {
 }
 
 static cl_status sample_poisson(const cl_bvh *bvh, int closed, const double *lo, const double *hi,
-                                const cl_sample_def *def, point_buf *out) {
+                                const cl_sample_def *def, double estimate, cl_progress *progress, point_buf *out) {
   /* Seeds: the inside points of a lattice of step r. Bridson's front grows from one seed through
    * connected space; restarting from every seed not yet covered reaches disconnected parts too. */
   lattice L;
   CL_TRY(make_lattice(lo, hi, def->spacing, &L));
   point_buf seeds = {0};
-  CL_TRY(inside_lattice(bvh, closed, &L, &seeds));
+  CL_TRY(inside_lattice(bvh, closed, &L, &seeds, NULL));
   poisson P;
   memset(&P, 0, sizeof P);
   P.r = def->spacing;
   P.attempts = def->attempts;
   P.rng = def->seed;
+  P.progress = progress;
+  P.estimate = estimate;
   memcpy(P.lo, lo, sizeof P.lo);
   memcpy(P.hi, hi, sizeof P.hi);
   cl_status st = cl_inside_cache_init(&P.inside, bvh, closed, def->spacing);
@@ -230,12 +239,20 @@ cl_status cl_mesh_sample(const cl_mesh *surface, const cl_sample_def *def, cl_me
   point_buf pts = {0};
   cl_status st;
   int closed = cl_surface_is_closed(surface);
+  cl_progress progress;
+  cl_progress_begin(&progress, def->method == CL_SAMPLE_GRID ? "grid sampling" : "Poisson sampling");
   if (def->method == CL_SAMPLE_GRID) {
     lattice L;
     st = make_lattice(info.lo, info.hi, def->spacing, &L);
-    if (st >= 0) st = inside_lattice(&bvh, closed, &L, &pts);
+    if (st >= 0) st = inside_lattice(&bvh, closed, &L, &pts, &progress);
   } else {
-    st = sample_poisson(&bvh, closed, info.lo, info.hi, def, &pts);
+    /* a maximal Poisson-disk set of radius r holds about 0.7 V / r^3 points */
+    st = sample_poisson(&bvh, closed, info.lo, info.hi, def, 0.7 * estimate, &progress, &pts);
+  }
+  if (st >= 0) {
+    char summary[64];
+    snprintf(summary, sizeof summary, "%zu points", pts.n);
+    cl_progress_end(&progress, summary);
   }
   cl_bvh_free(&bvh);
   if (st >= 0 && pts.n == 0)

@@ -8,7 +8,8 @@
  * Missing header fields take TetGen's defaults. As in TetGen, the first point number of the .node
  * file (0 or 1) sets the numbering of every file; numbers must then run consecutively, which catches
  * wrong counts and spliced files. Attributes and markers are skipped; 10-node tets keep their four
- * corners (TetGen lists the corners first).
+ * corners (TetGen lists the corners first), and a mid-side node missing from the .node file is named
+ * as what it is (quadratic tets are not supported beyond their corners), not as a bad corner.
  *
  * Orientation: TetGen's tets are positively oriented (det[x1-x0, x2-x0, x3-x0] > 0, as cleave
  * wants), but its boundary faces are listed with their normals pointing INTO the mesh (checked with
@@ -99,7 +100,14 @@ static cl_status corners(cl_lexer *lx, int count, long long first, size_t npoint
                          long long id, int32_t *v) {
   for (int c = 0; c < count; ++c) {
     long long x;
-    CL_TRY(cl_lex_int(lx, first, first + (long long)npoints - 1, &x, "corner %d of %s %lld", c, what, id));
+    if (c < 4)
+      CL_TRY(cl_lex_int(lx, first, first + (long long)npoints - 1, &x, "corner %d of %s %lld", c, what, id));
+    else
+      CL_TRY(cl_lex_int(lx, first, first + (long long)npoints - 1, &x,
+                        "mid-side node %d of quadratic (10-node) %s %lld: quadratic tets are not supported (cleave "
+                        "keeps only their 4 corners, and this file's mid-side nodes are not in its .node file; "
+                        "write linear tets, TetGen without -o2); the node number",
+                        c - 4, what, id));
     v[c] = (int32_t)(x - first);
   }
   return CL_OK;
@@ -114,6 +122,7 @@ static cl_status parse_ele(const char *data, size_t size, const char *name, long
   CL_TRY(header(&lx, "ele", 3, names, h, lo, hi));
   long long nt = h[0], per = h[1], nattr = h[2];
   if (per != 4 && per != 10) return cl_lex_fail(&lx, CL_ERR_PARSE, "%lld nodes per tet: TetGen writes 4 or 10", per);
+
   if (nt == 0) return cl_lex_fail(&lx, CL_ERR_PARSE, "the header declares no tets");
   size_t rest = cl_lex_remaining(&lx);
   if ((double)nt * 2.0 * (double)(1 + per + nattr) > (double)rest + 1)

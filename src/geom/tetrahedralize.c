@@ -11,6 +11,7 @@
 
 #include "base/alloc.h"
 #include "base/error.h"
+#include "base/progress.h"
 #include "geom/bvh.h"
 #include "geom/components.h"
 #include "geom/tet.h"
@@ -50,6 +51,76 @@ static cl_status check_surface_kind(const cl_mesh *s, const char *fn) {
   return CL_OK;
 }
 
+static void sub3(const double *a, const double *b, double *c);
+static void cross3(const double *a, const double *b, double *c);
+
+/* Orientation per connected shell: each must separate solid behind its triangles from outside in
+ * front of them. Tested at the largest triangle of each shell, a little in front of it (winding
+ * number of the whole surface ~0) and a little behind (~1). A whole cube plus a separate inward-facing
+ * cube passed the edge test, and TetGen then filled both while sampling left the inverted one
+ * empty; a cavity (an inner shell facing into the void, as in a hollow sphere) passes. A single
+ * shell is left to the volume tests of tetrahedralize and sampling, which call it inside out. */
+static cl_status check_shells(const cl_mesh *s) {
+  int32_t *plabel = cl_malloc(sizeof(int32_t) * (size_t)s->npoints, "component labels");
+  if (!plabel) return CL_ERR_OUT_OF_MEMORY;
+  int32_t ncomp = 0;
+  cl_status st = cl_components(s->npoints, s->cells, s->ncells, 3, plabel, &ncomp);
+  if (st >= 0 && ncomp <= 1) {
+    free(plabel);
+    return CL_OK;
+  }
+  int32_t *best = st >= 0 ? cl_malloc(sizeof(int32_t) * (size_t)(ncomp > 0 ? ncomp : 1), "shell triangles") : NULL;
+  double *area = st >= 0 ? cl_malloc(sizeof(double) * (size_t)(ncomp > 0 ? ncomp : 1), "shell areas") : NULL;
+  int32_t *ntri = st >= 0 ? cl_calloc((size_t)(ncomp > 0 ? ncomp : 1), sizeof(int32_t), "shell sizes") : NULL;
+  cl_bvh bvh;
+  memset(&bvh, 0, sizeof bvh);
+  if (st >= 0 && (!best || !area || !ntri)) st = CL_ERR_OUT_OF_MEMORY;
+  if (st >= 0) {
+    for (int32_t c = 0; c < ncomp; ++c) best[c] = -1, area[c] = -1.0;
+    for (int32_t t = 0; t < s->ncells; ++t) {
+      const int32_t *v = s->cells + 3 * (size_t)t;
+      int32_t c = plabel[v[0]];
+      double e1[3], e2[3], n[3];
+      sub3(s->x + 3 * (size_t)v[1], s->x + 3 * (size_t)v[0], e1);
+      sub3(s->x + 3 * (size_t)v[2], s->x + 3 * (size_t)v[0], e2);
+      cross3(e1, e2, n);
+      double a = sqrt(n[0] * n[0] + n[1] * n[1] + n[2] * n[2]);
+      ntri[c]++;
+      if (a > area[c]) area[c] = a, best[c] = t;
+    }
+    st = cl_bvh_build(s->x, s->cells, s->ncells, 1, &bvh);
+  }
+  for (int32_t c = 0; c < ncomp && st >= 0; ++c) {
+    if (best[c] < 0 || !(area[c] > 0.0)) continue;
+    const int32_t *v = s->cells + 3 * (size_t)best[c];
+    double e1[3], e2[3], n[3], g[3], front[3], back[3];
+    sub3(s->x + 3 * (size_t)v[1], s->x + 3 * (size_t)v[0], e1);
+    sub3(s->x + 3 * (size_t)v[2], s->x + 3 * (size_t)v[0], e2);
+    cross3(e1, e2, n);
+    const double eps = 1e-3 * sqrt(0.5 * area[c]); /* a thousandth of the triangle's size */
+    for (int k = 0; k < 3; ++k) {
+      g[k] = (s->x[3 * v[0] + k] + s->x[3 * v[1] + k] + s->x[3 * v[2] + k]) / 3.0;
+      front[k] = g[k] + eps * n[k] / area[c];
+      back[k] = g[k] - eps * n[k] / area[c];
+    }
+    const double wf = cl_bvh_winding_number(&bvh, front, 2.0), wb = cl_bvh_winding_number(&bvh, back, 2.0);
+    if (fabs(wf) < 0.5 && fabs(wb - 1.0) < 0.5) continue;
+    st = cl_fail(CL_ERR_MESH,
+                 "surface orientation: the shell of %d triangles around (%g, %g, %g) (%d of %d shells) %s; every "
+                 "triangle must be counter-clockwise seen from outside the solid, and an inner shell bounding a "
+                 "cavity must lie inside another shell",
+                 ntri[c], g[0], g[1], g[2], c + 1, ncomp,
+                 wf < -0.5 ? "is inside out (its triangles face into the solid it encloses)"
+                           : "overlaps the solid of another shell (a solid inside a solid)");
+  }
+  cl_bvh_free(&bvh);
+  free(best);
+  free(area);
+  free(ntri);
+  free(plabel);
+  return st;
+}
+
 cl_status cl_mesh_check_closed(const cl_mesh *s) {
   CL_TRY(check_surface_kind(s, "cl_mesh_check_closed"));
   size_t ne = 3 * (size_t)s->ncells;
@@ -87,7 +158,7 @@ cl_status cl_mesh_check_closed(const cl_mesh *s) {
   }
   if (bad == ne) {
     free(he);
-    return CL_OK;
+    return check_shells(s);
   }
   int32_t a = (int32_t)(he[bad].key >> 32), b = (int32_t)(he[bad].key & 0xffffffffu);
   const double *pa = s->x + 3 * (size_t)a, *pb = s->x + 3 * (size_t)b;
@@ -468,6 +539,35 @@ static cl_status spatial_order(double *x, int32_t np, int32_t *tets, int32_t nt,
   return CL_OK;
 }
 
+/* Sizes TetGen meshes in double precision. A surface much smaller or larger than these was given in
+ * the wrong unit (sizes are metres), and one far thinner than it is wide is flat: its volume and
+ * intersection tests would drown in rounding and name the wrong defect ("inside out",
+ * "self-intersects", a zero-volume output tet). */
+static const double MIN_SIZE = 1e-9, MAX_SIZE = 1e9, MIN_THICKNESS = 2e-5; /* 1e-5 gave flat tets */
+
+static cl_status check_extent(const cl_mesh *s) {
+  double lo[3], hi[3];
+  for (int k = 0; k < 3; ++k) lo[k] = hi[k] = s->x[k];
+  for (int32_t i = 1; i < s->npoints; ++i)
+    for (int k = 0; k < 3; ++k) {
+      lo[k] = fmin(lo[k], s->x[3 * i + k]);
+      hi[k] = fmax(hi[k], s->x[3 * i + k]);
+    }
+  double e[3] = {hi[0] - lo[0], hi[1] - lo[1], hi[2] - lo[2]};
+  double big = fmax(e[0], fmax(e[1], e[2])), small = fmin(e[0], fmin(e[1], e[2]));
+  if (!(big >= MIN_SIZE && big <= MAX_SIZE))
+    return cl_fail(CL_ERR_MESH,
+                   "surface is %g x %g x %g m: its largest extent is outside the range TetGen meshes reliably, [%g, "
+                   "%g] m; sizes are in metres (mesh:fit(size) or mesh:scale(s) rescales it)",
+                   e[0], e[1], e[2], MIN_SIZE, MAX_SIZE);
+  if (!(small >= MIN_THICKNESS * big))
+    return cl_fail(CL_ERR_MESH,
+                   "surface is %g x %g x %g m: it is flat (its thinnest extent is %.3g of its largest; at least %g is "
+                   "needed to mesh it in double precision); give it a thickness",
+                   e[0], e[1], e[2], small / big, MIN_THICKNESS);
+  return CL_OK;
+}
+
 cl_status cl_mesh_tetrahedralize(const cl_mesh *surface, const cl_tetgen_def *def, cl_mesh **out) {
   if (!out) return cl_fail(CL_ERR_INVALID_ARGUMENT, "cl_mesh_tetrahedralize: out is NULL");
   *out = NULL;
@@ -488,6 +588,7 @@ cl_status cl_mesh_tetrahedralize(const cl_mesh *surface, const cl_tetgen_def *de
     return cl_fail(CL_ERR_INVALID_ARGUMENT, "tetgen verbose = %d: must be 0 or 1", def->verbose);
 
   CL_TRY(cl_mesh_validate(surface, "surface"));
+  CL_TRY(check_extent(surface));
   CL_TRY(cl_mesh_check_closed(surface));
   double vol = signed_volume_of(surface, NULL, 0);
   if (!(vol > 0))
@@ -530,10 +631,26 @@ cl_status cl_mesh_tetrahedralize(const cl_mesh *surface, const cl_tetgen_def *de
   CL_TRY(find_cavity_points(surface, &holes, &nholes));
   double *x = NULL;
   int32_t *tets = NULL, np = 0, nt = 0;
+  /* TetGen reports nothing while it runs (only with verbose): say what it was given before a large
+   * run, and how long it took after */
+  cl_progress progress;
+  cl_progress_begin(&progress, "tetrahedralize");
+  if (surface->ncells >= 20000) {
+    char what[512];
+    snprintf(what, sizeof what, "TetGen is meshing %d triangles (switches -%s); it reports nothing until it ends%s",
+             surface->ncells, sw, quality ? " (a quality bound on a large surface can take minutes; max_steiner "
+                                            "bounds the work)" : "");
+    cl_progress_note(&progress, what);
+  }
   cl_status st = cl_tetgen_run(surface->x, surface->npoints, surface->cells, surface->ncells, holes, nholes, sw, &x, &np,
                                &tets, &nt);
   free(holes);
   if (st < 0) return cl_fail_context(st, "tetrahedralize (switches -%s): ", sw);
+  {
+    char summary[96];
+    snprintf(summary, sizeof summary, "%d tets, %d points", nt, np);
+    cl_progress_end(&progress, summary);
+  }
   /* TetGen keeps every input point, so the count beyond them is the Steiner points it added */
   int cap_reached = auto_cap >= 0 && (double)np - surface->npoints >= auto_cap;
   cl_mesh *m = NULL;
@@ -544,6 +661,10 @@ cl_status cl_mesh_tetrahedralize(const cl_mesh *surface, const cl_tetgen_def *de
     memcpy(m->x, x, sizeof(double) * 3 * (size_t)np);
     memcpy(m->cells, tets, sizeof(int32_t) * 4 * (size_t)nt);
     st = cl_mesh_validate(m, "TetGen output");
+    if (st == CL_ERR_MESH)
+      st = cl_fail_context(st, "TetGen's mesh has a flat tet: the surface has parts too thin for double precision "
+                               "at this size; thicken them, or mesh coarser (a larger max_volume, a lower quality). "
+                               "Detail: ");
   }
   free(x);
   free(tets);
@@ -555,8 +676,8 @@ cl_status cl_mesh_tetrahedralize(const cl_mesh *surface, const cl_tetgen_def *de
   if (cap_reached)
     return cl_fail(CL_WARN_NOT_CONVERGED,
                    "TetGen stopped at %.0f Steiner points before meeting the quality bound (-%s): the bounds are too "
-                   "strict for this surface; the mesh is returned as it stands (%d tets). Relax them (max_radius_edge "
-                   ">= 1.2, min_dihedral <= 18), or set max_volume or max_steiner",
+                   "strict for this surface; the mesh is returned as it stands (%d tets). Relax them (quality, C's "
+                   "max_radius_edge, >= 1.2; min_dihedral <= 18), or set max_volume or max_steiner",
                    auto_cap, sw, m->ncells);
   return CL_OK;
 }

@@ -2,6 +2,8 @@
  * workspaces. See cholmod_solver.h. */
 #include "linalg/cholmod_solver.h"
 
+#include "linalg/blas_threads.h"
+
 #include <cholmod.h>
 #include <math.h>
 #include <stdio.h>
@@ -234,6 +236,7 @@ cl_status cl_cholmod_factorize(cl_cholmod *c, const cl_bsr *A) {
   if (!fill_values(c, A)) return cl_fail(CL_ERR_NUMERICAL, "cl_cholmod_factorize: the matrix has NaN or Inf entries");
   if (!c->L) CL_TRY(cl_cholmod_analyse(c));
   g_cholmod_msg[0] = '\0';
+  cl_blas_set_threads(c->threads); /* the BLAS under the supernodal factor: the caller's threads */
   double t0 = now_ms();
   int ok = cholmod_l_factorize(c->A, c->L, &c->cc);
   c->st.factorize_ms = now_ms() - t0;

@@ -71,7 +71,8 @@ static void chol_destroy(void *data) {
   free(e);
 }
 
-static cl_status chol_analyse(void *data, const cl_bsr *A) {
+static cl_status chol_analyse(void *data, const cl_linear_solver_def *def, const cl_bsr *A) {
+  (void)def;
   chol_entry *e = data;
   drop(e);
   e->factor_ok = 0;

@@ -27,7 +27,8 @@ static void pcg_destroy(void *data) {
   free(p);
 }
 
-static cl_status pcg_analyse(void *data, const cl_bsr *A) {
+static cl_status pcg_analyse(void *data, const cl_linear_solver_def *def, const cl_bsr *A) {
+  (void)def;
   pcg *p = data;
   p->n3 = 3 * (int64_t)A->n;
   if (p->ws && p->ws->n >= A->n) return CL_OK;

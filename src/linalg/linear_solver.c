@@ -10,7 +10,8 @@
 #include "base/error.h"
 
 /* Order is part of the interface (numeric choices index it): append new entries at the end. */
-static const cl_linear_solver_ops *const k_entries[] = {&cl_linear_pcg_ops, &cl_linear_cholmod_ops};
+static const cl_linear_solver_ops *const k_entries[] = {&cl_linear_pcg_ops, &cl_linear_cholmod_ops,
+                                                        &cl_linear_multigrid_ops};
 enum { ENTRY_COUNT = (int)(sizeof k_entries / sizeof k_entries[0]) };
 
 struct cl_linear_solver {
@@ -45,6 +46,64 @@ void cl_linear_solver_def_default(cl_linear_solver_def *def) {
   def->reuse_factor = 1;
   def->refactor_iterations = 30;
   def->factor_solve = CL_CHOLMOD_SOLVE_CHOLMOD;
+  snprintf(def->mg_grid, sizeof def->mg_grid, "%s", "50/all");
+  def->mg_smoother = CL_MG_SMOOTH_GAUSS_SEIDEL;
+  def->mg_pre_sweeps = 2;
+  def->mg_post_sweeps = 2;
+  def->mg_omega = 0.5;
+  def->mg_coarse_solver = CL_MG_COARSE_CHOLMOD;
+  def->mg_coarse_iterations = 20;
+  def->mg_mode = CL_MG_MODE_PCG;
+  def->mg_cycles = 1;
+  def->mg_regularization = 1e-10;
+}
+
+/* The galerkin_mg options (the grid spec's text is parsed here too, so a bad one fails at create or
+ * configure, before any analysis). */
+static cl_status check_multigrid(const cl_linear_solver_def *def) {
+  if (!memchr(def->mg_grid, '\0', sizeof def->mg_grid))
+    return cl_fail(CL_ERR_INVALID_ARGUMENT, "linear solver: parameter 'mg_grid' is not a terminated string of at "
+                   "most %d characters", CL_MG_GRID_CHARS - 1);
+  cl_mg_grid grid;
+  const cl_status gs = cl_mg_grid_parse(def->mg_grid, &grid);
+  if (gs < 0) return cl_fail_context(gs, "linear solver: ");
+  if (def->mg_position_count < 0)
+    return cl_fail(CL_ERR_INVALID_ARGUMENT, "linear solver: parameter 'mg_position_count' = %d must be >= 0",
+                   def->mg_position_count);
+  if (def->mg_smoother < CL_MG_SMOOTH_JACOBI || def->mg_smoother > CL_MG_SMOOTH_SYMMETRIC_GS)
+    return cl_fail(CL_ERR_INVALID_ARGUMENT, "linear solver: parameter 'mg_smoother' = %d is outside [0, 2] (0 jacobi, "
+                   "1 gauss_seidel, 2 symmetric_gauss_seidel)", def->mg_smoother);
+  if (def->mg_pre_sweeps < 0 || def->mg_pre_sweeps > 1000)
+    return cl_fail(CL_ERR_INVALID_ARGUMENT, "linear solver: parameter 'mg_pre_sweeps' = %d is outside [0, 1000]",
+                   def->mg_pre_sweeps);
+  if (def->mg_post_sweeps < 0 || def->mg_post_sweeps > 1000)
+    return cl_fail(CL_ERR_INVALID_ARGUMENT, "linear solver: parameter 'mg_post_sweeps' = %d is outside [0, 1000]",
+                   def->mg_post_sweeps);
+  if (def->mg_pre_sweeps + def->mg_post_sweeps < 1)
+    return cl_fail(CL_ERR_INVALID_ARGUMENT, "linear solver: parameters 'mg_pre_sweeps' and 'mg_post_sweeps' are both 0; "
+                   "a V-cycle needs at least one smoothing sweep");
+  if (!(def->mg_omega > 0.0 && def->mg_omega <= 1.0))
+    return cl_fail(CL_ERR_INVALID_ARGUMENT, "linear solver: parameter 'mg_omega' = %g is outside (0, 1]", def->mg_omega);
+  if (def->mg_coarse_solver < CL_MG_COARSE_CG || def->mg_coarse_solver > CL_MG_COARSE_DENSE)
+    return cl_fail(CL_ERR_INVALID_ARGUMENT, "linear solver: parameter 'mg_coarse_solver' = %d is outside [0, 2] (0 cg, "
+                   "1 cholmod, 2 dense)", def->mg_coarse_solver);
+  if (def->mg_coarse_iterations < 1 || def->mg_coarse_iterations > 100000)
+    return cl_fail(CL_ERR_INVALID_ARGUMENT, "linear solver: parameter 'mg_coarse_iterations' = %d is outside [1, 100000]",
+                   def->mg_coarse_iterations);
+  if (def->mg_mode != CL_MG_MODE_FIXED && def->mg_mode != CL_MG_MODE_PCG)
+    return cl_fail(CL_ERR_INVALID_ARGUMENT, "linear solver: parameter 'mg_mode' = %d is outside [0, 1] (0 fixed "
+                   "V-cycles, 1 pcg)", def->mg_mode);
+  if (def->mg_mode == CL_MG_MODE_PCG && def->mg_pre_sweeps != def->mg_post_sweeps)
+    return cl_fail(CL_ERR_INVALID_ARGUMENT, "linear solver: parameter 'mg_post_sweeps' = %d must equal 'mg_pre_sweeps' = "
+                   "%d in mode pcg (the preconditioner must be a symmetric cycle)", def->mg_post_sweeps,
+                   def->mg_pre_sweeps);
+  if (def->mg_cycles < 1 || def->mg_cycles > 100000)
+    return cl_fail(CL_ERR_INVALID_ARGUMENT, "linear solver: parameter 'mg_cycles' = %d is outside [1, 100000]",
+                   def->mg_cycles);
+  if (!(def->mg_regularization >= 1e-14 && def->mg_regularization <= 1e-2))
+    return cl_fail(CL_ERR_INVALID_ARGUMENT, "linear solver: parameter 'mg_regularization' = %g is outside [1e-14, 1e-2]",
+                   def->mg_regularization);
+  return CL_OK;
 }
 
 static cl_status check_def(const cl_linear_solver_def *def) {
@@ -66,7 +125,7 @@ static cl_status check_def(const cl_linear_solver_def *def) {
     return cl_fail(CL_ERR_INVALID_ARGUMENT,
                    "linear solver: parameter 'factor_solve' = %d is outside [0, 2] (0 CHOLMOD's solve, 1 cleave's "
                    "sweeps in double, 2 in single precision)", def->factor_solve);
-  return CL_OK;
+  return check_multigrid(def);
 }
 
 cl_status cl_linear_solver_create(const char *name, const cl_linear_solver_def *def, cl_linear_solver **out) {
@@ -126,7 +185,7 @@ cl_status cl_linear_solver_analyse(cl_linear_solver *ls, const cl_bsr *A) {
   ls->n = -1;
   ls->A = NULL;
   ls->reason = CL_SOLVE_CONVERGED;
-  cl_status r = ls->ops->analyse(ls->data, A);
+  cl_status r = ls->ops->analyse(ls->data, &ls->def, A);
   if (r < 0) {
     ls->reason = CL_SOLVE_INVALID;
     return cl_fail_context(r, "linear solver \"%s\": analysis: ", ls->ops->name);
@@ -199,4 +258,8 @@ cl_status cl_linear_cg(const cl_bsr *A, const cl_linear_solver_def *def, cl_prec
 
 const cl_cholmod *cl_linear_solver_cholmod(const cl_linear_solver *ls) {
   return ls && ls->ops == &cl_linear_cholmod_ops ? cl_linear_cholmod_object(ls->data) : NULL;
+}
+
+const cl_mg *cl_linear_solver_multigrid(const cl_linear_solver *ls) {
+  return ls && ls->ops == &cl_linear_multigrid_ops ? cl_linear_multigrid_object(ls->data) : NULL;
 }

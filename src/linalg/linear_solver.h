@@ -34,10 +34,14 @@
  *                extra iterations cost less than a new factorisation ("rent or buy"). A
  *                factorisation that finds a non-positive pivot (a warning) leaves block-Jacobi PCG
  *                in charge until the next one.
- * A Galerkin multigrid fills the same table as a third entry: analyse = the hierarchy of patterns
- * (aggregates, P and the pattern of R A P per level), setup = the Galerkin products, solve = fixed
- * cycles, or CG preconditioned by one cycle (its options join cl_linear_solver_def, as the cholmod
- * entry's did; entries ignore the options of others). */
+ *   2 "galerkin_mg"  the Galerkin multigrid of Mandal et al. 2025 / Xian et al. 2019 (multigrid.h,
+ *                docs/solvers/graph_fem.md): analyse = the hierarchy (farthest point sampling on
+ *                geodesic distances, skinning prolongations, the patterns of R A P and the scatter
+ *                that fills them), setup = the Galerkin products and the coarse factor, solve =
+ *                mg_cycles V-cycles (mode fixed, the paper's) or CG preconditioned by one symmetric
+ *                V-cycle (mode pcg). It needs the nodes' rest positions (mg_positions).
+ * Entries ignore the options of others (the mg_ fields below are checked for everyone, so a def
+ * stays valid whichever entry it is given to). */
 #ifndef CL_LINALG_LINEAR_SOLVER_H
 #define CL_LINALG_LINEAR_SOLVER_H
 
@@ -47,6 +51,7 @@
 #include "linalg/bsr.h"
 #include "linalg/cg.h"
 #include "linalg/cholmod_solver.h"
+#include "linalg/multigrid.h"
 
 /* A change of basis around a preconditioner made from an older matrix, for entries that keep a
  * set-up across matrices (cholmod with reuse_factor). The corotational solver uses it to turn an old
@@ -73,6 +78,32 @@ typedef struct cl_linear_solver_def {
                                   iterations than this; 0 = at every set-up. >= 0, default 30 */
   int32_t factor_solve;        /* how the factor is applied: cl_cholmod_solve_mode (0, 1, 2); default 0 */
   cl_precond_wrap wrap;        /* optional, see above; default none */
+  /* galerkin_mg (multigrid.h). Read by the analysis: mg_grid, mg_positions, mg_position_count,
+     mg_coarse_solver (a change takes effect at the next analysis); by every set-up and solve: the rest */
+  char mg_grid[CL_MG_GRID_CHARS]; /* grid spec, coarsest level first as in the paper: the vertex counts of
+                                  the coarse levels, strictly increasing, then "all" ("50/all",
+                                  "50/1000/all"); each count in [1, nodes with a neighbour]. Default
+                                  "50/all" */
+  const double *mg_positions;  /* rest positions of the matrix's nodes, 3 per node (m): the geodesic
+                                  distances and the skinning frames. Read (not kept) by the analysis;
+                                  required there. Default NULL */
+  int32_t mg_position_count;   /* nodes in mg_positions: must be the matrix's block rows. Default 0 */
+  int32_t mg_smoother;         /* cl_mg_smoother: 0 jacobi (damped block Jacobi), 1 gauss_seidel (forward
+                                  before, backward after), 2 symmetric_gauss_seidel. Default 1 */
+  int32_t mg_pre_sweeps;       /* sweeps before the restriction on every level but the coarsest, [0, 1000];
+                                  default 2 */
+  int32_t mg_post_sweeps;      /* sweeps after the prolongation, [0, 1000]; mode pcg needs mg_post_sweeps =
+                                  mg_pre_sweeps >= 1 (a symmetric cycle). Default 2 */
+  double mg_omega;             /* damping of the Jacobi smoother, (0, 1]; default 0.5 */
+  int32_t mg_coarse_solver;    /* cl_mg_coarse: 0 cg, 1 cholmod, 2 dense; default 1 */
+  int32_t mg_coarse_iterations;/* CG iterations of the coarse solve 0 (cg), [1, 100000]; default 20 */
+  int32_t mg_mode;             /* cl_mg_mode: 0 fixed (mg_cycles V-cycles), 1 pcg (CG preconditioned by one
+                                  V-cycle, to rel_tol, at most max_iter iterations). Default 1 */
+  int32_t mg_cycles;           /* V-cycles per solve in mode fixed, [1, 100000]; default 1 (Algorithm 2: one
+                                  pass down and up per solve) */
+  double mg_regularization;    /* a pivot of a coarse handle's 12x12 diagonal block below this times the
+                                  block's mean diagonal is a null direction, raised to the mean diagonal
+                                  (cl_mg_regularize), [1e-14, 1e-2]; default 1e-10 */
 } cl_linear_solver_def;
 
 void cl_linear_solver_def_default(cl_linear_solver_def *def);
@@ -143,10 +174,13 @@ void cl_linear_solver_get_stats(const cl_linear_solver *ls, cl_linear_solver_sta
 /* The CHOLMOD object of a "cholmod" instance after analysis (for its detailed statistics:
  * cl_cholmod_get_stats); NULL for other entries or before analysis. */
 const cl_cholmod *cl_linear_solver_cholmod(const cl_linear_solver *ls);
+/* The hierarchy of a "galerkin_mg" instance (for its statistics: cl_mg_get_stats, and its levels);
+ * NULL for other entries. */
+const cl_mg *cl_linear_solver_multigrid(const cl_linear_solver *ls);
 
 /* ---- for entries ---- */
 
-/* What an entry fills (linear_pcg.c, linear_cholmod.c; registered in linear_solver.c). The wrapper
+/* What an entry fills (linear_pcg.c, linear_cholmod.c, linear_multigrid.c; registered in linear_solver.c). The wrapper
  * checks every argument and the phase order before calling, so entries see only valid input: A with
  * the analysed pattern, b and x non-NULL, def checked. */
 typedef struct cl_linear_solver_ops {
@@ -155,7 +189,7 @@ typedef struct cl_linear_solver_ops {
   int reuses_setup;  /* its preconditioner may be older than the matrix (cl_precond_wrap applies) */
   cl_status (*create)(void **data);
   void (*destroy)(void *data);
-  cl_status (*analyse)(void *data, const cl_bsr *A);
+  cl_status (*analyse)(void *data, const cl_linear_solver_def *def, const cl_bsr *A);
   /* sets *reason when it fails or warns (CL_SOLVE_CONVERGED = the set-up is usable as made) */
   cl_status (*setup)(void *data, const cl_linear_solver_def *def, const cl_bsr *A, const uint8_t *fixed,
                      cl_solve_reason *reason);
@@ -166,6 +200,7 @@ typedef struct cl_linear_solver_ops {
 
 extern const cl_linear_solver_ops cl_linear_pcg_ops;
 extern const cl_linear_solver_ops cl_linear_cholmod_ops;
+extern const cl_linear_solver_ops cl_linear_multigrid_ops;
 /* For entries: one CG run (cg.h) on A x = b with def's tolerance and iteration cap and the
  * preconditioner pc (fn and ctx for CL_PRECOND_USER), added to res: iterations summed over runs;
  * reason, residual and reference norm of this run. Returns cl_cg_solve's status. */
@@ -173,5 +208,7 @@ cl_status cl_linear_cg(const cl_bsr *A, const cl_linear_solver_def *def, cl_prec
                        cl_cg_workspace *ws, const double *b, double *x, const uint8_t *fixed, cl_linear_result *res);
 /* The CHOLMOD object inside a "cholmod" entry's data (NULL before analysis). */
 const cl_cholmod *cl_linear_cholmod_object(const void *data);
+/* The hierarchy inside a "galerkin_mg" entry's data. */
+const cl_mg *cl_linear_multigrid_object(const void *data);
 
 #endif

@@ -38,6 +38,8 @@ typedef struct cl_bind_input {
   const char *body_name;           /* for messages ("body 3" if unnamed) */
   uint64_t seed;                   /* for anything random */
   int32_t threads;                 /* >= 1 */
+  const char *const *texts;        /* one per entry of ops->params: a text parameter's value (valid
+                                    * during bind only: copy what you keep), NULL for the others */
 } cl_bind_input;
 
 /* What one contact pair op did, for statistics and tests. */

@@ -15,10 +15,18 @@
 #include "world/world.h"
 
 void cl_body_set_label(cl_body *b) {
+  /* the name the user gave; an id means nothing to a user, so an unnamed body is named by the order
+   * of its slot in the world (slots are the low bits of the id, ids.c) */
   if (b->name && b->name[0])
-    snprintf(b->label, sizeof b->label, "body '%.60s' (id %u)", b->name, b->id);
+    snprintf(b->label, sizeof b->label, "body '%.60s'", b->name);
   else
-    snprintf(b->label, sizeof b->label, "body (id %u)", b->id);
+    snprintf(b->label, sizeof b->label, "unnamed body #%u", (unsigned)(b->id & 0x3fffu) + 1u);
+}
+
+static void free_texts(char **texts, int32_t count) {
+  if (!texts) return;
+  for (int32_t i = 0; i < count; ++i) free(texts[i]);
+  free(texts);
 }
 
 void cl_body_free(cl_body *b) {
@@ -29,6 +37,8 @@ void cl_body_free(cl_body *b) {
   free(b->name);
   free(b->params);
   free(b->cparams);
+  free_texts(b->ptexts, b->ops ? b->ops->param_count : 0);
+  free_texts(b->ctexts, b->cops ? b->cops->param_count : 0);
   free(b->f_ext);
   free(b->slot);
   free(b->pslot);
@@ -57,12 +67,8 @@ cl_status cl_body_sync_nodes(cl_body *b) {
   int32_t n = b->state.n;
   if (n <= b->node_capacity) return CL_OK;
   int32_t cap = b->state.capacity > n ? b->state.capacity : n;
-  double *f = realloc(b->f_ext, sizeof(double) * 3 * (size_t)cap);
-  if (!f) return cl_fail(CL_ERR_OUT_OF_MEMORY, "%s: out of memory growing node arrays", b->label);
-  b->f_ext = f;
-  int32_t *s = realloc(b->slot, sizeof(int32_t) * (size_t)cap);
-  if (!s) return cl_fail(CL_ERR_OUT_OF_MEMORY, "%s: out of memory growing node arrays", b->label);
-  b->slot = s;
+  CL_TRY(CL_RESIZE(b->f_ext, 3 * (size_t)cap, "node external forces"));
+  CL_TRY(CL_RESIZE(b->slot, (size_t)cap, "node constraint slots"));
   CL_TRY(CL_RESIZE(b->pslot, (size_t)cap, "node support slots"));
   for (int32_t i = b->node_capacity; i < cap; ++i) {
     b->slot[i] = -1;
@@ -97,46 +103,74 @@ static cl_status check_bound_state(const cl_body *b) {
 
 static cl_status grow_units(cl_body *b, int32_t count) {
   if (count <= b->units_capacity) return CL_OK;
-  int32_t cap = count;
+  const size_t cap = cl_grow_capacity((size_t)b->units_capacity, (size_t)count, INT32_MAX);
   cl_unit_fields *u = &b->units;
-  double *F = realloc(u->F, sizeof(double) * 9 * (size_t)cap);
-  if (F) u->F = F;
-  double *S = realloc(u->stress, sizeof(double) * 9 * (size_t)cap);
-  if (S) u->stress = S;
-  double *P = realloc(u->plastic, sizeof(double) * 9 * (size_t)cap);
-  if (P) u->plastic = P;
-  double *C = realloc(u->center, sizeof(double) * 3 * (size_t)cap);
-  if (C) u->center = C;
-  double *V = realloc(u->volume, sizeof(double) * (size_t)cap);
-  if (V) u->volume = V;
-  double *D = realloc(u->damage, sizeof(double) * (size_t)cap);
-  if (D) u->damage = D;
-  if (!F || !S || !P || !C || !V || !D)
-    return cl_fail(CL_ERR_OUT_OF_MEMORY, "%s: out of memory for %d unit measures", b->label, count);
-  b->units_capacity = cap;
+  CL_TRY(CL_RESIZE(u->F, 9 * cap, "unit deformation gradients"));
+  CL_TRY(CL_RESIZE(u->stress, 9 * cap, "unit stresses"));
+  CL_TRY(CL_RESIZE(u->plastic, 9 * cap, "unit plastic strains"));
+  CL_TRY(CL_RESIZE(u->center, 3 * cap, "unit centres"));
+  CL_TRY(CL_RESIZE(u->volume, cap, "unit volumes"));
+  CL_TRY(CL_RESIZE(u->damage, cap, "unit damage"));
+  b->units_capacity = (int32_t)cap;
   return CL_OK;
 }
 
+/* Resolve a solver's or criterion's parameters (contract/params.h) into *values (malloc'd, one per
+ * table entry) and *texts (malloc'd copies of the text parameters' values, NULL for the others). */
+static cl_status resolve_params(const char *owner, const cl_param_info *table, int32_t count, const cl_param *given,
+                                int32_t ngiven, double **values, char ***texts) {
+  *values = cl_malloc(sizeof(double) * (size_t)(count + 1), "parameters");
+  *texts = cl_calloc((size_t)count + 1, sizeof(char *), "text parameters");
+  const char **view = cl_calloc((size_t)count + 1, sizeof(char *), "text parameters");
+  cl_status s = *values && *texts && view ? CL_OK : CL_ERR_OUT_OF_MEMORY;
+  if (s == CL_OK) s = cl_params_resolve_text(owner, table, count, given, ngiven, *values, view);
+  for (int32_t i = 0; s == CL_OK && i < count; ++i) {
+    if (!view[i]) continue;
+    const size_t len = strlen(view[i]);
+    (*texts)[i] = cl_malloc(len + 1, "text parameter");
+    if (!(*texts)[i]) s = CL_ERR_OUT_OF_MEMORY;
+    else memcpy((*texts)[i], view[i], len + 1);
+  }
+  free(view);
+  return s;
+}
+
+/* The names of the registered criteria that fit `solver` (crit NULL) or of the solvers that `crit`
+ * can drive (solver NULL), comma separated; the number found. */
+static int fitting_names(const cl_solver_ops *solver, const cl_criterion_ops *crit, char *names, size_t size) {
+  size_t used = 0;
+  int found = 0;
+  names[0] = '\0';
+  const int32_t count = solver ? cl_criterion_count() : cl_solver_count();
+  for (int32_t i = 0; i < count && used + 1 < size; ++i) {
+    const cl_criterion_ops *c = solver ? cl_criterion_at(i) : crit;
+    const cl_solver_ops *o = solver ? solver : cl_solver_at(i);
+    if (!cl_criterion_fits(&o->caps, &c->caps, NULL, 0)) continue;
+    int w = snprintf(names + used, size - used, "%s%s", used ? ", " : "", solver ? c->name : o->name);
+    if (w < 0) break;
+    used += (size_t)w;
+    ++found;
+  }
+  return found;
+}
+
 /* CL_ERR_INVALID_ARGUMENT unless the criterion can drive the solver (contract/capabilities.h); the
- * message says why and names the criteria that would (or that the solver cannot fracture). */
+ * message says why and names the criteria that would (or that the solver cannot fracture), and the
+ * solvers the criterion works with. */
 static cl_status check_criterion_fits(const cl_solver_ops *ops, const cl_criterion_ops *cops) {
   char why[256];
   if (cl_criterion_fits(&ops->caps, &cops->caps, why, sizeof why)) return CL_OK;
-  char names[512];
-  size_t used = 0;
-  names[0] = '\0';
-  for (int32_t i = 0; i < cl_criterion_count() && used + 1 < sizeof names; ++i) {
-    const cl_criterion_ops *c = cl_criterion_at(i);
-    if (!cl_criterion_fits(&ops->caps, &c->caps, NULL, 0)) continue;
-    int w = snprintf(names + used, sizeof names - used, "%s%s", used ? ", " : "", c->name);
-    if (w < 0) break;
-    used += (size_t)w;
-  }
-  if (!used)
+  char names[512], solvers[512];
+  const int ncrit = fitting_names(ops, NULL, names, sizeof names);
+  const int nsolv = fitting_names(NULL, cops, solvers, sizeof solvers);
+  char tail[600];
+  snprintf(tail, sizeof tail, nsolv ? "; criterion '%s' works with solver(s): %s" : "%s%s", nsolv ? cops->name : "",
+           solvers);
+  if (!ncrit)
     return cl_fail(CL_ERR_INVALID_ARGUMENT, "fracture criterion '%s' cannot drive solver '%s' (%s); solver '%s' "
-                   "takes no fracture criterion", cops->name, ops->name, why, ops->name);
+                   "takes no fracture criterion%s", cops->name, ops->name, why, ops->name, tail);
   return cl_fail(CL_ERR_INVALID_ARGUMENT, "fracture criterion '%s' cannot drive solver '%s' (%s); criteria that work "
-                 "with solver '%s': %s", cops->name, ops->name, why, ops->name, names);
+                 "with solver '%s': %s%s", cops->name, ops->name, why, ops->name, names, tail);
 }
 
 cl_status cl_body_new(const cl_world *world, const cl_body_def *def, const cl_mesh *mesh, cl_body **out) {
@@ -158,16 +192,13 @@ cl_status cl_body_new(const cl_world *world, const cl_body_def *def, const cl_me
   }
   b->material = def->material;
 
+  cl_status warn = CL_OK;
   cl_status s = cl_solver_find(def->solver, &b->ops);
   if (s < 0) goto fail;
   char owner[160];
   snprintf(owner, sizeof owner, "solver '%s'", b->ops->name);
-  b->params = cl_malloc(sizeof(double) * (size_t)(b->ops->param_count + 1), "solver parameters");
-  if (!b->params) {
-    s = CL_ERR_OUT_OF_MEMORY;
-    goto fail;
-  }
-  s = cl_params_resolve(owner, b->ops->params, b->ops->param_count, def->params, def->param_count, b->params);
+  s = resolve_params(owner, b->ops->params, b->ops->param_count, def->params, def->param_count, &b->params,
+                     &b->ptexts);
   if (s < 0) goto fail;
 
   if (def->criterion && def->criterion[0]) {
@@ -176,13 +207,8 @@ cl_status cl_body_new(const cl_world *world, const cl_body_def *def, const cl_me
     s = check_criterion_fits(b->ops, b->cops);
     if (s < 0) goto fail;
     snprintf(owner, sizeof owner, "criterion '%s'", b->cops->name);
-    b->cparams = cl_malloc(sizeof(double) * (size_t)(b->cops->param_count + 1), "criterion parameters");
-    if (!b->cparams) {
-      s = CL_ERR_OUT_OF_MEMORY;
-      goto fail;
-    }
-    s = cl_params_resolve(owner, b->cops->params, b->cops->param_count, def->criterion_params,
-                          def->criterion_param_count, b->cparams);
+    s = resolve_params(owner, b->cops->params, b->cops->param_count, def->criterion_params,
+                       def->criterion_param_count, &b->cparams, &b->ctexts);
     if (s < 0) goto fail;
   } else if (def->criterion_param_count > 0) {
     s = cl_fail(CL_ERR_INVALID_ARGUMENT, "%d criterion parameters given without a criterion",
@@ -192,7 +218,9 @@ cl_status cl_body_new(const cl_world *world, const cl_body_def *def, const cl_me
 
   s = b->ops->create(&b->solver);
   if (s < 0) goto fail;
-  cl_bind_input in = {mesh, &b->material, b->params, b->label, world->def.seed, world->threads};
+  cl_bind_input in = {mesh,          &b->material,   b->params,
+                      b->label,      world->def.seed, world->threads,
+                      (const char *const *)b->ptexts};
   s = b->ops->bind(b->solver, &in, &b->state);
   if (s < 0) goto fail;
   s = check_bound_state(b);
@@ -201,9 +229,11 @@ cl_status cl_body_new(const cl_world *world, const cl_body_def *def, const cl_me
   if (b->cops) {
     s = b->cops->create(&b->criterion);
     if (s < 0) goto fail;
-    cl_criterion_bind_input cin = {b->cparams, &b->material, b->ops->name, &b->ops->caps, &b->state, b->label};
+    cl_criterion_bind_input cin = {b->cparams, &b->material, b->ops->name, &b->ops->caps,
+                                   &b->state,  b->label,     (const char *const *)b->ctexts};
     s = b->cops->bind(b->criterion, &cin);
     if (s < 0) goto fail;
+    warn = s; /* e.g. edge_stress lowering the strength of edges too long for the fracture energy */
   }
   s = cl_body_sync_nodes(b);
   if (s < 0) goto fail;
@@ -211,7 +241,7 @@ cl_status cl_body_new(const cl_world *world, const cl_body_def *def, const cl_me
   if (s < 0) goto fail;
   b->nodes_seen = b->state.n;
   *out = b;
-  return CL_OK;
+  return warn;
 fail:
   cl_fail_context(s, "%s: ", b->label);
   cl_body_free(b);
@@ -225,6 +255,17 @@ cl_status cl_body_measure(cl_body *b) {
   if (count > 0) memset(b->units.damage, 0, sizeof(double) * (size_t)count);
   cl_status s = b->ops->measure(b->solver, &b->state, &b->units);
   if (s < 0) return cl_fail_context(s, "%s: measure: ", b->label);
+  /* a stress that overflowed is a blow-up, never an output (value * 0 is NaN only for NaN and Inf) */
+  const double *S = b->units.stress;
+  double z = 0.0;
+  for (int64_t j = 0; j < 9 * (int64_t)count; ++j) z += S[j] * 0.0;
+  if (z != 0.0)
+    for (int64_t j = 0; j < 9 * (int64_t)count; ++j)
+      if (!isfinite(S[j]))
+        return cl_fail(CL_ERR_NUMERICAL,
+                       "%s: non-finite stress %g Pa in unit %lld (component %lld): the simulation blew up; try a "
+                       "smaller dt or more substeps, or a material within range", b->label, S[j],
+                       (long long)(j / 9), (long long)(j % 9));
   return s;
 }
 

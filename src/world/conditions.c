@@ -26,15 +26,16 @@ cl_status cl_motion_check(const cl_motion_def *m) {
   if (m->kind < CL_MOTION_FIXED || m->kind > CL_MOTION_TWIST)
     return cl_fail(CL_ERR_INVALID_ARGUMENT,
                    "motion kind %d is not one of fixed (0), translate (1), rotate (2), twist (3)", (int)m->kind);
-  for (int k = 0; k < 3; ++k) {
-    if (!isfinite(m->velocity[k]))
-      return cl_fail(CL_ERR_INVALID_ARGUMENT, "motion: velocity[%d] = %g m/s must be finite", k, m->velocity[k]);
+  /* ranges (world.h): a drive faster than these made the linear solve see Inf ("the matrix has NaN
+   * or Inf entries") without saying which key was to blame */
+  CL_TRY(cl_check_vec3_limit("motion: velocity", m->velocity, CL_LIMIT_SPEED, "m/s"));
+  CL_TRY(cl_check_vec3_limit("motion: center", m->center, CL_LIMIT_COORD, "m"));
+  for (int k = 0; k < 3; ++k)
     if (!isfinite(m->axis[k]))
       return cl_fail(CL_ERR_INVALID_ARGUMENT, "motion: axis[%d] = %g must be finite", k, m->axis[k]);
-    if (!isfinite(m->center[k]))
-      return cl_fail(CL_ERR_INVALID_ARGUMENT, "motion: center[%d] = %g m must be finite", k, m->center[k]);
-  }
-  if (!isfinite(m->rate)) return cl_fail(CL_ERR_INVALID_ARGUMENT, "motion: rate = %g rad/s must be finite", m->rate);
+  if (!(fabs(m->rate) <= CL_LIMIT_SPIN))
+    return cl_fail(CL_ERR_INVALID_ARGUMENT, "motion: rate = %g rad/s is outside the allowed range [-%g, %g] rad/s",
+                   m->rate, CL_LIMIT_SPIN, CL_LIMIT_SPIN);
   if (m->kind == CL_MOTION_ROTATE || m->kind == CL_MOTION_TWIST) {
     double n2 = m->axis[0] * m->axis[0] + m->axis[1] * m->axis[1] + m->axis[2] * m->axis[2];
     if (!(n2 > 0.0))
@@ -224,6 +225,7 @@ void cl_condition_free(cl_condition *c) {
   free(c->x0);
   free(c->tris);
   free(c->rest_area);
+  cl_tool_free(c->tool);
   free(c);
 }
 
@@ -237,6 +239,10 @@ int cl_condition_active(const cl_condition *c, double t0) {
 }
 
 void cl_condition_target(const cl_condition *c, int32_t j, double t, double *x, double *v) {
+  if (c->tool && c->tool->kind == CL_TOOL_BRUSH) {
+    cl_tool_target(c, j, t, x, v);
+    return;
+  }
   const cl_motion_def *m = &c->motion;
   const double *x0 = c->x0 + 3 * j;
   double t0 = fmax(m->start, c->t_add);
@@ -338,22 +344,10 @@ cl_status cl_condition_follow_origins(cl_condition *c, const cl_body_state *s, i
     int32_t o = s->origin[i];
     if (o < 0 || o >= s->n || o == i || where[o] < 0 || where[i] >= 0) continue;
     if (c->count == c->capacity) {
-      int32_t cap = c->capacity + c->capacity / 2 + 8;
-      int32_t *nn = realloc(c->nodes, sizeof(int32_t) * (size_t)cap);
-      if (!nn) {
-        st = cl_fail(CL_ERR_OUT_OF_MEMORY, "out of memory carrying a condition over new nodes");
-        break;
-      }
-      c->nodes = nn;
-      if (c->x0) {
-        double *xx = realloc(c->x0, sizeof(double) * 3 * (size_t)cap);
-        if (!xx) {
-          st = cl_fail(CL_ERR_OUT_OF_MEMORY, "out of memory carrying a condition over new nodes");
-          break;
-        }
-        c->x0 = xx;
-      }
-      c->capacity = cap;
+      const size_t cap = cl_grow_capacity((size_t)c->capacity, (size_t)c->count + 1, INT32_MAX);
+      if ((st = CL_RESIZE(c->nodes, cap, "a condition's nodes carried over to new nodes")) < 0) break;
+      if (c->x0 && (st = CL_RESIZE(c->x0, 3 * cap, "a condition's rest positions of new nodes")) < 0) break;
+      c->capacity = (int32_t)cap;
     }
     int32_t j = c->count++;
     c->nodes[j] = i;

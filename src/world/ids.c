@@ -2,7 +2,8 @@
  * so an id kept after its object was destroyed is caught instead of reaching a reused slot. A kind
  * field catches a condition id passed as a body id, and a per-world tag catches ids from another
  * world (6 bits: two worlds share a tag only when more than 63 were created, so the check is strong
- * but not absolute). */
+ * but not absolute). A slot is reused at most GEN_MAX - 1 times and then retired, so a generation
+ * never wraps and a stale id stays stale for the world's life. */
 #include <stdatomic.h>
 #include <stdlib.h>
 
@@ -66,20 +67,16 @@ cl_status cl_pool_add(cl_pool *pool, void *item, cl_id *id) {
     slot = pool->free_slots[--pool->nfree];
   } else {
     if (pool->slots >= SLOT_MAX)
-      return cl_fail(CL_ERR_INVALID_ARGUMENT, "too many %ss in one world (at most %d)", kind_name(pool->kind),
-                     SLOT_MAX);
+      return cl_fail(CL_ERR_INVALID_ARGUMENT,
+                     "too many %ss in one world: at most %d at once, and %d adds and removes in all (a slot is "
+                     "retired after %d reuses so that old handles stay stale); create a new world",
+                     kind_name(pool->kind), SLOT_MAX, SLOT_MAX * GEN_MAX, GEN_MAX);
     if (pool->slots == pool->capacity) {
-      int32_t cap = pool->capacity ? 2 * pool->capacity : 8;
-      void **items = realloc(pool->items, sizeof *items * (size_t)cap);
-      if (!items) return cl_fail(CL_ERR_OUT_OF_MEMORY, "out of memory growing the %s table", kind_name(pool->kind));
-      pool->items = items;
-      uint16_t *gen = realloc(pool->generation, sizeof *gen * (size_t)cap);
-      if (!gen) return cl_fail(CL_ERR_OUT_OF_MEMORY, "out of memory growing the %s table", kind_name(pool->kind));
-      pool->generation = gen;
-      int32_t *fr = realloc(pool->free_slots, sizeof *fr * (size_t)cap);
-      if (!fr) return cl_fail(CL_ERR_OUT_OF_MEMORY, "out of memory growing the %s table", kind_name(pool->kind));
-      pool->free_slots = fr;
-      pool->capacity = cap;
+      const size_t cap = cl_grow_capacity((size_t)pool->capacity, (size_t)pool->slots + 1, SLOT_MAX);
+      CL_TRY(CL_RESIZE(pool->items, cap, kind_name(pool->kind)));
+      CL_TRY(CL_RESIZE(pool->generation, cap, kind_name(pool->kind)));
+      CL_TRY(CL_RESIZE(pool->free_slots, cap, kind_name(pool->kind)));
+      pool->capacity = (int32_t)cap;
     }
     slot = pool->slots++;
     pool->generation[slot] = 1;
@@ -102,12 +99,14 @@ cl_status cl_pool_get(const cl_pool *pool, cl_id id, const char *what, void **it
   if (!what) what = kind_name(pool->kind);
   if (id == 0) return cl_fail(CL_ERR_INVALID_ARGUMENT, "%s id is 0 (none)", what);
   if (id_kind(id) != (uint32_t)pool->kind)
-    return cl_fail(CL_ERR_STALE_ID, "%s id %u is not a %s id (it is a %s id)", what, id, kind_name(pool->kind),
-                   kind_name(id_kind(id)));
-  if (id_tag(id) != pool->tag)
-    return cl_fail(CL_ERR_STALE_ID, "%s id %u belongs to another world", what, id);
+    return cl_fail(CL_ERR_STALE_ID, "the %s given is a %s id, not a %s id", what, kind_name(id_kind(id)),
+                   kind_name(pool->kind));
+  if (id_tag(id) != pool->tag) return cl_fail(CL_ERR_STALE_ID, "the %s given belongs to another world", what);
   void *p = cl_pool_find(pool, id);
-  if (!p) return cl_fail(CL_ERR_STALE_ID, "%s id %u is stale: that %s was removed", what, id, kind_name(pool->kind));
+  if (!p)
+    return cl_fail(CL_ERR_STALE_ID,
+                   "the %s given is stale: it was removed (directly, or with the body or condition it belonged "
+                   "to) and can no longer be used", what);
   *item = p;
   return CL_OK;
 }
@@ -117,9 +116,12 @@ void *cl_pool_remove(cl_pool *pool, cl_id id) {
   if (!p) return NULL;
   uint32_t slot = id_slot(id);
   pool->items[slot] = NULL;
-  /* the generation wraps within 1..GEN_MAX so an id is never 0 */
-  pool->generation[slot] = (uint16_t)(pool->generation[slot] % GEN_MAX + 1);
-  pool->free_slots[pool->nfree++] = (int32_t)slot;
   pool->live--;
+  /* A slot whose generation is at GEN_MAX is retired, never reused: bumping it would wrap to a
+   * generation an old id still carries, and that id would name the new object. A retired slot
+   * keeps its generation, so its old ids stay stale (items[slot] is NULL for ever). */
+  if (pool->generation[slot] >= GEN_MAX) return p;
+  pool->generation[slot] = (uint16_t)(pool->generation[slot] + 1);
+  pool->free_slots[pool->nfree++] = (int32_t)slot;
   return p;
 }

@@ -47,15 +47,31 @@ static cl_status volume_mesh(cl_body *b, cl_mesh **out) {
   return CL_OK;
 }
 
+/* The surface triangles at current positions, with the vertices they use only (numbered in node
+ * order), so a surface file holds a surface and no interior nodes. */
 static cl_status surface_mesh(cl_body *b, cl_mesh **out) {
   CL_TRY(cl_body_surface(b));
   if (b->ntris == 0)
     return cl_fail(CL_ERR_INVALID_ARGUMENT, "%s has no surface triangles (solver '%s'); write a .vtu instead",
                    b->label, b->ops->name);
+  const int32_t n = b->state.n;
+  int32_t *index = cl_malloc(sizeof(int32_t) * (size_t)n, "surface vertices");
+  if (!index) return CL_ERR_OUT_OF_MEMORY;
+  for (int32_t i = 0; i < n; ++i) index[i] = -1;
+  for (int64_t j = 0; j < 3 * (int64_t)b->ntris; ++j) index[b->tris[j]] = 0;
+  int32_t used = 0;
+  for (int32_t i = 0; i < n; ++i)
+    if (index[i] == 0) index[i] = used++;
   cl_mesh *m;
-  CL_TRY(cl_mesh_alloc(CL_MESH_TRIANGLES, b->state.n, b->ntris, &m));
-  memcpy(m->x, b->state.x, sizeof(double) * 3 * (size_t)b->state.n);
-  memcpy(m->cells, b->tris, sizeof(int32_t) * 3 * (size_t)b->ntris);
+  cl_status st = cl_mesh_alloc(CL_MESH_TRIANGLES, used, b->ntris, &m);
+  if (st < 0) {
+    free(index);
+    return st;
+  }
+  for (int32_t i = 0; i < n; ++i)
+    if (index[i] >= 0) memcpy(m->x + 3 * (size_t)index[i], b->state.x + 3 * (size_t)i, 3 * sizeof(double));
+  for (int64_t j = 0; j < 3 * (int64_t)b->ntris; ++j) m->cells[j] = index[b->tris[j]];
+  free(index);
   *out = m;
   return CL_OK;
 }

@@ -95,13 +95,21 @@ cl_status cl_probe_new(cl_world *w, const cl_probe_def *def, cl_probe **out) {
   if (d.kind == CL_PROBE_REACTION) {
     cl_condition *c;
     CL_TRY(cl_world_condition(w, d.condition, &c));
+    if (c->kind == CL_CONDITION_KNIFE)
+      return cl_fail(CL_ERR_INVALID_ARGUMENT, "reaction probe: the condition is a knife, it holds no node (a brush or "
+                     "an anchor does)");
     if (c->kind != CL_CONDITION_CONSTRAIN && c->kind != CL_CONDITION_SUPPORT)
       return cl_fail(CL_ERR_INVALID_ARGUMENT,
-                     "reaction probe: condition %u applies a load, it is not a fixed, driven or supported region",
-                     d.condition);
-    if (d.body != 0 && d.body != c->body)
-      return cl_fail(CL_ERR_INVALID_ARGUMENT, "reaction probe: condition %u belongs to body %u, not to body %u",
-                     d.condition, c->body, d.body);
+                     "reaction probe: the condition applies a load (world:force, world:load), it is not a fixed, "
+                     "driven or supported region; a reaction probe needs the condition of world:fix, world:drive or "
+                     "world:support");
+    if (d.body != 0 && d.body != c->body) {
+      cl_body *cb = NULL, *db = NULL;
+      (void)cl_world_body(w, c->body, &cb);
+      (void)cl_world_body(w, d.body, &db);
+      return cl_fail(CL_ERR_INVALID_ARGUMENT, "reaction probe: the condition belongs to %s, not to %s",
+                     cb ? cb->label : "another body", db ? db->label : "the body given");
+    }
     d.body = c->body;
   }
   if (d.kind != CL_PROBE_PHASE_TIME) CL_TRY(cl_world_body(w, d.body, &body));
@@ -174,4 +182,10 @@ cl_status cl_probe_eval(cl_world *w, const cl_probe *p, double *out) {
     default: break;
   }
   return cl_fail(CL_ERR_INVALID_ARGUMENT, "probe kind %d cannot be read", (int)p->def.kind);
+}
+
+const char *cl_probe_kind_name(const cl_probe *p) {
+  static const char *names[] = {"reaction", "distance", "volume", "kinetic energy", "elastic energy", "pieces",
+                                "phase time", "contact force"};
+  return p->def.kind >= CL_PROBE_REACTION && p->def.kind <= CL_PROBE_CONTACT ? names[p->def.kind] : "a";
 }

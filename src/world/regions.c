@@ -1,4 +1,5 @@
-/* Regions: which nodes of a body a boundary condition takes, chosen by rest position. */
+/* Regions: which nodes of a body a boundary condition takes, chosen by rest position (or, for the
+ * tools that take nodes when they start acting, by current position: tools.c). */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -47,7 +48,7 @@ cl_status cl_region_check(const cl_region_def *r) {
                  "region kind %d is not one of all (0), slab (1), box (2), sphere (3), indices (4)", (int)r->kind);
 }
 
-static void describe(const cl_region_def *r, char *buf, size_t size) {
+void cl_region_describe(const cl_region_def *r, char *buf, size_t size) {
   static const char axes[] = "xyz";
   switch (r->kind) {
     case CL_REGION_ALL: snprintf(buf, size, "all nodes"); break;
@@ -64,18 +65,23 @@ static void describe(const cl_region_def *r, char *buf, size_t size) {
   }
 }
 
-cl_status cl_region_select(const cl_region_def *r, const cl_body *body, int32_t **nodes_out, int32_t *count_out) {
-  *nodes_out = NULL;
-  *count_out = 0;
-  const cl_body_state *s = &body->state;
-  int32_t n = s->n;
-  double lo[3] = {0, 0, 0}, hi[3] = {0, 0, 0};
+void cl_node_bounds(const double *P, int32_t n, double lo[3], double hi[3]) {
+  for (int k = 0; k < 3; ++k) lo[k] = hi[k] = 0.0;
   for (int32_t i = 0; i < n; ++i)
     for (int k = 0; k < 3; ++k) {
-      double x = s->X[3 * i + k];
+      const double x = P[3 * (size_t)i + k];
       if (i == 0 || x < lo[k]) lo[k] = x;
       if (i == 0 || x > hi[k]) hi[k] = x;
     }
+}
+
+cl_status cl_region_pick(const cl_region_def *r, const cl_body *body, const double *P, int32_t **nodes_out,
+                         int32_t *count_out) {
+  *nodes_out = NULL;
+  *count_out = 0;
+  const int32_t n = body->state.n;
+  double lo[3], hi[3];
+  cl_node_bounds(P, n, lo, hi);
   double diag = sqrt((hi[0] - lo[0]) * (hi[0] - lo[0]) + (hi[1] - lo[1]) * (hi[1] - lo[1]) +
                      (hi[2] - lo[2]) * (hi[2] - lo[2]));
   double tol = 1e-9 * diag;
@@ -107,7 +113,7 @@ cl_status cl_region_select(const cl_region_def *r, const cl_body *body, int32_t 
     free(seen);
   } else {
     for (int32_t i = 0; i < n; ++i) {
-      const double *X = s->X + 3 * i;
+      const double *X = P + 3 * (size_t)i;
       int in = 0;
       switch (r->kind) {
         case CL_REGION_ALL: in = 1; break;
@@ -129,13 +135,21 @@ cl_status cl_region_select(const cl_region_def *r, const cl_body *body, int32_t 
   }
   if (count == 0) {
     free(nodes);
-    char what[160];
-    describe(r, what, sizeof what);
-    return cl_fail(CL_ERR_INVALID_ARGUMENT,
-                   "region (%s) selects no node of %s, whose rest bounding box is [%g, %g] x [%g, %g] x [%g, %g]",
-                   what, body->label, lo[0], hi[0], lo[1], hi[1], lo[2], hi[2]);
+    return CL_OK;
   }
   *nodes_out = nodes;
   *count_out = count;
   return CL_OK;
+}
+
+cl_status cl_region_select(const cl_region_def *r, const cl_body *body, int32_t **nodes_out, int32_t *count_out) {
+  CL_TRY(cl_region_pick(r, body, body->state.X, nodes_out, count_out));
+  if (*count_out > 0) return CL_OK;
+  char what[160];
+  double lo[3], hi[3];
+  cl_region_describe(r, what, sizeof what);
+  cl_node_bounds(body->state.X, body->state.n, lo, hi);
+  return cl_fail(CL_ERR_INVALID_ARGUMENT,
+                 "region (%s) selects no node of %s, whose rest bounding box is [%g, %g] x [%g, %g] x [%g, %g]", what,
+                 body->label, lo[0], hi[0], lo[1], hi[1], lo[2], hi[2]);
 }

@@ -31,14 +31,16 @@ cl_status cl_rigid_check(const cl_collider_def *d) {
     return cl_fail(CL_ERR_INVALID_ARGUMENT,
                    "dynamic collider: kind %d cannot be dynamic; only a sphere (1) or a box (2) can (a plane "
                    "has no finite mass)", (int)d->kind);
-  if (!(d->mass > 0.0) || isinf(d->mass))
-    return cl_fail(CL_ERR_INVALID_ARGUMENT, "dynamic collider: mass = %g kg must be positive and finite", d->mass);
+  /* a tiny mass or inertia turns the nodes' impulses into an overflowing velocity (world.h) */
+  if (!(d->mass >= CL_LIMIT_MASS_MIN && d->mass <= CL_LIMIT_MASS_MAX))
+    return cl_fail(CL_ERR_INVALID_ARGUMENT, "dynamic collider: mass = %g kg is outside the allowed range [%g, %g] kg",
+                   d->mass, CL_LIMIT_MASS_MIN, CL_LIMIT_MASS_MAX);
   int zero = 0;
   for (int k = 0; k < 3; ++k) {
-    if (!(d->inertia[k] >= 0.0) || isinf(d->inertia[k]))
+    if (d->inertia[k] != 0.0 && !(d->inertia[k] >= CL_LIMIT_INERTIA_MIN && d->inertia[k] <= CL_LIMIT_INERTIA_MAX))
       return cl_fail(CL_ERR_INVALID_ARGUMENT,
-                     "dynamic collider: inertia[%d] = %g kg m^2 must be finite and >= 0 (all 0 = from the shape)", k,
-                     d->inertia[k]);
+                     "dynamic collider: inertia[%d] = %g kg m^2 is outside the allowed range [%g, %g] kg m^2 (all 0 = "
+                     "from the shape)", k, d->inertia[k], CL_LIMIT_INERTIA_MIN, CL_LIMIT_INERTIA_MAX);
     zero += d->inertia[k] == 0.0;
   }
   if (zero != 0 && zero != 3)
@@ -50,14 +52,12 @@ cl_status cl_rigid_check(const cl_collider_def *d) {
   if (!d->hinged) return CL_OK;
   double a2 = 0.0;
   for (int k = 0; k < 3; ++k) {
-    if (!isfinite(d->hinge_point[k]))
-      return cl_fail(CL_ERR_INVALID_ARGUMENT, "dynamic collider: hinge_point[%d] = %g m must be finite", k,
-                     d->hinge_point[k]);
     if (!isfinite(d->hinge_axis[k]))
       return cl_fail(CL_ERR_INVALID_ARGUMENT, "dynamic collider: hinge_axis[%d] = %g must be finite", k,
                      d->hinge_axis[k]);
     a2 += d->hinge_axis[k] * d->hinge_axis[k];
   }
+  CL_TRY(cl_check_vec3_limit("dynamic collider: hinge_point", d->hinge_point, CL_LIMIT_COORD, "m"));
   if (!(a2 > 1e-300))
     return cl_fail(CL_ERR_INVALID_ARGUMENT, "dynamic collider: hinge_axis (%g, %g, %g) must be non-zero",
                    d->hinge_axis[0], d->hinge_axis[1], d->hinge_axis[2]);

@@ -13,6 +13,7 @@ typedef struct cl_rigid_contact_stats {
   int32_t pairs;    /* pair resolutions that found at least one contact */
   int32_t contacts; /* contact points handled */
   double max_depth; /* deepest penetration found, m */
+  int64_t tested;   /* pairs handed to the narrow phase (all pairs, or the broad phase's candidates) */
 } cl_rigid_contact_stats;
 
 /* For the substep of length h ending at t1 (dynamic colliders already predicted to t1 and pushed by
@@ -21,7 +22,12 @@ typedef struct cl_rigid_contact_stats {
  * angular part with the world-frame inverse inertia; a hinged body through its moment about the
  * hinge) and push the pair apart by the penetration split by inverse mass. Kinematic colliders are
  * taken at their pose at t1 and give their surface velocity at the contact point. out may be NULL.
- * No allocation; O(colliders^2) pair tests with a bounding-sphere cull. */
+ * Candidate pairs come from a sweep and prune (rigid_contact.c); its arrays live in the world and grow
+ * only with the collider or pair count. */
 void cl_rigid_contacts(cl_world *w, double h, double t1, cl_rigid_contact_stats *out);
+
+/* 1 (default): candidate pairs from a sweep and prune over bounding boxes; 0: every pair (tests
+ * compare the two). */
+extern int cl_rigid_contact_broad_phase;
 
 #endif

@@ -182,6 +182,8 @@ cl_status cl_world_static(cl_world *w, const cl_static_def *def, cl_static_repor
     memset(w->shapes[view.count].omega, 0, 3 * sizeof(double));
     view.count++;
   }
+  /* brushes and anchors whose start time has come take their nodes (tools.c), as a step would */
+  CL_TRY(cl_world_start_tools(w, t));
   /* every body first: a solver that cannot, free rigid modes */
   for (int32_t i = 0; i < w->bodies.slots; ++i) {
     cl_body *b = cl_pool_at(&w->bodies, i);
@@ -258,5 +260,10 @@ cl_status cl_world_static(cl_world *w, const cl_static_def *def, cl_static_repor
   total.increments = def->load_steps;
   if (report) *report = total;
   if (warn > 0) return cl_fail(warn, "%s", cl_last_error());
+  if (w->tool_warning[0]) { /* a tool that took no node */
+    cl_fail(CL_WARN_NO_EFFECT, "%s", w->tool_warning);
+    w->tool_warning[0] = '\0';
+    return CL_WARN_NO_EFFECT;
+  }
   return CL_OK;
 }

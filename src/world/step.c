@@ -23,11 +23,7 @@
 #include "world/rigid_contact.h"
 #include "world/world.h"
 
-static cl_status stop(cl_world *w, cl_status s) {
-  w->stopped = 1;
-  snprintf(w->stop_message, sizeof w->stop_message, "%s", cl_last_error());
-  return s;
-}
+static cl_status stop(cl_world *w, cl_status s) { return cl_world_stop(w, s); }
 
 /* f_ext at time t: the body's force conditions (spread by mass) and surface loads (area weighted,
  * ramped, a follower pressure on the current surface). Returns whether the body has any. */
@@ -232,6 +228,9 @@ static cl_status one_step(cl_world *w, cl_status *warning) {
     double t1 = ((double)w->steps + (double)(s + 1) / sub) * w->def.dt;
 
     t_mark = cl_time_ms();
+    /* brushes and anchors whose time has come take their nodes (tools.c) */
+    cl_status tst = cl_world_start_tools(w, t0);
+    if (tst < 0) return stop(w, cl_fail_context(tst, "step %lld (t = %g s): ", step_no, t0));
     view.count = 0;
     cl_rigid_predict(w, h, t1); /* dynamic colliders: free motion to t1 (rigid.c) */
     for (int32_t i = 0; i < w->colliders.slots; ++i) {
@@ -239,6 +238,8 @@ static cl_status one_step(cl_world *w, cl_status *warning) {
       w->shape_of_slot[i] = c ? view.count : -1;
       if (!c) continue;
       cl_collider_pose(c, t1, &w->shapes[view.count]);
+      cl_status pst = cl_collider_check_pose(c, &w->shapes[view.count], step_no, t1);
+      if (pst < 0) return stop(w, pst);
       if (c->def.dynamic) w->shapes[view.count].impulse = c->impulse;
       view.count++;
     }
@@ -284,6 +285,7 @@ static cl_status one_step(cl_world *w, cl_status *warning) {
       iterations += rep.iterations;
       if (rep.residual > residual) residual = rep.residual;
       cl_world_accumulate_reactions(w, b, t0);
+      cl_watch_drive_work(w, b, h);
     }
     cl_status cst = cl_world_body_contacts(w, h, NULL); /* timed with SOLVE */
     if (cst < 0) return stop(w, cl_fail_context(cst, "step %lld (t = %g s): ", step_no, t0));
@@ -296,20 +298,28 @@ static cl_status one_step(cl_world *w, cl_status *warning) {
   int32_t events = 0;
   for (int32_t i = 0; i < w->bodies.slots; ++i) {
     cl_body *b = cl_pool_at(&w->bodies, i);
-    if (!b || !b->cops) continue;
-    t_mark = cl_time_ms();
-    cl_status st = cl_body_measure(b);
-    if (st >= 0 && CL_VALIDATE) st = cl_body_validate(b, CL_VALIDATE_MEASURE);
-    if (st < 0) return stop(w, cl_fail_context(st, "step %lld (t = %g s): ", step_no, t_end));
-    phase[CL_PHASE_MEASURE] += cl_time_ms() - t_mark;
-
-    t_mark = cl_time_ms();
+    if (!b) continue;
     b->events.count = 0;
-    st = b->cops->evaluate(b->criterion, &b->units, &b->state, w->def.dt, &b->events);
-    if (st >= 0 && CL_VALIDATE) st = cl_body_validate(b, CL_VALIDATE_CRITERIA);
-    if (st < 0)
-      return stop(w, cl_fail_context(st, "%s: criterion '%s' failed at step %lld (t = %g s): ", b->label,
-                                     b->cops->name, step_no, t_end));
+    cl_status st;
+    if (b->cops) {
+      t_mark = cl_time_ms();
+      st = cl_body_measure(b);
+      if (st >= 0 && CL_VALIDATE) st = cl_body_validate(b, CL_VALIDATE_MEASURE);
+      if (st < 0) return stop(w, cl_fail_context(st, "step %lld (t = %g s): ", step_no, t_end));
+      phase[CL_PHASE_MEASURE] += cl_time_ms() - t_mark;
+
+      t_mark = cl_time_ms();
+      st = b->cops->evaluate(b->criterion, &b->units, &b->state, w->def.dt, &b->events);
+      if (st >= 0 && CL_VALIDATE) st = cl_body_validate(b, CL_VALIDATE_CRITERIA);
+      if (st < 0)
+        return stop(w, cl_fail_context(st, "%s: criterion '%s' failed at step %lld (t = %g s): ", b->label,
+                                       b->cops->name, step_no, t_end));
+      phase[CL_PHASE_CRITERIA] += cl_time_ms() - t_mark;
+    }
+    /* the knives' swept triangles join the criterion's events: one sort, one fracture call */
+    t_mark = cl_time_ms();
+    st = cl_world_knife_events(w, b, (double)w->steps * w->def.dt, t_end);
+    if (st < 0) return stop(w, cl_fail_context(st, "%s: knife at step %lld (t = %g s): ", b->label, step_no, t_end));
     phase[CL_PHASE_CRITERIA] += cl_time_ms() - t_mark;
 
     if (b->events.count == 0) continue;
@@ -341,6 +351,8 @@ static cl_status one_step(cl_world *w, cl_status *warning) {
   }
   w->steps += 1;
   w->time = t_end;
+  cl_status wst = cl_watch_step(w, step_no, t_end); /* energy growing without a source (watch.c) */
+  if (wst < 0) return stop(w, wst);
   phase[CL_PHASE_PROBES] += cl_time_ms() - t_mark;
 
   cl_world_stats *st = &w->stats;
@@ -351,6 +363,11 @@ static cl_status one_step(cl_world *w, cl_status *warning) {
   st->iterations = iterations;
   st->residual = residual;
   st->fracture_events = events;
+  if (w->tool_warning[0]) { /* a tool that did nothing (tools.c) */
+    cl_fail(CL_WARN_NO_EFFECT, "%s", w->tool_warning);
+    if (*warning < CL_WARN_NO_EFFECT) *warning = CL_WARN_NO_EFFECT;
+    w->tool_warning[0] = '\0';
+  }
   return CL_OK;
 }
 

@@ -1,6 +1,7 @@
 /* The world: lifetime, the four id pools, and adding and removing objects (with the cascades:
  * a removed body takes its conditions and probes along, a removed condition its reaction probes). */
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -42,6 +43,8 @@ void cl_world_free(cl_world *w) {
   cl_pool_free(&w->probes);
   cl_pool_free(&w->conditions);
   cl_pool_free(&w->colliders);
+  free(w->rigid_scratch);
+  free(w->rigid_pairs);
   cl_pool_free(&w->bodies);
   free(w->shapes);
   free(w->contact_scratch);
@@ -74,6 +77,7 @@ cl_status cl_world_insert_body(cl_world *w, cl_body *b, cl_id *id) {
     return s;
   }
   cl_body_set_label(b);
+  cl_watch_body_added(w, b);
   *id = b->id;
   return CL_OK;
 }
@@ -135,17 +139,12 @@ cl_status cl_world_reserve_constraints(cl_world *w, cl_body *b) {
   }
   CL_TRY(reserve_supports(b, supports));
   if (total <= b->c_capacity) return CL_OK;
-  int32_t *cn = realloc(b->c_nodes, sizeof(int32_t) * (size_t)total);
-  if (cn) b->c_nodes = cn;
-  double *cx = realloc(b->c_x, sizeof(double) * 3 * (size_t)total);
-  if (cx) b->c_x = cx;
-  double *cv = realloc(b->c_v, sizeof(double) * 3 * (size_t)total);
-  if (cv) b->c_v = cv;
-  double *cr = realloc(b->c_r, sizeof(double) * 3 * (size_t)total);
-  if (cr) b->c_r = cr;
-  if (!cn || !cx || !cv || !cr)
-    return cl_fail(CL_ERR_OUT_OF_MEMORY, "%s: out of memory for %d constrained nodes", b->label, total);
-  b->c_capacity = total;
+  const size_t cap = cl_grow_capacity((size_t)b->c_capacity, (size_t)total, INT32_MAX);
+  CL_TRY(CL_RESIZE(b->c_nodes, cap, "constrained nodes"));
+  CL_TRY(CL_RESIZE(b->c_x, 3 * cap, "constraint targets"));
+  CL_TRY(CL_RESIZE(b->c_v, 3 * cap, "constraint velocities"));
+  CL_TRY(CL_RESIZE(b->c_r, 3 * cap, "constraint reactions"));
+  b->c_capacity = (int32_t)cap;
   return CL_OK;
 }
 
@@ -167,23 +166,39 @@ cl_status cl_world_insert_condition(cl_world *w, cl_body *b, const cl_region_def
   }
   *id = c->id;
   if (spec->kind != CL_CONDITION_CONSTRAIN) return CL_OK;
-  /* Every node held is allowed (the body moves only as prescribed) but probably not meant. */
-  int32_t held = 0;
-  unsigned char *mark = calloc((size_t)b->state.n, 1);
-  if (!mark) return CL_OK; /* the warning is advice only */
+  /* Every node held is allowed (the body moves only as prescribed) but probably not meant. A node
+   * held by two conditions that move it differently follows only one (step.c keeps the condition in
+   * the lower slot): a fix and a drive on the same nodes dropped the drive without a word. */
+  int32_t held = 0, shared = 0;
+  int new_wins = 1;
+  unsigned char *mark = calloc((size_t)b->state.n, 1); /* bit 0: in c, 1: in another, 2: shared */
+  if (!mark) return CL_OK; /* the warnings are advice only */
+  for (int32_t j = 0; j < c->count; ++j) mark[c->nodes[j]] |= 1;
   for (int32_t i = 0; i < w->conditions.slots; ++i) {
     cl_condition *o = cl_pool_at(&w->conditions, i);
-    if (!o || o->body != b->id || o->kind != CL_CONDITION_CONSTRAIN) continue;
-    for (int32_t j = 0; j < o->count; ++j)
-      if (!mark[o->nodes[j]]) {
-        mark[o->nodes[j]] = 1;
-        ++held;
-      }
+    if (!o || o == c || o->body != b->id || o->kind != CL_CONDITION_CONSTRAIN) continue;
+    const int same = o->t_add == c->t_add && memcmp(&o->motion, &c->motion, sizeof o->motion) == 0;
+    int32_t overlap = 0;
+    for (int32_t j = 0; j < o->count; ++j) {
+      unsigned char *m = &mark[o->nodes[j]];
+      if ((*m & 1) && !same && !(*m & 4)) *m |= 4, ++overlap;
+      *m |= 2;
+    }
+    shared += overlap;
+    if (overlap > 0 && i < (int32_t)(c->id & 0x3fffu)) new_wins = 0; /* the lower slot keeps the node */
   }
+  for (int32_t k = 0; k < b->state.n; ++k) held += mark[k] != 0;
   free(mark);
+  if (shared > 0)
+    return cl_fail(CL_WARN_OVERLAP,
+                   "%s: %d of the %d nodes of the new fixed or driven region are already held by another condition "
+                   "that moves them differently; each such node follows only one of them (%s), so %s. Make the "
+                   "regions disjoint, or remove the other condition", b->label, shared, c->count,
+                   new_wins ? "the new one" : "the other one",
+                   new_wins ? "the other condition no longer moves them" : "the new condition does not move them");
   if (held == b->state.n)
     return cl_fail(CL_WARN_ALL_FIXED, "%s: all %d nodes are now fixed or driven; the body will only move as "
-                   "prescribed (condition %u was added)", b->label, held, c->id);
+                   "prescribed", b->label, held);
   return CL_OK;
 }
 
@@ -192,23 +207,10 @@ cl_status cl_world_insert_collider(cl_world *w, const cl_collider_def *def, cl_i
   if (!c) return CL_ERR_OUT_OF_MEMORY;
   c->def = *def;
   c->t_add = w->time;
-  if (def->path_count > 0) {
-    c->path = cl_malloc(sizeof(double) * 4 * (size_t)def->path_count, "collider path");
-    if (!c->path) {
-      free(c);
-      return CL_ERR_OUT_OF_MEMORY;
-    }
-    memcpy(c->path, def->path, sizeof(double) * 4 * (size_t)def->path_count);
-    c->def.path = c->path;
-  }
-  if (def->path_count > 0) {
-    c->path = cl_malloc(sizeof(double) * 4 * (size_t)def->path_count, "collider path");
-    if (!c->path) {
-      free(c);
-      return CL_ERR_OUT_OF_MEMORY;
-    }
-    memcpy(c->path, def->path, sizeof(double) * 4 * (size_t)def->path_count);
-    c->def.path = c->path;
+  c->number = ++w->colliders_added;
+  if (cl_kinematic_own_path(&c->def, &c->path) < 0) {
+    free(c);
+    return CL_ERR_OUT_OF_MEMORY;
   }
   double n = sqrt(def->normal[0] * def->normal[0] + def->normal[1] * def->normal[1] + def->normal[2] * def->normal[2]);
   for (int k = 0; k < 3; ++k) c->def.normal[k] = n > 0.0 ? def->normal[k] / n : 0.0;
@@ -218,14 +220,12 @@ cl_status cl_world_insert_collider(cl_world *w, const cl_collider_def *def, cl_i
     return s;
   }
   if (w->colliders.live > w->shapes_capacity) {
-    int32_t cap = w->colliders.live + 4;
-    cl_collider_shape *sh = realloc(w->shapes, sizeof *sh * (size_t)cap);
-    if (!sh) {
+    const size_t cap = cl_grow_capacity((size_t)w->shapes_capacity, (size_t)w->colliders.live, INT32_MAX);
+    if (CL_RESIZE(w->shapes, cap, "collider shapes") < 0) {
       cl_collider_free(cl_pool_remove(&w->colliders, c->id));
-      return cl_fail(CL_ERR_OUT_OF_MEMORY, "out of memory adding a collider");
+      return CL_ERR_OUT_OF_MEMORY;
     }
-    w->shapes = sh;
-    w->shapes_capacity = cap;
+    w->shapes_capacity = (int32_t)cap;
     s = CL_RESIZE(w->contact_scratch, 7 * (size_t)cap, "collider contact records");
     if (s < 0) {
       cl_collider_free(cl_pool_remove(&w->colliders, c->id));
@@ -239,6 +239,7 @@ cl_status cl_world_insert_collider(cl_world *w, const cl_collider_def *def, cl_i
       return s;
     }
   }
+  cl_watch_collider_added(w, c);
   *id = c->id;
   return CL_OK;
 }
@@ -265,4 +266,10 @@ cl_status cl_world_insert_probe(cl_world *w, const cl_probe_def *def, cl_id *id)
   *id = p->id;
   w->contact_probes += p->def.kind == CL_PROBE_CONTACT;
   return CL_OK;
+}
+
+cl_status cl_world_stop(cl_world *w, cl_status s) {
+  w->stopped = 1;
+  snprintf(w->stop_message, sizeof w->stop_message, "%s", cl_last_error());
+  return s;
 }

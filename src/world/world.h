@@ -8,6 +8,7 @@
 #ifndef CL_WORLD_WORLD_H
 #define CL_WORLD_WORLD_H
 
+#include <stddef.h>
 #include <stdint.h>
 
 #include "cleave/world.h"
@@ -16,6 +17,29 @@
 
 /* Value of the `internal` marker of cl_world_def and cl_body_def set by their *_def_default. */
 enum { CL_DEF_MARKER = 0x636c6466 };
+
+/* ---- sane ranges (docs/GUARANTEES.md) ------------------------------------------------------- */
+
+/* What a user may set, checked where it is set. Far beyond any mechanical scene, yet small enough
+ * that no product the step forms (x + v t, m v^2, I^-1 L, g t^2) can overflow a double, so a
+ * value that passes these checks cannot turn into an Inf or a NaN by itself. */
+#define CL_LIMIT_COORD 1e9      /* m: |coordinate| of centres, hinge points, rest positions */
+#define CL_LIMIT_SPEED 3e8      /* m/s: |velocity| (the speed of light) */
+#define CL_LIMIT_SPIN 1e9       /* rad/s: |angular velocity| */
+#define CL_LIMIT_SIZE_MIN 1e-9  /* m: collider radius, half extents */
+#define CL_LIMIT_SIZE_MAX 1e9
+#define CL_LIMIT_MASS_MIN 1e-9  /* kg: dynamic collider mass */
+#define CL_LIMIT_MASS_MAX 1e15
+#define CL_LIMIT_INERTIA_MIN 1e-30 /* kg m^2: given principal moments */
+#define CL_LIMIT_INERTIA_MAX 1e30
+#define CL_LIMIT_GRAVITY 1e9    /* m/s^2: |gravity| */
+#define CL_LIMIT_FORCE 1e15     /* N: |force| of a force condition */
+#define CL_LIMIT_YOUNG 1e13     /* Pa: Young's modulus (diamond's is 1.2e12) */
+#define CL_LIMIT_DENSITY 1e6    /* kg/m^3 (osmium's is 2.3e4) */
+
+/* |v| <= limit for a 3-vector, else CL_ERR_INVALID_ARGUMENT "<what> = (x, y, z) <unit>: |<what>| = n
+ * is outside the allowed range [0, limit] <unit>" (NaN and Inf fail too). */
+cl_status cl_check_vec3_limit(const char *what, const double *v, double limit, const char *unit);
 
 /* ---- generational ids (ids.c) -------------------------------------------------------------- */
 
@@ -64,9 +88,11 @@ typedef struct cl_body {
   const cl_solver_ops *ops;
   void *solver;
   double *params;                    /* one per ops->params entry */
+  char **ptexts;                     /* one per ops->params entry: a text parameter's value (owned) */
   const cl_criterion_ops *cops;      /* NULL without fracture */
   void *criterion;
   double *cparams;
+  char **ctexts;                     /* the same for the criterion's parameters */
   cl_body_state state;
 
   /* Per-node arrays the world owns, sized to node_capacity (>= state.n). */
@@ -98,6 +124,10 @@ typedef struct cl_body {
   int32_t pieces;
   int64_t pieces_version;
   int32_t nodes_seen;                /* state.n when conditions were last carried over */
+  struct {
+    double cm[3];                    /* centre of mass at the last energy check, m */
+    double size;                     /* rest bounding-box diagonal, m */
+  } watch;                           /* the blow-up watch (watch.c) */
 } cl_body;
 
 /* Create and bind a body; the world assigns the id afterwards. */
@@ -150,6 +180,14 @@ cl_status cl_region_check(const cl_region_def *region);
  * slab faces, so a face computed as 0.19999999999999998 is inside "x >= 0.2"). *nodes is malloc'd.
  * No node selected is CL_ERR_INVALID_ARGUMENT naming the region and the body's bounding box. */
 cl_status cl_region_select(const cl_region_def *region, const cl_body *body, int32_t **nodes, int32_t *count);
+/* The same selection by the positions P (3 per node: state.X, or state.x for the current ones),
+ * without the error: no node selected is *count = 0 and *nodes = NULL. */
+cl_status cl_region_pick(const cl_region_def *region, const cl_body *body, const double *P, int32_t **nodes,
+                         int32_t *count);
+/* "sphere of radius 0.1 at (0, 0, 0)", ... for messages. */
+void cl_region_describe(const cl_region_def *region, char *buf, size_t size);
+/* The bounding box of n points P (3 each); zero for n = 0. */
+void cl_node_bounds(const double *P, int32_t n, double lo[3], double hi[3]);
 
 /* ---- boundary conditions (conditions.c) ---------------------------------------------------- */
 
@@ -157,8 +195,11 @@ typedef enum cl_condition_kind {
   CL_CONDITION_CONSTRAIN = 0,    /* fixed or driven: all three components */
   CL_CONDITION_FORCE = 1,        /* a total force spread by mass */
   CL_CONDITION_SUPPORT = 2,      /* some components held (cl_support_def) */
-  CL_CONDITION_SURFACE_LOAD = 3  /* traction or pressure on boundary triangles */
+  CL_CONDITION_SURFACE_LOAD = 3, /* traction or pressure on boundary triangles */
+  CL_CONDITION_KNIFE = 4         /* a knife (tools.c): holds no node, hands swept triangles to the solver */
 } cl_condition_kind;
+
+struct cl_tool;
 
 /* What a new condition is, beside its nodes: the member for its kind. */
 typedef struct cl_condition_spec {
@@ -187,6 +228,8 @@ typedef struct cl_condition {
   int32_t ntris;               /* surface loads: boundary triangles loaded (3 node indices each) */
   int32_t *tris;
   double *rest_area;           /* surface loads: 3 per triangle, the rest area vector (outward, m^2) */
+  struct cl_tool *tool;        /* knives, brushes and anchors (tools.c; a brush or an anchor is a
+                                * constraint whose nodes it takes when it starts); NULL otherwise */
   double reaction[3];          /* force on the body over the last step, N */
   double reaction_acc[3];      /* sum over the substeps of the current step */
 } cl_condition;
@@ -211,21 +254,83 @@ void cl_condition_add_forces(const cl_condition *c, const cl_body_state *st, dou
  * condition joins it with the origin's x0. */
 cl_status cl_condition_follow_origins(cl_condition *c, const cl_body_state *state, int32_t first);
 
+/* ---- tools (tools.c): knives, brushes, anchors ----------------------------------------------- */
+
+typedef struct cl_tool {
+  cl_tool_kind kind;
+  int32_t number;              /* 1, 2, ... in the order tools were added to the world: "knife #2" */
+  cl_collider_def track;       /* knife, brush: the kinematic motion (kinematic members only) */
+  double *path;                /* the copy of track.path */
+  double blade[6];             /* knife: end points relative to its position, m */
+  double radius;               /* brush, m */
+  cl_region_def region;        /* anchor (region.indices points at `indices`) */
+  int32_t *indices;
+  double t_start;              /* world time it starts: a brush or anchor takes its nodes, s */
+  double t_end;                /* world time its motion ends (inf: never, and for an anchor), s */
+  double release;              /* brush, anchor: when it lets its nodes go, s after it was added (inf) */
+  double grab_center[3];       /* brush: its centre when it took its nodes, m */
+  int started, finished;
+  int done;                    /* knife: swept for the last time */
+  int touched;                 /* knife: crossed an edge of the body's mesh; brush, anchor: took a node */
+  int warned;                  /* CL_WARN_NO_EFFECT was given */
+  int64_t triangles;           /* knife: swept triangles handed to the solver */
+} cl_tool;
+
+/* Free a tool and what it owns; accepts NULL. */
+void cl_tool_free(cl_tool *tool);
+/* Add a tool (taken over: freed on failure) to body b: a knife condition, or a constraint condition
+ * without nodes until the tool starts. Times in the tool are from when it is added; this makes them
+ * world times. */
+cl_status cl_world_insert_tool(cl_world *world, cl_body *body, cl_tool *tool, cl_id *id);
+/* Start every tool whose start time has come by the substep beginning at t0: brushes and anchors
+ * take their nodes (current positions). Called before the constraints are merged. */
+cl_status cl_world_start_tools(cl_world *world, double t0);
+/* The knives of body b at the end of the step [t0, t1]: the swept quads pushed onto b->events as
+ * cut_surface events, the touch check, the end of the motion (a knife that ends untouched warns). */
+cl_status cl_world_knife_events(cl_world *world, cl_body *body, double t0, double t1);
+/* Target position and velocity of a brush's j-th node at time t. */
+void cl_tool_target(const cl_condition *c, int32_t j, double t, double *x, double *v);
+/* What cl_tool_get_info reports, at world time t. */
+void cl_tool_fill_info(const cl_condition *c, double t, cl_tool_info *info);
+
 /* ---- colliders (colliders.c) --------------------------------------------------------------- */
 
 typedef struct cl_collider {
   cl_id id;
+  int32_t number;              /* 1, 2, ...: the order the world's colliders were added in, which is
+                                * how messages name a collider (ids mean nothing to a user) */
   cl_collider_def def;         /* normal normalised */
   double t_add;                /* world time when added, s; a dynamic collider's def holds its
                                 * current state and t_add the time of that state (rigid.c) */
   double impulse[6];           /* dynamic: impulse the nodes gave it over the current substep,
                                 * linear (N s) and angular about the centre (N m s) */
+  double watch_cm[3];          /* centre at the last energy check, m (watch.c) */
   double *path;                /* kinematic: the copy of def.path (def.path points at it) */
 } cl_collider;
 
 cl_status cl_collider_check(const cl_collider_def *def);
+/* Kinematic motion, shared by kinematic colliders and the tools that move (knives, brushes): the
+ * members center, velocity, start, ramp, duration, path and path_count of a cl_collider_def (the
+ * public header documents them), at the time tau (s) after the object was added.
+ * cl_kinematic_check: those members finite, times >= 0, ramp <= duration, path times increasing;
+ * messages start with `what` ("collider", "knife", ...).
+ * cl_kinematic_at: the centre x (m) and its velocity v (m/s) at tau, *speed the fraction of full
+ * speed (1 inside a path's segments); returns the time spent moving at full speed (s), the angle
+ * of a spinning collider over its angular speed.
+ * cl_kinematic_span: when the motion begins and ends (tau, s; end = inf for one that never stops). */
+cl_status cl_kinematic_check(const cl_collider_def *def, const char *what);
+double cl_kinematic_at(const cl_collider_def *def, double tau, double *x, double *v, double *speed);
+void cl_kinematic_span(const cl_collider_def *def, double *begin, double *end);
+/* Copy def's path (when it has one) into *copy (malloc'd, owned by the caller) and point def at it;
+ * *copy = NULL without a path. */
+cl_status cl_kinematic_own_path(cl_collider_def *def, double **copy);
 /* Free a collider and what it owns (its path); accepts NULL. */
 void cl_collider_free(cl_collider *c);
+/* "dynamic box collider #2" for messages. */
+const char *cl_collider_label(const cl_collider *c, char *buf, size_t size);
+/* CL_ERR_NUMERICAL naming the collider when a pose the step computed is not finite (a dynamic
+ * collider pushed beyond what a double holds), else CL_OK. */
+cl_status cl_collider_check_pose(const cl_collider *c, const cl_collider_shape *pose, long long step, double t);
 /* The collider's pose at world time t (kinematic: centre moves with velocity, orientation turns with
  * the angular velocity about the centre, both from t_add). */
 void cl_collider_pose(const cl_collider *c, double t, cl_collider_shape *shape);
@@ -264,6 +369,8 @@ typedef struct cl_probe {
 
 cl_status cl_probe_new(cl_world *world, const cl_probe_def *def, cl_probe **out);
 int32_t cl_probe_value_count(const cl_probe *p);
+/* "kinetic energy of body 'bar'" for messages. */
+const char *cl_probe_kind_name(const cl_probe *p);
 cl_status cl_probe_eval(cl_world *world, const cl_probe *p, double *out);
 
 /* ---- the world (world.c) and its step (step.c) --------------------------------------------- */
@@ -276,14 +383,24 @@ struct cl_world {
   int64_t steps;
   double time;                 /* s */
   cl_pool bodies, conditions, colliders, probes;
+  int32_t colliders_added;     /* numbers colliders for messages (cl_collider.number) */
+  int32_t tools_added;         /* numbers tools for messages (cl_tool.number) */
+  void *rigid_scratch;         /* rigid contact broad phase (rigid_contact.c): boxes and pairs */
+  size_t rigid_scratch_size;
+  int64_t *rigid_pairs;
+  int64_t rigid_pairs_cap;
   cl_collider_shape *shapes;   /* current collider poses, one per live collider */
   int32_t nshapes, shapes_capacity;
   double *contact_scratch;     /* 7 per shape: what one body's step recorded (contact probes) */
   int32_t *shape_of_slot;      /* per collider slot: its index in shapes this substep, -1 if none */
   int32_t contact_probes;      /* live contact probes (the step records contact only when > 0) */
   cl_world_stats stats;
+  char tool_warning[512];      /* the CL_WARN_NO_EFFECT of the current step ("" = none) */
   int stopped;
   char stop_message[1024];
+  struct {
+    double budget;             /* J: energy the sources can have given (watch.c) */
+  } watch;
 };
 
 cl_status cl_world_new(const cl_world_def *def, cl_world **out);
@@ -310,6 +427,22 @@ cl_status cl_world_insert_probe(cl_world *world, const cl_probe_def *def, cl_id 
 
 /* The state of a body, for tests and internal tools that set up initial conditions. */
 cl_body_state *cl_world_body_state(cl_world *world, cl_id body);
+
+/* ---- the blow-up watch (watch.c, docs/GUARANTEES.md) --------------------------------------- */
+
+/* Energy given to the world from outside the step (a velocity set by the user), J. */
+void cl_watch_add_energy(cl_world *world, double joules);
+/* A body was added or had its velocities set: its kinetic energy joins the budget. */
+void cl_watch_body_added(cl_world *world, cl_body *body);
+void cl_watch_collider_added(cl_world *world, cl_collider *collider);
+/* After a body's solver substep of length h: the work its drives can have done. */
+void cl_watch_drive_work(cl_world *world, const cl_body *body, double h);
+/* After a step: CL_ERR_NUMERICAL naming the body when the kinetic energy grew far beyond what the
+ * sources can have given (checked every few steps). */
+cl_status cl_watch_step(cl_world *world, long long step, double t);
+
+/* Stop the world on the error just recorded: later steps return CL_ERR_STATE with its message. */
+cl_status cl_world_stop(cl_world *world, cl_status s);
 
 /* Advance `steps` steps (step.c). */
 cl_status cl_world_advance(cl_world *world, int32_t steps);

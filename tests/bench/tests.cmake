@@ -3,3 +3,17 @@ add_test(NAME bench_shape_matching_cli
          COMMAND ${CMAKE_CURRENT_LIST_DIR}/check_sm_cli.sh $<TARGET_FILE:cleave-bench-shape_matching>)
 set_tests_properties(bench_shape_matching_cli PROPERTIES LABELS bench TIMEOUT 120
                      ENVIRONMENT "CLEAVE_SOURCE_DIR=${PROJECT_SOURCE_DIR}")
+add_test(NAME bench_multigrid_cli
+         COMMAND ${CMAKE_CURRENT_LIST_DIR}/check_mg_cli.sh $<TARGET_FILE:cleave-bench-multigrid>)
+set_tests_properties(bench_multigrid_cli PROPERTIES LABELS bench TIMEOUT 300)
+
+# The sweep runner's benchmark (bench/sweep_runner.lua, docs/BENCHMARKS.md "Sweeps") in its smoke
+# mode: it runs `cleave sweep` on its own small sweeps and prints the figures' lines.
+set(_sweep_bench_dir ${CMAKE_CURRENT_BINARY_DIR}/bench-sweep)
+file(MAKE_DIRECTORY ${_sweep_bench_dir})
+add_test(NAME bench_sweep_runner
+         COMMAND $<TARGET_FILE:cleave_app> run ${PROJECT_SOURCE_DIR}/bench/sweep_runner.lua --set quick=true
+                 --set dir=${_sweep_bench_dir}/out
+         WORKING_DIRECTORY ${_sweep_bench_dir})
+set_tests_properties(bench_sweep_runner PROPERTIES LABELS bench TIMEOUT 300
+                     PASS_REGULAR_EXPRESSION "median wall of 8 points")

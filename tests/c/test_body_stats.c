@@ -49,7 +49,7 @@ static void test_shape_matching_reports_the_clustering_used(void **state) {
   (void)state;
   cl_world *w = make_world();
   cl_mesh *box = cl_test_box(0.2, 0.1, 0.1);
-  const cl_param p[] = {{"particles", 600}, {"cluster_count", 8}};
+  const cl_param p[] = {{"particles", 600, NULL}, {"cluster_count", 8, NULL}};
   cl_id b = add_body(w, box, "shape_matching", p, 2);
 
   int32_t n = -1;
@@ -75,7 +75,7 @@ static void test_shape_matching_reports_the_clustering_used(void **state) {
   assert_true(get_stat(w, b, "spacing") > 0.0);
 
   /* a given radius is the radius used */
-  const cl_param q[] = {{"particles", 600}, {"cluster_radius", 0.06}};
+  const cl_param q[] = {{"particles", 600, NULL}, {"cluster_radius", 0.06, NULL}};
   cl_id c = add_body(w, box, "shape_matching", q, 2);
   assert_near(get_stat(w, c, "cluster_radius"), 0.06, 0);
   assert_true(get_stat(w, c, "clusters") >= 1);
@@ -134,7 +134,7 @@ static void test_bad_input(void **state) {
   (void)state;
   cl_world *w = make_world();
   cl_mesh *box = cl_test_box(0.1, 0.1, 0.1);
-  const cl_param p[] = {{"particles", 200}};
+  const cl_param p[] = {{"particles", 200, NULL}};
   cl_id b = add_body(w, box, "shape_matching", p, 1);
   cl_body_stat list[4];
   int32_t n = 0;

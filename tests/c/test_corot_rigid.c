@@ -125,7 +125,7 @@ static void test_linear_momentum_pcg(void **state) {
  * large: without balance_free_rows the drift would follow it. */
 static void test_linear_momentum_cholmod_loose(void **state) {
   (void)state;
-  const cl_param p[2] = {{"linear_solver", 1.0}, {"tolerance", 1e-4}};
+  const cl_param p[2] = {{"linear_solver", 1.0, NULL}, {"tolerance", 1e-4, NULL}};
   impact r;
   run(1e-4, 0.0, 0.5, p, 2, 600, &r);
   const double drift = rel_drift(r.P, r.P0, fabs(r.P0[0]));

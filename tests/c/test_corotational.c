@@ -88,7 +88,7 @@ static void test_patch_uniform_stretch(void **state) {
   mat = bd.material;
   mat.young = 1e5;
   mat.poisson = 0.3;
-  const cl_param p[] = {{"tolerance", 1e-13}, {"damping", 50.0}};
+  const cl_param p[] = {{"tolerance", 1e-13, NULL}, {"damping", 50.0, NULL}};
   cl_id b;
   assert_int_equal(add_body(w, mesh, "patch", &mat, p, 2, &b), CL_OK);
   cl_body_state *st = cl_world_body_state(w, b);
@@ -154,7 +154,7 @@ static double max_abs_force(const cl_corot *s) {
 static void rotation_gives_no_force(int method) {
   cl_mesh *mesh = grid(3, 2, 2, 0.3, 0.1, 0.1);
   cl_world *w = make_world(1e-3, 0.0);
-  const cl_param p[] = {{"rotation", (double)method}};
+  const cl_param p[] = {{"rotation", (double)method, NULL}};
   cl_id b;
   assert_int_equal(add_body(w, mesh, "spun", NULL, p, 1, &b), CL_OK);
   cl_body_state *st = cl_world_body_state(w, b);
@@ -307,7 +307,7 @@ static double bend_and_release(int plastic) {
     mat.plastic_flow = 100.0;
     mat.plastic_max = 0.5;
   }
-  const cl_param p[] = {{"damping", 6.0}}; /* about critical for the first bending mode (3.2 rad/s) */
+  const cl_param p[] = {{"damping", 6.0, NULL}}; /* about critical for the first bending mode (3.2 rad/s) */
   cl_id b, push;
   assert_int_equal(add_body(w, mesh, plastic ? "plastic" : "elastic", &mat, p, 1, &b), CL_OK);
   fix_slab(w, b, 0, -1.0, 0.0);
@@ -346,7 +346,7 @@ static void test_inverted_elements_recover(void **state) {
   (void)state;
   cl_mesh *mesh = grid(2, 2, 2, 0.1, 0.1, 0.1);
   cl_world *w = make_world(1e-3, 0.0);
-  const cl_param p[] = {{"damping", 30.0}};
+  const cl_param p[] = {{"damping", 30.0, NULL}};
   cl_id b;
   assert_int_equal(add_body(w, mesh, "crushed", NULL, p, 1, &b), CL_OK);
   cl_body_state *st = cl_world_body_state(w, b);
@@ -478,7 +478,7 @@ static void test_cg_not_converged_warns(void **state) {
   (void)state;
   cl_mesh *mesh = grid(6, 2, 2, 0.6, 0.1, 0.1);
   cl_world *w = make_world(1.0 / 60.0, -9.81);
-  const cl_param p[] = {{"max_iterations", 2}, {"tolerance", 1e-12}};
+  const cl_param p[] = {{"max_iterations", 2, NULL}, {"tolerance", 1e-12, NULL}};
   cl_id b;
   assert_int_equal(add_body(w, mesh, "stubborn", NULL, p, 2, &b), CL_OK);
   fix_slab(w, b, 0, -1.0, 0.0);
@@ -496,7 +496,7 @@ static void test_cg_not_converged_warns(void **state) {
   for (int32_t i = 0; i < 3 * st->n; ++i) assert_true(isfinite(st->x[i]));
   /* bad parameter values are refused by name */
   cl_id b2;
-  const cl_param bad[] = {{"rotation", 2}};
+  const cl_param bad[] = {{"rotation", 2, NULL}};
   assert_int_equal(add_body(w, mesh, "badparam", NULL, bad, 1, &b2), CL_ERR_INVALID_ARGUMENT);
   assert_non_null(strstr(cl_last_error(), "rotation"));
   cl_world_destroy(w);
@@ -520,7 +520,7 @@ static cl_world *hanging_bar(const cl_param p[3], cl_mesh **mesh, cl_id *b) {
 }
 
 static void run_hanging_bar(int solver, int refactor, double *tip, cl_corot_timing *tm) {
-  const cl_param p[] = {{"linear_solver", solver}, {"refactor_iterations", refactor}, {"tolerance", 1e-10}};
+  const cl_param p[] = {{"linear_solver", solver, NULL}, {"refactor_iterations", refactor, NULL}, {"tolerance", 1e-10, NULL}};
   cl_mesh *mesh;
   cl_id b;
   cl_world *w = hanging_bar(p, &mesh, &b);
@@ -562,7 +562,7 @@ static void test_cholmod_matches_pcg(void **state) {
  * smoothly sagging bar it reaches the same state (the tolerance is tight) in fewer PCG iterations
  * than starting from the last velocity change alone. */
 static void run_warm_start(int extrapolate, double *tip, long *iterations) {
-  const cl_param p[] = {{"linear_solver", CL_COROT_SOLVER_PCG}, {"tolerance", 1e-10}, {"warm_start", extrapolate}};
+  const cl_param p[] = {{"linear_solver", CL_COROT_SOLVER_PCG, NULL}, {"tolerance", 1e-10, NULL}, {"warm_start", extrapolate, NULL}};
   cl_mesh *mesh;
   cl_id b;
   cl_world *w = hanging_bar(p, &mesh, &b);
@@ -645,7 +645,7 @@ static void test_contact_with_ground(void **state) {
   cl_body_def_default(&bd);
   cl_material_def mat = bd.material;
   mat.young = 1e5;
-  const cl_param p[] = {{"damping", 5.0}};
+  const cl_param p[] = {{"damping", 5.0, NULL}};
   cl_id b, c;
   assert_int_equal(add_body(w, m, "dropped", &mat, p, 1, &b), CL_OK);
   cl_collider_def cd;

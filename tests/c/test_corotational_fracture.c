@@ -87,7 +87,7 @@ static void test_replication_by_plane_side(void **state) {
   (void)state;
   cl_mesh *m = cube(2);
   cl_world *w = make_world();
-  const cl_param p[] = {{"joint_pruning", 0}};
+  const cl_param p[] = {{"joint_pruning", 0, NULL}};
   cl_id b = add(w, m, p, 1);
   cl_body_state *st = cl_world_body_state(w, b);
   cl_corot *s = solver_of(w, b);
@@ -156,7 +156,7 @@ static void test_events_skipped(void **state) {
   cl_world_destroy(w);
   /* an island of at most min_island_elements elements does not fracture */
   w = make_world();
-  const cl_param p[] = {{"min_island_elements", 48}};
+  const cl_param p[] = {{"min_island_elements", 48, NULL}};
   b = add(w, m, p, 1);
   st = cl_world_body_state(w, b);
   s = solver_of(w, b);
@@ -197,7 +197,7 @@ static void test_split_unit_by_plane(void **state) {
   (void)state;
   cl_mesh *m = cube(2);
   cl_world *w = make_world();
-  const cl_param nopr[] = {{"joint_pruning", 0}};
+  const cl_param nopr[] = {{"joint_pruning", 0, NULL}};
   cl_id b = add(w, m, nopr, 1);
   cl_body_state *st = cl_world_body_state(w, b);
   cl_corot *s = solver_of(w, b);
@@ -254,7 +254,7 @@ static void test_cluster_stretch_on_tets(void **state) {
   def.solver = "corotational";
   def.material.young = 1e5;
   def.criterion = "cluster_stretch";
-  const cl_param cp[] = {{"toughness", 0.02}};
+  const cl_param cp[] = {{"toughness", 0.02, NULL}};
   def.criterion_params = cp;
   def.criterion_param_count = 1;
   cl_id b;
@@ -316,7 +316,7 @@ static void test_joint_pruning(void **state) {
   for (int kind = 1; kind <= 3; ++kind) {
     cl_mesh *m = pair(kind);
     cl_world *w = make_world();
-    const cl_param p[] = {{"min_island_elements", 0}};
+    const cl_param p[] = {{"min_island_elements", 0, NULL}};
     cl_id b = add(w, m, p, 1);
     cl_body_state *st = cl_world_body_state(w, b);
     cl_corot *s = solver_of(w, b);
@@ -344,7 +344,7 @@ static void test_crack_across_cube(void **state) {
   cl_mesh *m = cube(2);
   for (int pruning = 0; pruning <= 1; ++pruning) {
     cl_world *w = make_world();
-    const cl_param p[] = {{"joint_pruning", pruning}, {"min_island_elements", 0}};
+    const cl_param p[] = {{"joint_pruning", pruning, NULL}, {"min_island_elements", 0, NULL}};
     cl_id b = add(w, m, p, 2);
     cl_body_state *st = cl_world_body_state(w, b);
     cl_corot *s = solver_of(w, b);
@@ -360,7 +360,7 @@ static void test_crack_across_cube(void **state) {
    * edge between them, a hinge joint, which pruning breaks (thesis sec 5.4.1, Fig. 3) */
   for (int pruning = 0; pruning <= 1; ++pruning) {
     cl_world *w = make_world();
-    const cl_param p[] = {{"joint_pruning", pruning}, {"min_island_elements", 0}};
+    const cl_param p[] = {{"joint_pruning", pruning, NULL}, {"min_island_elements", 0, NULL}};
     cl_id b = add(w, m, p, 2);
     cl_body_state *st = cl_world_body_state(w, b);
     cl_corot *s = solver_of(w, b);
@@ -397,7 +397,7 @@ static void test_island_cache(void **state) {
   assert_int_equal(cl_mesh_from_arrays(CL_MESH_TETS, xyz, 2 * np, cells, 2 * nc, &m), CL_OK);
   cl_world *w = make_world();
   cl_world_set_gravity(w, (const double[3]){0, -9.81, 0});
-  const cl_param p[] = {{"linear_solver", 1}};
+  const cl_param p[] = {{"linear_solver", 1, NULL}};
   cl_id b = add(w, m, p, 1);
   cl_body_state *st = cl_world_body_state(w, b);
   cl_corot *s = solver_of(w, b);

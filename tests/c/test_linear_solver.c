@@ -5,7 +5,9 @@
  * options say and calls the preconditioner wrap, and every failure is a reason code with a message,
  * never a crash: an indefinite and a singular matrix (not positive definite), NaN in the matrix or the
  * right-hand side (non-finite), the iteration cap (max iterations), a negative definite matrix whose
- * block-Jacobi preconditioner breaks down, and calls out of order or with bad options. */
+ * block-Jacobi preconditioner breaks down, and calls out of order or with bad options. The multigrid
+ * entry runs here in its default mode (pcg) with the systems' positions; its fixed mode and its own
+ * options are in test_multigrid_table.c and the other test_multigrid_*.c. */
 #include <math.h>
 #include <setjmp.h>
 #include <stdarg.h>
@@ -29,7 +31,18 @@
 #define E_MOD 1e5
 #define NU 0.3
 
-static const char *const k_names[] = {"pcg", "cholmod"};
+static const char *const k_names[] = {"pcg", "cholmod", "galerkin_mg"};
+
+/* The rest positions of the system the tests solve now: the multigrid samples its levels on them. */
+static const double *g_x;
+static int32_t g_n;
+
+/* The multigrid's options for the current system: its positions and a level of one handle per 8 nodes. */
+static void mg_options(cl_linear_solver_def *def) {
+  def->mg_positions = g_x;
+  def->mg_position_count = g_n;
+  snprintf(def->mg_grid, sizeof def->mg_grid, "%d/all", g_n >= 16 ? g_n / 8 : 1);
+}
 
 /* A = K + c M on a jittered 5x3x3 tet grid (96 nodes), b smooth plus noise. */
 typedef struct sys {
@@ -51,6 +64,8 @@ static void sys_init(sys *s, double mass_coeff) {
   s->x = calloc((size_t)s->n3, sizeof(double));
   uint64_t seed = 3;
   for (int64_t i = 0; i < s->n3; ++i) s->b[i] = sin(0.3 * (double)i) + 0.1 * cl_test_rand01(&seed);
+  g_x = s->mesh->x;
+  g_n = s->mesh->npoints;
 }
 
 static void sys_free(sys *s) {
@@ -61,24 +76,12 @@ static void sys_free(sys *s) {
   cl_mesh_destroy(s->mesh);
 }
 
-/* ||b_f - (A x)_f|| / ||b_f - A_fc x_c||, from scratch. */
-static double true_residual(const cl_bsr *A, const double *b, const double *x, const uint8_t *fixed) {
-  const int64_t n3 = 3 * (int64_t)A->n;
-  double *r = malloc(sizeof(double) * (size_t)n3), *xc = calloc((size_t)n3, sizeof(double));
-  const double rr = cl_bsr_residual(A, b, x, fixed, r);
-  for (int64_t d = 0; d < n3; ++d)
-    if (fixed && fixed[d]) xc[d] = x[d];
-  const double ref = cl_bsr_residual(A, b, xc, fixed, r);
-  free(r);
-  free(xc);
-  return sqrt(rr / ref);
-}
-
 static cl_linear_solver *make(const char *name, double tol, int32_t max_iter) {
   cl_linear_solver_def def;
   cl_linear_solver_def_default(&def);
   def.rel_tol = tol;
   def.max_iter = max_iter;
+  mg_options(&def);
   cl_linear_solver *ls = NULL;
   assert_ok(cl_linear_solver_create(name, &def, &ls));
   assert_string_equal(cl_linear_solver_entry(ls), name);
@@ -116,13 +119,13 @@ static void test_each_entry_solves_spd(void **state) {
     assert_ok(cl_linear_solver_setup(ls, s.A, NULL));
     cl_linear_result res;
     assert_ok(cl_linear_solver_solve(ls, s.b, s.x, NULL, &res));
-    const double tr = true_residual(s.A, s.b, s.x, NULL);
+    const double tr = cl_test_true_residual(s.A, s.b, s.x, NULL);
     print_message("%-8s %d iterations, residual %.3g (true %.3g)\n", k_names[k], res.iterations, res.rel_residual, tr);
     assert_int_equal(res.reason, CL_SOLVE_CONVERGED);
     assert_true(res.rel_residual <= 1e-10);
     assert_true(tr <= 1e-9);
     if (strcmp(k_names[k], "cholmod") == 0) assert_true(res.iterations <= 2); /* a fresh factor: direct */
-    else assert_true(res.iterations > 5);
+    else if (strcmp(k_names[k], "pcg") == 0) assert_true(res.iterations > 5);
     /* held dofs: the first 10 nodes at given values, which the solve keeps exactly */
     uint8_t *fixed = calloc((size_t)s.n3, 1);
     for (int64_t d = 0; d < 30; ++d) {
@@ -132,14 +135,14 @@ static void test_each_entry_solves_spd(void **state) {
     assert_ok(cl_linear_solver_setup(ls, s.A, fixed));
     assert_ok(cl_linear_solver_solve(ls, s.b, s.x, fixed, &res));
     for (int64_t d = 0; d < 30; ++d) assert_true(s.x[d] == 1e-3 * (double)d);
-    assert_true(true_residual(s.A, s.b, s.x, fixed) <= 1e-9);
+    assert_true(cl_test_true_residual(s.A, s.b, s.x, fixed) <= 1e-9);
     /* a solve with more dofs held than the set-up's mask (contacts found after it) */
     for (int64_t d = 30; d < 60; ++d) {
       fixed[d] = 1;
       s.x[d] = 0.0;
     }
     assert_ok(cl_linear_solver_solve(ls, s.b, s.x, fixed, &res));
-    assert_true(true_residual(s.A, s.b, s.x, fixed) <= 1e-9);
+    assert_true(cl_test_true_residual(s.A, s.b, s.x, fixed) <= 1e-9);
     for (int64_t d = 30; d < 60; ++d) assert_true(s.x[d] == 0.0);
     free(fixed);
     cl_linear_solver_destroy(ls);
@@ -159,6 +162,7 @@ static void test_analyse_once_setup_many(void **state) {
     cl_linear_solver_def_default(&def);
     def.rel_tol = 1e-10;
     def.reuse_factor = 0;
+    mg_options(&def);
     cl_linear_solver *ls = NULL;
     assert_ok(cl_linear_solver_create(k_names[k], &def, &ls));
     assert_ok(cl_linear_solver_analyse(ls, s.A));
@@ -172,7 +176,7 @@ static void test_analyse_once_setup_many(void **state) {
       assert_ok(cl_linear_solver_setup(ls, B, NULL));
       cl_linear_result res;
       assert_ok(cl_linear_solver_solve(ls, s.b, s.x, NULL, &res));
-      assert_true(true_residual(B, s.b, s.x, NULL) <= 1e-9);
+      assert_true(cl_test_true_residual(B, s.b, s.x, NULL) <= 1e-9);
       cl_bsr_destroy(B);
     }
     cl_linear_solver_stats st;
@@ -185,6 +189,10 @@ static void test_analyse_once_setup_many(void **state) {
       assert_int_equal(st.analyses, 1);
       assert_int_equal(st.factorizations, 3);
       assert_non_null(cl_linear_solver_cholmod(ls));
+    } else if (strcmp(k_names[k], "galerkin_mg") == 0) { /* set-up = the Galerkin products */
+      assert_int_equal(st.analyses, 1);
+      assert_int_equal(st.factorizations, 3);
+      assert_null(cl_linear_solver_cholmod(ls));
     } else {
       assert_int_equal(st.analyses, 0);
       assert_int_equal(st.factorizations, 0);
@@ -198,6 +206,12 @@ static void test_analyse_once_setup_many(void **state) {
     int64_t *slots = NULL;
     assert_ok(cl_test_elastic_system(m2, E_MOD, NU, 1.0, &C, &slots));
     assert_error(cl_linear_solver_setup(ls, C, NULL), CL_ERR_INVALID_ARGUMENT, "analyse again");
+    g_x = m2->x; /* the new pattern's nodes (the multigrid reads their positions) */
+    g_n = m2->npoints;
+    mg_options(&def);
+    assert_ok(cl_linear_solver_configure(ls, &def));
+    g_x = s.mesh->x;
+    g_n = s.mesh->npoints;
     assert_ok(cl_linear_solver_analyse(ls, C));
     assert_ok(cl_linear_solver_setup(ls, C, NULL));
     cl_bsr_destroy(C);
@@ -262,7 +276,7 @@ static void test_cholmod_reuse_and_wrap(void **state) {
   assert_int_equal(st.factorizations, 1);
   assert_int_equal(wc.refreshes, 1);
   assert_true(res.iterations > fresh_iterations);
-  assert_true(true_residual(s.A, s.b, s.x, NULL) <= 1e-9);
+  assert_true(cl_test_true_residual(s.A, s.b, s.x, NULL) <= 1e-9);
   /* that solve needed more than refactor_iterations = 3 iterations: the next set-up factorises */
   assert_true(res.iterations > 3);
   assert_ok(cl_linear_solver_setup(ls, s.A, NULL));
@@ -278,19 +292,6 @@ static void test_cholmod_reuse_and_wrap(void **state) {
   free(fixed);
   cl_linear_solver_destroy(ls);
   sys_free(&s);
-}
-
-/* A 2-node system A = [[d I, o I], [o I, d I]]: eigenvalues d + o and d - o, diagonal blocks d I. */
-static cl_bsr *two_node(double d, double o) {
-  const int32_t cell[2] = {0, 1};
-  cl_bsr *A = NULL;
-  assert_ok(cl_bsr_from_cells(2, cell, 1, 2, &A));
-  for (int32_t i = 0; i < 2; ++i)
-    for (int32_t j = 0; j < 2; ++j) {
-      double *B = A->val + 9 * cl_bsr_find(A, i, j);
-      for (int c = 0; c < 3; ++c) B[4 * c] = i == j ? d : o;
-    }
-  return A;
 }
 
 /* Set up and solve; returns the solve's status, with the set-up's status and both reasons. */
@@ -314,6 +315,9 @@ static void test_reasons(void **state) {
   (void)state;
   /* b along the eigenvector (1, -1) of eigenvalue d - o */
   const double b[6] = {1, 0, 0, -1, 0, 0};
+  static const double two_x[6] = {0, 0, 0, 1, 0, 0};
+  g_x = two_x;
+  g_n = 2;
   cl_linear_result res;
   cl_status ss;
   cl_solve_reason sr;
@@ -321,7 +325,7 @@ static void test_reasons(void **state) {
     const char *name = k_names[k];
     const int chol = strcmp(name, "cholmod") == 0;
     /* indefinite (eigenvalues 3 and -1) with positive diagonal blocks */
-    cl_bsr *A = two_node(1.0, 2.0);
+    cl_bsr *A = cl_test_two_node(1.0, 2.0);
     assert_int_equal(run(name, A, b, 100, &ss, &sr, &res), CL_ERR_NUMERICAL);
     assert_int_equal(res.reason, CL_SOLVE_NOT_POSDEF);
     assert_non_null(strstr(cl_last_error(), "not positive definite"));
@@ -331,18 +335,18 @@ static void test_reasons(void **state) {
     }
     cl_bsr_destroy(A);
     /* singular (eigenvalues 2 and 0), b in the null space */
-    A = two_node(1.0, 1.0);
+    A = cl_test_two_node(1.0, 1.0);
     assert_int_equal(run(name, A, b, 100, &ss, &sr, &res), CL_ERR_NUMERICAL);
     assert_int_equal(res.reason, CL_SOLVE_NOT_POSDEF);
     if (chol) assert_int_equal(sr, CL_SOLVE_NOT_POSDEF);
     cl_bsr_destroy(A);
     /* negative definite: the block-Jacobi preconditioner is not positive definite either */
-    A = two_node(-2.0, 1.0);
+    A = cl_test_two_node(-2.0, 1.0);
     assert_int_equal(run(name, A, b, 100, &ss, &sr, &res), CL_ERR_NUMERICAL);
     assert_int_equal(res.reason, CL_SOLVE_BREAKDOWN);
     cl_bsr_destroy(A);
     /* NaN off the diagonal, then on it */
-    A = two_node(2.0, 1.0);
+    A = cl_test_two_node(2.0, 1.0);
     A->val[9 * cl_bsr_find(A, 0, 1)] = NAN;
     assert_int_equal(run(name, A, b, 100, &ss, &sr, &res), CL_ERR_NUMERICAL);
     assert_int_equal(res.reason, CL_SOLVE_NON_FINITE);
@@ -356,7 +360,7 @@ static void test_reasons(void **state) {
     assert_int_equal(res.reason, CL_SOLVE_NON_FINITE);
     cl_bsr_destroy(A);
     /* NaN in the right-hand side of an SPD system */
-    A = two_node(2.0, 1.0);
+    A = cl_test_two_node(2.0, 1.0);
     const double bnan[6] = {1, NAN, 0, 0, 0, 0};
     assert_int_equal(run(name, A, bnan, 100, &ss, &sr, &res), CL_ERR_NUMERICAL);
     assert_int_equal(res.reason, CL_SOLVE_NON_FINITE);

@@ -15,18 +15,13 @@
 #include "cleave/mesh.h"
 #include "geom/mesh.h"
 #include "geom/mesh_io.h"
+#include "support/test_meshes.h"
 
 #define OUT_PREFIX CLEAVE_BINARY_DIR "/test_mesh_io_"
 
 /* ---- helpers ------------------------------------------------------------------------------------- */
 
-static const char *out_path(const char *name) {
-  static char buf[4][1024];
-  static int k = 0;
-  k = (k + 1) % 4;
-  snprintf(buf[k], sizeof buf[k], "%s%s", OUT_PREFIX, name);
-  return buf[k];
-}
+static const char *out_path(const char *name) { return cl_test_path(OUT_PREFIX, name); }
 
 /* |a - b| <= tol, printing both values when it fails (cmocka 1.1 has no double assertion) */
 #define assert_near(a, b, tol)                                                                  \

@@ -14,6 +14,7 @@
 #include <cmocka.h>
 
 #include "cleave/world.h"
+#include "contract/params.h"
 
 enum { MAX_CHOICES = 16, NAME_CAP = 64 };
 
@@ -49,7 +50,9 @@ static const char *entry_problem(const cl_param_info *p) {
   if (!p->name || !is_identifier(p->name, strlen(p->name))) return "the name is not an identifier";
   if (!p->unit || !p->help || !p->help[0]) return "unit or help missing";
   if (!(p->min <= p->value && p->value <= p->max)) return "the default lies outside [min, max]";
-  if (p->kind < CL_PARAM_NUMBER || p->kind > CL_PARAM_CHOICE) return "unknown kind";
+  if (p->kind < CL_PARAM_NUMBER || p->kind > CL_PARAM_TEXT) return "unknown kind";
+  if (p->kind == CL_PARAM_TEXT && (!p->text || strlen(p->text) > CL_PARAM_TEXT_MAX)) return "a text without a default";
+  if (p->kind != CL_PARAM_TEXT && p->text) return "a default text on a parameter that is not a text";
   if (p->kind != CL_PARAM_NUMBER && (p->value != floor(p->value) || p->min != floor(p->min) || p->max != floor(p->max)))
     return "an integer kind with a fractional default or bound";
   if (p->kind != CL_PARAM_CHOICE && p->choices) return "choices on a parameter that is not a choice";
@@ -138,6 +141,14 @@ static void test_checker_catches_mistakes(void **state) {
   bad = good;
   bad.max = 2.5;
   assert_non_null(strstr(entry_problem(&bad), "fractional"));
+  const cl_param_info text = {.name = "grid", .unit = "1", .help = "h", .kind = CL_PARAM_TEXT, .text = "50/all"};
+  assert_null(entry_problem(&text));
+  bad = text;
+  bad.text = NULL;
+  assert_non_null(strstr(entry_problem(&bad), "without a default"));
+  bad = good;
+  bad.text = "x";
+  assert_non_null(strstr(entry_problem(&bad), "not a text"));
   bad = good;
   bad.kind = CL_PARAM_BOOLEAN;
   assert_non_null(strstr(entry_problem(&bad), "choices on"));
@@ -147,11 +158,48 @@ static void test_checker_catches_mistakes(void **state) {
   assert_null(entry_problem(&number));
 }
 
+/* Text parameters resolve to the given string or their default; a text for a number, a number for
+ * a text, a non-printable character or a text too long are errors naming the parameter; a caller
+ * that takes no texts refuses one. */
+static void test_text_resolution(void **state) {
+  (void)state;
+  const cl_param_info t[2] = {{.name = "grid", .unit = "1", .help = "h", .kind = CL_PARAM_TEXT, .text = "50/all"},
+                              {.name = "iterations", .unit = "1", .help = "h", .value = 2, .min = 1, .max = 9,
+                               .kind = CL_PARAM_INTEGER}};
+  double v[2];
+  const char *tx[2];
+  assert_int_equal(cl_params_resolve_text("test", t, 2, NULL, 0, v, tx), CL_OK);
+  assert_string_equal(tx[0], "50/all");
+  assert_null(tx[1]);
+  assert_true(v[1] == 2.0);
+  const cl_param given[2] = {{"grid", 0, "50/1000/all"}, {"iterations", 3, NULL}};
+  assert_int_equal(cl_params_resolve_text("test", t, 2, given, 2, v, tx), CL_OK);
+  assert_string_equal(tx[0], "50/1000/all");
+  assert_true(v[1] == 3.0);
+  const cl_param number_for_text = {"grid", 50, NULL}, text_for_number = {"iterations", 0, "3"},
+                 control = {"grid", 0, "50\n/all"};
+  assert_int_equal(cl_params_resolve_text("test", t, 2, &number_for_text, 1, v, tx), CL_ERR_INVALID_ARGUMENT);
+  assert_non_null(strstr(cl_last_error(), "'grid' takes a text"));
+  assert_int_equal(cl_params_resolve_text("test", t, 2, &text_for_number, 1, v, tx), CL_ERR_INVALID_ARGUMENT);
+  assert_non_null(strstr(cl_last_error(), "'iterations' takes a number"));
+  assert_int_equal(cl_params_resolve_text("test", t, 2, &control, 1, v, tx), CL_ERR_INVALID_ARGUMENT);
+  assert_non_null(strstr(cl_last_error(), "printable"));
+  char long_text[CL_PARAM_TEXT_MAX + 2];
+  memset(long_text, 'a', sizeof long_text - 1);
+  long_text[sizeof long_text - 1] = '\0';
+  const cl_param too_long = {"grid", 0, long_text};
+  assert_int_equal(cl_params_resolve_text("test", t, 2, &too_long, 1, v, tx), CL_ERR_INVALID_ARGUMENT);
+  assert_non_null(strstr(cl_last_error(), "longer than"));
+  assert_int_equal(cl_params_resolve("test", t, 2, given, 1, v), CL_ERR_INVALID_ARGUMENT);
+  assert_non_null(strstr(cl_last_error(), "cannot take"));
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_every_registered_table),
       cmocka_unit_test(test_known_choices),
       cmocka_unit_test(test_checker_catches_mistakes),
+      cmocka_unit_test(test_text_resolution),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -72,7 +72,7 @@ static void test_sampling_mass_and_clusters(void **state) {
   (void)state;
   cl_world *w = world(0.0, 1.0 / 60, 1);
   cl_mesh *m = cl_test_box(0.4, 0.2, 0.2);
-  cl_param p[2] = {{"particles", 1500}, {"cluster_count", 12}};
+  cl_param p[2] = {{"particles", 1500, NULL}, {"cluster_count", 12, NULL}};
   cl_material_def mat;
   cl_body_def bd;
   cl_body_def_default(&bd);
@@ -134,7 +134,7 @@ static void test_grid_sampling_and_point_sets(void **state) {
   (void)state;
   cl_world *w = world(0.0, 1.0 / 60, 1);
   cl_mesh *m = cl_test_box(0.2, 0.2, 0.2);
-  cl_param p[3] = {{"sampling", 0}, {"spacing", 0.02}, {"cluster_count", 8}};
+  cl_param p[3] = {{"sampling", 0, NULL}, {"spacing", 0.02, NULL}, {"cluster_count", 8, NULL}};
   cl_id b;
   assert_int_equal(add(w, m, p, 3, NULL, &b), CL_OK);
   cl_body_info info;
@@ -145,7 +145,7 @@ static void test_grid_sampling_and_point_sets(void **state) {
   assert_int_equal(cl_body_copy_rest_positions(w, b, xyz, 3000), CL_OK);
   cl_mesh *pts;
   assert_int_equal(cl_mesh_from_arrays(CL_MESH_POINTS, xyz, 1000, NULL, 0, &pts), CL_OK);
-  cl_param q[1] = {{"cluster_count", 8}};
+  cl_param q[1] = {{"cluster_count", 8, NULL}};
   cl_id b2;
   assert_int_equal(add(w, pts, q, 1, NULL, &b2), CL_OK);
   cl_body_info info2;
@@ -165,7 +165,7 @@ static void test_momentum_in_free_flight(void **state) {
   /* a strongly deformed, spinning, flying body: strain limiting is active and must conserve too */
   cl_world *w = world(0.0, 1.0 / 60, 1);
   cl_mesh *m = cl_test_box(0.4, 0.2, 0.2);
-  cl_param p[4] = {{"particles", 800}, {"cluster_count", 10}, {"alpha", 0.8}, {"gamma", 0.05}};
+  cl_param p[4] = {{"particles", 800, NULL}, {"cluster_count", 10, NULL}, {"alpha", 0.8, NULL}, {"gamma", 0.05, NULL}};
   cl_id b;
   assert_int_equal(add(w, m, p, 4, NULL, &b), CL_OK);
   cl_body_state *st = cl_world_body_state(w, b);
@@ -199,7 +199,7 @@ static void test_momentum_in_free_flight(void **state) {
   /* and the paper's goals without the torque projection conserve linear momentum only */
   cl_world_destroy(w);
   w = world(0.0, 1.0 / 60, 1);
-  cl_param q[5] = {{"particles", 800}, {"cluster_count", 10}, {"alpha", 0.8}, {"gamma", 0.05}, {"torque_free", 0}};
+  cl_param q[5] = {{"particles", 800, NULL}, {"cluster_count", 10, NULL}, {"alpha", 0.8, NULL}, {"gamma", 0.05, NULL}, {"torque_free", 0, NULL}};
   assert_int_equal(add(w, m, q, 5, NULL, &b), CL_OK);
   st = cl_world_body_state(w, b);
   for (int32_t i = 0; i < st->n; ++i) {
@@ -221,7 +221,7 @@ static void test_rigid_motion_keeps_shape(void **state) {
   (void)state;
   cl_world *w = world(0.0, 1.0 / 60, 1);
   cl_mesh *m = cl_test_box(0.3, 0.2, 0.1);
-  cl_param p[2] = {{"particles", 600}, {"cluster_count", 8}};
+  cl_param p[2] = {{"particles", 600, NULL}, {"cluster_count", 8, NULL}};
   cl_id b;
   assert_int_equal(add(w, m, p, 2, NULL, &b), CL_OK);
   cl_body_state *st = cl_world_body_state(w, b);
@@ -287,8 +287,8 @@ static double twist_after_release(double yield, double hardening) {
   /* clusters must be smaller than the cross-section: a cluster spanning the axis sees torsion
    * as a rotation (its best linear fit has no net shear), so it could not hold the twist */
   cl_mesh *m = cl_test_box(0.8, 0.3, 0.3);
-  cl_param p[6] = {{"particles", 3000}, {"cluster_count", 60}, {"alpha", 1.0}, {"iterations", 4}, {"gamma", 0.5},
-                   {"damping", 20.0}};
+  cl_param p[6] = {{"particles", 3000, NULL}, {"cluster_count", 60, NULL}, {"alpha", 1.0, NULL}, {"iterations", 4, NULL}, {"gamma", 0.5, NULL},
+                   {"damping", 20.0, NULL}};
   cl_body_def bd;
   cl_body_def_default(&bd);
   cl_material_def mat = bd.material;
@@ -342,7 +342,7 @@ static void run_steps(int threads, double *out, int32_t *n) {
   cl_world *w = world(-9.81, 1.0 / 60, threads);
   cl_mesh *m = cl_test_box(0.4, 0.2, 0.2);
   /* big enough for the threaded loops (4096 particles, 8000 memberships) */
-  cl_param p[4] = {{"particles", 5000}, {"cluster_count", 40}, {"gamma", 0.1}, {"damping", 5}};
+  cl_param p[4] = {{"particles", 5000, NULL}, {"cluster_count", 40, NULL}, {"gamma", 0.1, NULL}, {"damping", 5, NULL}};
   cl_body_def bd;
   cl_body_def_default(&bd);
   cl_material_def mat = bd.material;
@@ -381,7 +381,7 @@ static void test_energy_and_volume(void **state) {
   (void)state;
   cl_world *w = world(0.0, 1.0 / 60, 1);
   cl_mesh *m = cl_test_box(0.2, 0.2, 0.2);
-  cl_param p[2] = {{"particles", 500}, {"cluster_count", 6}};
+  cl_param p[2] = {{"particles", 500, NULL}, {"cluster_count", 6, NULL}};
   cl_id b;
   assert_int_equal(add(w, m, p, 2, NULL, &b), CL_OK);
   cl_probe_def pd;
@@ -451,19 +451,19 @@ static void expect_fail(const cl_mesh *m, const cl_param *p, int32_t np, const c
 static void test_bad_input(void **state) {
   (void)state;
   cl_mesh *m = cl_test_box(0.2, 0.2, 0.2);
-  cl_param neg[1] = {{"spacing", -0.01}};
+  cl_param neg[1] = {{"spacing", -0.01, NULL}};
   expect_fail(m, neg, 1, NULL, "spacing");
-  cl_param many[2] = {{"particles", 200}, {"cluster_count", 1000}};
+  cl_param many[2] = {{"particles", 200, NULL}, {"cluster_count", 1000, NULL}};
   expect_fail(m, many, 2, NULL, "cluster_count");
-  cl_param nan1[1] = {{"alpha", NAN}};
+  cl_param nan1[1] = {{"alpha", NAN, NULL}};
   expect_fail(m, nan1, 1, NULL, "alpha");
-  cl_param big[1] = {{"alpha", 1.5}};
+  cl_param big[1] = {{"alpha", 1.5, NULL}};
   expect_fail(m, big, 1, NULL, "alpha");
-  cl_param gnan[1] = {{"gamma", NAN}};
+  cl_param gnan[1] = {{"gamma", NAN, NULL}};
   expect_fail(m, gnan, 1, NULL, "gamma");
-  cl_param neg_g[1] = {{"gamma", -1}};
+  cl_param neg_g[1] = {{"gamma", -1, NULL}};
   expect_fail(m, neg_g, 1, NULL, "gamma");
-  cl_param unknown[1] = {{"stiffness", 1}};
+  cl_param unknown[1] = {{"stiffness", 1, NULL}};
   expect_fail(m, unknown, 1, NULL, "stiffness");
   /* an open surface: a box with one triangle removed */
   cl_mesh *open;
@@ -478,7 +478,7 @@ static void test_bad_input(void **state) {
   cl_mesh_destroy(pts);
   /* spacing = 0 is not an error: it means "from 'particles'" (documented) */
   cl_world *w = world(0.0, 1.0 / 60, 1);
-  cl_param zero[2] = {{"spacing", 0}, {"particles", 300}};
+  cl_param zero[2] = {{"spacing", 0, NULL}, {"particles", 300, NULL}};
   cl_id b;
   assert_int_equal(add(w, m, zero, 2, NULL, &b), CL_OK);
   cl_body_info info;

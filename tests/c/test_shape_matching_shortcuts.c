@@ -38,9 +38,9 @@ static cl_sm *solver_of(cl_world *w, cl_id b) { return cl_test_body_solver(w, b)
 /* A bar along x pulled apart at its ends at `speed` each (m/s); toughness < 0: no criterion. */
 static cl_id pulled_bar(cl_world *w, double toughness, double gamma, double speed) {
   cl_mesh *m = cl_test_box(0.6, 0.15, 0.15);
-  cl_param p[6] = {{"particles", 1500}, {"cluster_count", 40}, {"alpha", 0.8}, {"gamma", gamma},
-                   {"damping", 10},     {"iterations", 6}};
-  cl_param cp[1] = {{"toughness", toughness}};
+  cl_param p[6] = {{"particles", 1500, NULL}, {"cluster_count", 40, NULL}, {"alpha", 0.8, NULL}, {"gamma", gamma, NULL},
+                   {"damping", 10, NULL},     {"iterations", 6, NULL}};
+  cl_param cp[1] = {{"toughness", toughness, NULL}};
   cl_id b = cl_test_add_body(w, "shape_matching", m, p, 6, toughness >= 0.0 ? "cluster_stretch" : NULL, cp, 1);
   cl_mesh_destroy(m);
   cl_test_x_slab(w, b, -1.0, -0.25, -speed);
@@ -112,7 +112,7 @@ static void test_strain_limit_bounds_match_plain_sweeps(void **state) {
 static void fly(int no_shortcuts, run_out *o, int64_t *box_skips) {
   cl_world *w = world(1);
   cl_mesh *m = cl_test_box(0.3, 0.2, 0.1);
-  cl_param p[5] = {{"particles", 600}, {"cluster_count", 60}, {"alpha", 0.8}, {"gamma", 0.2}, {"iterations", 4}};
+  cl_param p[5] = {{"particles", 600, NULL}, {"cluster_count", 60, NULL}, {"alpha", 0.8, NULL}, {"gamma", 0.2, NULL}, {"iterations", 4, NULL}};
   cl_id b = cl_test_add_body(w, "shape_matching", m, p, 5, NULL, NULL, 0);
   cl_mesh_destroy(m);
   const double v[3] = {3.0, -1.0, 0.5}, omega[3] = {0.0, 0.0, 0.4};
@@ -151,7 +151,7 @@ static void test_displacement_box_skips_rigid_flight(void **state) {
 static void struck(int no_shortcuts, double **x, double **v, int32_t *n, int64_t *redone) {
   cl_world *w = world(1);
   cl_mesh *m = cl_test_box(0.4, 0.4, 0.05);
-  cl_param p[5] = {{"particles", 1200}, {"cluster_count", 30}, {"alpha", 0.8}, {"gamma", 0.5}, {"iterations", 4}};
+  cl_param p[5] = {{"particles", 1200, NULL}, {"cluster_count", 30, NULL}, {"alpha", 0.8, NULL}, {"gamma", 0.5, NULL}, {"iterations", 4, NULL}};
   cl_id b = cl_test_add_body(w, "shape_matching", m, p, 5, NULL, NULL, 0);
   cl_mesh_destroy(m);
   cl_test_x_slab(w, b, -1.0, -0.17, 0.0);

@@ -48,7 +48,7 @@ static cl_id cube(cl_world *w, int32_t particles, int32_t clusters, const double
   cl_body_def bd;
   cl_body_def_default(&bd);
   bd.solver = "shape_matching";
-  cl_param p[3] = {{"particles", particles}, {"cluster_count", clusters}, {"restitution", 1.0}};
+  cl_param p[3] = {{"particles", particles, NULL}, {"cluster_count", clusters, NULL}, {"restitution", 1.0, NULL}};
   bd.params = p;
   bd.param_count = 3;
   bd.material.density = 1000.0;
@@ -391,7 +391,7 @@ static void test_proxies_off_passes_through(void **state) {
   cl_body_def bd;
   cl_body_def_default(&bd);
   bd.solver = "shape_matching";
-  cl_param p[3] = {{"particles", 400}, {"cluster_count", 8}, {"self_collisions", 0}};
+  cl_param p[3] = {{"particles", 400, NULL}, {"cluster_count", 8, NULL}, {"self_collisions", 0, NULL}};
   bd.params = p;
   bd.param_count = 3;
   cl_id a;

@@ -34,9 +34,9 @@ static cl_world *world(void) { return cl_test_world_seeded(1.0 / 60, 0.0, 1, 3);
 /* A bar along x pulled apart at its ends: with a low toughness it fractures in most steps. */
 static cl_id pulled_bar(cl_world *w, double toughness, double speed, int particles) {
   cl_mesh *m = cl_test_box(0.6, 0.15, 0.15);
-  cl_param p[5] = {{"particles", particles}, {"cluster_count", particles / 60}, {"alpha", 0.8}, {"gamma", 0.5},
-                   {"damping", 10}};
-  cl_param cp[2] = {{"toughness", toughness}, {"relax", 0}};
+  cl_param p[5] = {{"particles", particles, NULL}, {"cluster_count", particles / 60, NULL}, {"alpha", 0.8, NULL}, {"gamma", 0.5, NULL},
+                   {"damping", 10, NULL}};
+  cl_param cp[2] = {{"toughness", toughness, NULL}, {"relax", 0, NULL}};
   cl_id b = cl_test_add_body(w, "shape_matching", m, p, 5, "cluster_stretch", cp, 2);
   cl_mesh_destroy(m);
   cl_test_x_slab(w, b, -1.0, -0.25, -speed);
@@ -254,7 +254,7 @@ static void test_hand_fractures(void **state) {
   (void)state;
   cl_world *w = world();
   cl_mesh *m = cl_test_box(0.3, 0.3, 0.3);
-  cl_param p[2] = {{"particles", 1500}, {"cluster_count", 20}};
+  cl_param p[2] = {{"particles", 1500, NULL}, {"cluster_count", 20, NULL}};
   cl_id b = cl_test_add_body(w, "shape_matching", m, p, 2, "cluster_stretch", NULL, 0);
   cl_mesh_destroy(m);
   cl_sm *s = cl_test_body_solver(w, b);

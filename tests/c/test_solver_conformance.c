@@ -46,7 +46,7 @@ static cl_world *make_world_dt(double gy, double dt) {
 static cl_world *make_world(double gy) { return make_world_dt(gy, k_dt); }
 
 static cl_id add_box(cl_world *w, const cl_solver_ops *ops, double damping) {
-  cl_param p = {"damping", damping};
+  cl_param p = {"damping", damping, NULL};
   int has = damping > 0.0 && cl_param_index(ops->params, ops->param_count, "damping") >= 0;
   cl_id b = 0;
   cl_status s = cl_double_add_box(w, ops->name, "conformance", 2, 2, 2, k_lo, k_hi, k_young, k_density,
@@ -287,9 +287,10 @@ static void test_stepping_after_fracture(void **state) {
     cl_body_def_default(&def);
     def.solver = ops->name;
     def.material.young = k_young;
-    /* the test criterion whose events the solver applies: split a unit, or damage a node's edges */
-    def.criterion = ops->caps.applies & CL_EVENT_BIT(CL_EVENT_SPLIT_UNIT) ? "test_recorder" : "test_edge_recorder";
-    cl_param raise[2] = {{"raise_unit", 0}, {"repeat", 1}};
+    /* the test criterion whose events the solver applies, its own kind first: damage a node's edges
+     * (graph_fem, which also splits units along a plane: tests/c/test_graph_fem.c), else split a unit */
+    def.criterion = ops->caps.applies & CL_EVENT_BIT(CL_EVENT_DAMAGE_EDGE) ? "test_edge_recorder" : "test_recorder";
+    cl_param raise[2] = {{"raise_unit", 0, NULL}, {"repeat", 1, NULL}};
     def.criterion_params = raise;
     def.criterion_param_count = 2;
     cl_id b, c;

@@ -135,7 +135,7 @@ static void test_body_info_and_fields(void **state) {
 static void test_reaction_of_hanging_body(void **state) {
   (void)state;
   cl_world *w = make_world(1e-3, -9.81);
-  cl_param damping = {"damping", 60.0};
+  cl_param damping = {"damping", 60.0, NULL};
   cl_id b, fix, probe, ke;
   assert_int_equal(cl_double_add_box(w, "test_double", "hanging", 2, 2, 2, g_lo, g_hi, 1e5, 1000.0, &damping, 1, &b),
                    CL_OK);
@@ -436,7 +436,7 @@ static void test_colliders(void **state) {
   (void)state;
   cl_world *w = make_world(1e-3, -9.81);
   const double lo[3] = {0.0, 0.02, 0.0}, hi[3] = {0.1, 0.12, 0.1};
-  cl_param damping = {"damping", 5.0};
+  cl_param damping = {"damping", 5.0, NULL};
   cl_id b, ground, ball;
   assert_int_equal(cl_double_add_box(w, "test_double", "dropped", 2, 2, 2, lo, hi, 1e5, 1000.0, &damping, 1, &b), CL_OK);
   cl_collider_def cd;
@@ -511,6 +511,60 @@ static void test_collider_projection(void **state) {
   double z[3] = {0.0, 0.0, 0.5}, vz[3] = {0.0, 0.0, -1.0};
   assert_int_equal(cl_collider_project(&view, z, vz), 1);
   assert_near(z[2], 1.0, 1e-15);
+}
+
+/* The momentum kick (cl_collider_def.momentum_scale, the authors' projectiles of Jones et al. 2016):
+ * a touched point goes to the surface and gains scale x the collider's velocity, whichever way it
+ * moves and every time it touches; a point outside is left alone; the definition is checked. */
+static void test_collider_momentum_kick(void **state) {
+  (void)state;
+  cl_collider_shape s;
+  memset(&s, 0, sizeof s);
+  s.kind = CL_COLLIDER_SPHERE;
+  s.radius = 0.1;
+  s.velocity[2] = 0.3;
+  s.momentum_scale = 10.0;
+  s.restitution = 1.0, s.friction = 5.0; /* ignored by the kick */
+  cl_collider_view view = {1, &s};
+  double x[3] = {0.0, 0.0, 0.05}, v[3] = {0.5, 0.0, 4.0}; /* separating fast: still kicked */
+  assert_int_equal(cl_collider_project(&view, x, v), 1);
+  assert_near(x[2], 0.1, 1e-15);
+  assert_near(v[0], 0.5, 0.0);
+  assert_near(v[2], 4.0 + 3.0, 1e-15);
+  x[2] = 0.09;
+  assert_int_equal(cl_collider_project(&view, x, v), 1); /* again: another kick */
+  assert_near(v[2], 10.0, 1e-14);
+  double out[3] = {0.0, 0.2, 0.0}, vo[3] = {0.0, 0.0, 0.0};
+  assert_int_equal(cl_collider_project(&view, out, vo), 0);
+  assert_near(vo[2], 0.0, 0.0);
+
+  /* in a world: a free particle of a resting body hit by the sphere flies at 10 x its speed */
+  cl_world *w = make_world(1.0 / 60.0, 0.0);
+  const double lo[3] = {-0.05, -0.05, -0.05}, hi[3] = {0.05, 0.05, 0.05};
+  cl_param damping = {"damping", 0.0, NULL};
+  cl_id b, ball;
+  assert_int_equal(cl_double_add_box(w, "test_double", "hit", 1, 1, 1, lo, hi, 1e5, 1000.0, &damping, 1, &b), CL_OK);
+  cl_collider_def cd;
+  cl_collider_def_default(&cd, CL_COLLIDER_SPHERE);
+  cd.radius = 0.5;
+  cd.center[2] = -0.5;
+  cd.velocity[2] = 0.3;
+  cd.momentum_scale = -1.0;
+  assert_int_equal(cl_world_add_collider(w, &cd, &ball), CL_ERR_INVALID_ARGUMENT);
+  assert_non_null(strstr(cl_last_error(), "momentum_scale = -1"));
+  cd.momentum_scale = 2.0;
+  cd.dynamic = 1, cd.mass = 1.0;
+  assert_int_equal(cl_world_add_collider(w, &cd, &ball), CL_ERR_INVALID_ARGUMENT);
+  assert_non_null(strstr(cl_last_error(), "kinematic"));
+  cd.dynamic = 0, cd.mass = 0.0;
+  cd.momentum_scale = 10.0;
+  assert_int_equal(cl_world_add_collider(w, &cd, &ball), CL_OK);
+  assert_int_equal(cl_world_step(w, 1), CL_OK);
+  const cl_body_state *st = cl_world_body_state(w, b);
+  double vmax = 0.0;
+  for (int32_t i = 0; i < st->n; ++i) vmax = fmax(vmax, st->v[3 * i + 2]);
+  assert_true(vmax >= 3.0 - 1e-9); /* at least one kick of 10 x 0.3 m/s */
+  cl_world_destroy(w);
 }
 
 /* ---- ids ------------------------------------------------------------------------------------ */
@@ -714,7 +768,7 @@ static void test_nan_stops_the_world(void **state) {
   cl_body_def_default(&def);
   def.name = "blob";
   def.solver = "test_nan";
-  cl_param p = {"nan_step", 4};
+  cl_param p = {"nan_step", 4, NULL};
   def.params = &p;
   def.param_count = 1;
   cl_id b, other;
@@ -750,7 +804,7 @@ static void test_warning_passes_through(void **state) {
   cl_body_def_default(&def);
   def.name = "slow";
   def.solver = "test_nan";
-  cl_param p[2] = {{"nan_step", 1e9}, {"warn_step", 2}};
+  cl_param p[2] = {{"nan_step", 1e9, NULL}, {"warn_step", 2, NULL}};
   def.params = p;
   def.param_count = 2;
   cl_id b;
@@ -777,7 +831,7 @@ static void test_substeps(void **state) {
   def.substeps = 4;
   cl_world *w;
   assert_int_equal(cl_world_create(&def, &w), CL_OK);
-  cl_param damping = {"damping", 60.0};
+  cl_param damping = {"damping", 60.0, NULL};
   cl_id b, fix, drive, probe;
   const double hi[3] = {0.1, 0.1, 0.2};
   assert_int_equal(cl_double_add_box(w, "test_double", "sub", 2, 2, 4, g_lo, hi, 1e5, 1000.0, &damping, 1, &b), CL_OK);
@@ -857,7 +911,7 @@ static void test_criterion_plumbing(void **state) {
 
   /* raising an event on tet 0 detaches it (the double replicates its shared corners): more nodes,
    * two pieces, the fixed region follows its replicated nodes, stepping goes on */
-  cl_param raise = {"raise_unit", 0};
+  cl_param raise = {"raise_unit", 0, NULL};
   def.criterion_params = &raise;
   def.criterion_param_count = 1;
   def.name = "broken";
@@ -955,6 +1009,7 @@ int main(void) {
       cmocka_unit_test(test_apply_force),
       cmocka_unit_test(test_colliders),
       cmocka_unit_test(test_collider_projection),
+      cmocka_unit_test(test_collider_momentum_kick),
       cmocka_unit_test(test_stale_ids),
       cmocka_unit_test(test_nan_stops_the_world),
       cmocka_unit_test(test_warning_passes_through),

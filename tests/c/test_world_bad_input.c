@@ -91,7 +91,7 @@ static void test_world_def(void **state) {
 static void test_world_calls(void **state) {
   fixture *f = *state;
   const double bad_g[3] = {0.0, INFINITY, 0.0};
-  expect(cl_world_set_gravity(f->w, bad_g), CL_ERR_INVALID_ARGUMENT, "g[1]");
+  expect(cl_world_set_gravity(f->w, bad_g), CL_ERR_INVALID_ARGUMENT, "gravity[1]");
   expect(cl_world_set_gravity(NULL, bad_g), CL_ERR_INVALID_ARGUMENT, "world is NULL");
   expect(cl_world_set_gravity(f->w, NULL), CL_ERR_INVALID_ARGUMENT, "g is NULL");
   expect(cl_world_step(f->w, -1), CL_ERR_INVALID_ARGUMENT, "steps = -1");
@@ -151,7 +151,7 @@ static void test_body_def(void **state) {
   def.material.plastic_yield = -1.0;
 
   /* solver parameters against the table */
-  cl_param p = {"dampnig", 1.0};
+  cl_param p = {"dampnig", 1.0, NULL};
   def.params = &p;
   def.param_count = 1;
   expect(cl_world_add_body(f->w, &def, f->mesh, &b), CL_ERR_NOT_FOUND,
@@ -162,14 +162,14 @@ static void test_body_def(void **state) {
          "parameter 'damping' = -2 is outside its range [0, 1e+06] 1/s");
   p.value = NAN;
   expect(cl_world_add_body(f->w, &def, f->mesh, &b), CL_ERR_INVALID_ARGUMENT, "'damping' = nan");
-  cl_param twice[2] = {{"damping", 1.0}, {"damping", 2.0}};
+  cl_param twice[2] = {{"damping", 1.0, NULL}, {"damping", 2.0, NULL}};
   def.params = twice;
   def.param_count = 2;
   expect(cl_world_add_body(f->w, &def, f->mesh, &b), CL_ERR_INVALID_ARGUMENT, "given twice");
   def.params = NULL;
   expect(cl_world_add_body(f->w, &def, f->mesh, &b), CL_ERR_INVALID_ARGUMENT, "param_count = 2 with params NULL");
   def.param_count = 0;
-  cl_param noname = {NULL, 1.0};
+  cl_param noname = {NULL, 1.0, NULL};
   def.params = &noname;
   def.param_count = 1;
   expect(cl_world_add_body(f->w, &def, f->mesh, &b), CL_ERR_INVALID_ARGUMENT, "NULL name");
@@ -181,7 +181,7 @@ static void test_body_def(void **state) {
   expect(cl_world_add_body(f->w, &def, f->mesh, &b), CL_ERR_NOT_FOUND, "unknown fracture criterion 'cluster_strech'");
   assert_non_null(strstr(cl_last_error(), "test_recorder"));
   def.criterion = "test_recorder";
-  cl_param cp = {"raise_unit", 0.5};
+  cl_param cp = {"raise_unit", 0.5, NULL};
   def.criterion_params = &cp;
   def.criterion_param_count = 1;
   expect(cl_world_add_body(f->w, &def, f->mesh, &b), CL_ERR_INVALID_ARGUMENT, "must be an integer");

@@ -90,7 +90,7 @@ T.test("bad velocities are clear errors", function()
   local bad = {}
   for i = 1, n do bad[i] = { 0, 0, 0 } end
   bad[7] = { 0, math.huge, 0 }
-  T.error(function() b:set_velocities(bad) end, { "node 6", "not finite" })
+  T.error(function() b:set_velocities(bad) end, { "node 6", "must be finite" })
   local ffi = require "ffi"
   T.error(function() b:set_velocities(ffi.new("double[3]")) end, { "bytes", tostring(3 * n) })
   T.error(function() world:body { shape = cl.shape.box { size = { 0.1, 0.1, 0.1 } }, solver = "shape_matching",

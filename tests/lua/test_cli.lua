@@ -146,7 +146,7 @@ for _, k in ipairs(keys) do print(k, arg.set[k], type(arg.set[k])) end
 print("same", cl.args == arg.set)
 print("args", arg[0] ~= nil, arg[1], arg[2], select("#", ...))
 ]])
-  local out, err, code = run("run " .. q(path) .. " --set n=3 --set young=1e6 --set flag=true --set off=false" ..
+  local out, err, code = run("run " .. q(path) .. " --set young=1e6 --set flag=true --set off=false" ..
     " --set name=bar --set g=0,-9.81,0 --set=x=1 --set n=4 -- first second")
   T.eq(code, 0, err)
   T.contains(out, "n\t4\tnumber\n")
@@ -158,6 +158,10 @@ print("args", arg[0] ~= nil, arg[1], arg[2], select("#", ...))
   T.contains(out, "x\t1\tnumber\n")
   T.contains(out, "same\ttrue\n")
   T.contains(out, "args\ttrue\tfirst\tsecond\t2\n")
+  -- a repeated key is a usage error (it kept the last value silently), tests/lua/test_reliability.lua
+  local _, err2, code2 = run("run " .. q(path) .. " --set n=3 --set n=4")
+  T.eq(code2, 2)
+  T.contains(err2, "--set n is given twice")
 end)
 
 T.test("a --set key the script's schema does not know is reported", function()

@@ -28,7 +28,7 @@ T.test("the parser finds every struct definition and its fields", function()
   -- multi-declarator lines and arrays: "double lo[3], hi[3];"
   local f = table.concat(by.cl_mesh_info.fields, ",")
   T.eq(f, "kind,points,cells,fields,lo,hi,measure")
-  T.eq(table.concat(by.cl_param_info.fields, ","), "name,unit,help,value,min,max,kind,choices")
+  T.eq(table.concat(by.cl_param_info.fields, ","), "name,unit,help,value,min,max,kind,choices,text")
   local enums = layout.enums(cdef)
   T.truthy(#enums >= 10, "enums found")
   -- a function-pointer member and a nested definition are handled / refused

@@ -79,6 +79,24 @@ T.test("one and two threads give the same positions", function()
 end)
 
 
+T.test("a shattered plate: piece labels agree with the piece counts, the kick pushes particles on", function()
+  local built = scenes.get("shape_matching/plate_brittle_weak"):build { particles = 1500, threads = 1 }
+  built.world:step(30)
+  local info, st = built.body:info(), built.body:stats()
+  local labels, n = built.body:piece_labels("cdata")
+  T.eq(n, info.nodes, "one label per node")
+  local seen, count = {}, 0
+  for i = 0, n - 1 do
+    if not seen[labels[i]] then seen[labels[i]], count = true, count + 1 end
+  end
+  T.eq(count, info.pieces, "distinct labels = pieces")
+  T.truthy(st.cluster_pieces > 1 and st.cluster_pieces <= info.pieces, "pieces holding clusters: " .. st.cluster_pieces)
+  -- the projectile (0.3 m/s, kick 10) has flung particles well ahead of itself
+  local v, zmax = built.body:velocities("cdata"), 0
+  for i = 0, n - 1 do zmax = math.max(zmax, v[3 * i + 2]) end
+  T.truthy(zmax > 1.0, "fastest particle " .. zmax .. " m/s along +z")
+end)
+
 T.test("bad input is a clear error at the caller's line", function()
   local w = cl.world {}
   local box = cl.shape.box { size = { 0.2, 0.2, 0.2 } }

@@ -135,6 +135,8 @@ T.test("the parameter tables come from C", function()
         local known = false
         for _, v in ipairs(e.values) do known = known or v == e.default end
         T.truthy(known, s .. "." .. e.name .. " default is one of its names")
+      elseif e.type == "string" then
+        T.eq(type(e.default), "string", s .. "." .. e.name .. " default text")
       else
         T.truthy(e.range[1] <= e.default and e.default <= e.range[2], s .. "." .. e.name .. " default within its range")
       end

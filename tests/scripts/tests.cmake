@@ -7,7 +7,9 @@
 #    exit on a FAIL). A new script without a `quick` option fails here ("unknown key 'quick'").
 #  * A script needing other arguments has them in CLEAVE_SCRIPT_ARGS_<test name> below.
 #  * Each runs in its own scratch folder (build/tests/scripts/<test name>), so the relative output
-#    folders of the scripts (out/..., plots/out/...) land there, never in the source tree.
+#    folders of the scripts (out/..., plots/out/...) land there, never in the source tree; out/ and
+#    plots/ there are removed first (a sweep script refuses a results file an older definition of
+#    the same sweep wrote).
 # Test names: experiments/default.lua -> experiment_default, experiments/corotational/x.lua ->
 # experiment_corotational_x, validation/x.lua -> validation_x, plots/x.lua -> plot_x.
 file(GLOB_RECURSE CLEAVE_SCRIPTS CONFIGURE_DEPENDS
@@ -40,7 +42,9 @@ foreach(script ${CLEAVE_SCRIPTS})
     set(args --set quick=true)
   endif()
   file(MAKE_DIRECTORY ${_scripts_tmp}/${name})
-  add_test(NAME ${name} COMMAND $<TARGET_FILE:cleave_app> run ${script} ${args}
+  # emptied first: a sweep script refuses the results file an earlier definition of it left there
+  add_test(NAME ${name} COMMAND sh -c "rm -rf ./out ./plots && exec \"$@\"" sh
+           $<TARGET_FILE:cleave_app> run ${script} ${args}
            WORKING_DIRECTORY ${_scripts_tmp}/${name})
   set_tests_properties(${name} PROPERTIES LABELS scripts TIMEOUT 300 ENVIRONMENT "${_lua_env}")
 endforeach()

@@ -16,7 +16,7 @@ return C.scene {
   what = "a hollow ball dropped from rest under gravity 10 onto the ground",
   paper = { particles = 5098, r = 0.24, k = 30, alpha = 0.3, omega = 0.2, iterations = 8, gamma = 0.1,
             damping = 0.18, toughness = 0.22, frames = 120, gravity = { 0, -10, 0 } },
-  bench = { authors_ms = 0 },
+  bench = {},
   params = {
     P.length("radius", 0.5, "outer radius"),
     P.length("inner_radius", 0.4, "radius of the cavity"),

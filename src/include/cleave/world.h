@@ -19,15 +19,19 @@ typedef uint32_t cl_id;
 
 /* ---- parameters: every solver and criterion publishes a table of these ---------------------- */
 
-/* What a parameter's value means. The value is always a double (C callers give numbers); the
- * kind tells a front end how to present it: Lua takes a boolean as true/false and a choice by
- * one of its names, and hands C the number. */
+/* What a parameter's value means. The value is a double (C callers give numbers) except for text
+ * parameters; the kind tells a front end how to present it: Lua takes a boolean as true/false and a
+ * choice by one of its names, and hands C the number. */
 typedef enum cl_param_kind {
   CL_PARAM_NUMBER = 0,  /* a real number in [min, max] */
   CL_PARAM_INTEGER = 1, /* an integer in [min, max]: a count, a cap */
   CL_PARAM_BOOLEAN = 2, /* 0 = false, 1 = true (min 0, max 1) */
-  CL_PARAM_CHOICE = 3   /* the index 0 .. n-1 of one of the n names in `choices` (min 0, max n-1) */
+  CL_PARAM_CHOICE = 3,  /* the index 0 .. n-1 of one of the n names in `choices` (min 0, max n-1) */
+  CL_PARAM_TEXT = 4     /* a string (cl_param.text; default cl_param_info.text), at most
+                         * CL_PARAM_TEXT_MAX characters of printable ASCII, e.g. a multigrid grid spec
+                         * "50/1000/all"; its meaning is checked by the solver or criterion at bind */
 } cl_param_kind;
+enum { CL_PARAM_TEXT_MAX = 255 };
 
 /* Tables of these are written with designated initialisers ({.name = ..., .kind = ...}), so a new
  * member never breaks them; a member left out is 0 / NULL. */
@@ -40,11 +44,13 @@ typedef struct cl_param_info {
   int32_t kind;        /* a cl_param_kind: every kind but CL_PARAM_NUMBER takes integers only */
   const char *choices; /* CL_PARAM_CHOICE: the names of the values 0, 1, ... in order, separated by
                           '|', e.g. "pcg|cholmod" (identifiers); NULL for the other kinds */
+  const char *text;    /* CL_PARAM_TEXT: the default; NULL for the other kinds */
 } cl_param_info;
 
 typedef struct cl_param {
   const char *name;
-  double value;
+  double value;        /* every kind but text */
+  const char *text;    /* a text parameter's value (NULL for the other kinds) */
 } cl_param;
 
 typedef enum cl_registry { CL_REGISTRY_SOLVER = 0, CL_REGISTRY_CRITERION = 1 } cl_registry;
@@ -134,6 +140,11 @@ cl_status cl_body_get_stat(const cl_world *world, cl_id body, const char *name, 
 cl_status cl_body_copy_positions(const cl_world *world, cl_id body, double *xyz, int64_t capacity);
 cl_status cl_body_copy_velocities(const cl_world *world, cl_id body, double *v, int64_t capacity);
 cl_status cl_body_copy_rest_positions(const cl_world *world, cl_id body, double *xyz, int64_t capacity);
+/* The piece of every node (capacity >= nodes int32 labels, 0..pieces-1 in order of first
+ * appearance; nodes joined by the body's cells or bonds share a piece, a node in none is its own;
+ * a solver with a connectivity of its own decides: graph_fem's unbroken edges): the labels the
+ * piece count of cl_body_get_info comes from, to colour pictures or locate cracks by piece. */
+cl_status cl_body_copy_piece_labels(const cl_world *world, cl_id body, int32_t *labels, int64_t capacity);
 /* Set every node's velocity (3 doubles per node, count = 3 * nodes): initial conditions, a throw,
  * a restart. Takes effect at the next step; nodes held by a condition keep following it. A value
  * that is not finite is refused naming the node. */
@@ -156,7 +167,7 @@ typedef enum cl_unit_field {
 cl_status cl_body_copy_unit_field(const cl_world *world, cl_id body, cl_unit_field field,
                                   double *out, int64_t capacity);
 /* Write the body's current state: .vtu (tets or points, with displacement, velocity, stress) or
- * .obj (surface). */
+ * .obj / .off (the current surface, with the vertices it uses only). */
 cl_status cl_body_write(const cl_world *world, cl_id body, const char *path);
 
 /* ---- regions and boundary conditions ------------------------------------------------------- */
@@ -300,6 +311,13 @@ typedef struct cl_collider_def {
   int32_t hinged;          /* 1 = pendulum: turns only about the fixed line (hinge_point, hinge_axis) */
   double hinge_point[3];   /* m, a point of the hinge line (fixed in the world) */
   double hinge_axis[3];    /* hinge direction, non-zero (normalised internally) */
+  /* A non-physical scene device, the projectiles of Jones et al. (I3D 2016; their code's
+   * `momentumScale`): with momentum_scale = s > 0, a node the collider touches is pushed to its
+   * surface and s x the collider's surface velocity is ADDED to the node's velocity, every step it
+   * touches, instead of the restitution and friction response (which it replaces). It injects
+   * momentum without bound (nothing takes it back), so it is a way to reproduce their scenes, not a
+   * contact model. Kinematic colliders only; 0 (default) = ordinary contact. */
+  double momentum_scale;   /* 1, >= 0 */
 } cl_collider_def;
 void cl_collider_def_default(cl_collider_def *def, cl_collider_kind kind);
 cl_status cl_world_add_collider(cl_world *world, const cl_collider_def *def, cl_id *collider);
@@ -311,6 +329,85 @@ cl_status cl_collider_get_center(const cl_world *world, cl_id collider, double *
 cl_status cl_collider_get_velocity(const cl_world *world, cl_id collider, double *velocity);
 cl_status cl_collider_get_angular_velocity(const cl_world *world, cl_id collider, double *omega);
 cl_status cl_collider_get_rotation(const cl_world *world, cl_id collider, double *rotation);
+
+/* ---- sculpting tools ------------------------------------------------------------------------ */
+
+/* Scripted tools that act on one body (Mandal, Chaudhuri and Chaudhuri, GRAPP 2025, sec 4: knives,
+ * deformation brushes and anchoring tools). Their ids are condition ids: cl_world_remove_condition
+ * removes a tool, cl_condition_node_count counts the nodes a brush or anchor holds, a reaction probe
+ * on a brush or anchor reads the force it exerts, and removing the body removes its tools. Every
+ * time of a tool counts from when it is added, as a collider path's. Knives and brushes move like
+ * kinematic colliders: from `center` at `velocity` (rest until `start`, speed up over `ramp`, move
+ * for `duration`), or along the piecewise-linear `path` of rows (t, x, y, z) (held at its first
+ * point before and at its last after; copied). A tool that does not touch the body (a knife whose
+ * swept surface crossed no edge of the body's mesh, on the step of its last sweep; a brush or anchor
+ * that found no node when it started) makes that step return CL_WARN_NO_EFFECT, once per tool. */
+typedef enum cl_tool_kind {
+  CL_TOOL_KNIFE = 0,  /* cuts: a blade segment; every step the quad it swept since one step back (two
+                         triangles) goes to the body's solver as cut_surface events */
+  CL_TOOL_BRUSH = 1,  /* pushes: a sphere that takes the nodes inside it when it starts moving and
+                         moves them with its displacement (a grab brush) */
+  CL_TOOL_ANCHOR = 2  /* holds: the nodes of a region, where they are at its start time */
+} cl_tool_kind;
+
+typedef struct cl_knife_def {
+  double blade[6];         /* the blade's two end points (m), relative to the knife's position; distinct */
+  double center[3];        /* m, the knife's position when added (without a path) */
+  double velocity[3];      /* m/s */
+  double start;            /* s, >= 0 */
+  double ramp;             /* s, >= 0 */
+  double duration;         /* s, > 0, inf = never stops (such a knife never says it missed) */
+  const double *path;      /* 4 path_count doubles (t, x, y, z), or NULL */
+  int32_t path_count;      /* rows of path, 0 = none */
+  int32_t internal;        /* set by cl_knife_def_default */
+} cl_knife_def;
+void cl_knife_def_default(cl_knife_def *def);
+/* Add a knife cutting `body`. The body's solver must apply cut_surface events (the error names the
+ * solvers that do); the knife must move (a velocity or a path through two distinct points). */
+cl_status cl_world_add_knife(cl_world *world, cl_id body, const cl_knife_def *def, cl_id *knife);
+
+typedef struct cl_brush_def {
+  double center[3];        /* m, the brush's centre when added (without a path) */
+  double radius;           /* m, > 0: it takes the nodes within this distance of its centre */
+  double velocity[3];      /* m/s */
+  double start;            /* s, >= 0 */
+  double ramp;             /* s, >= 0 */
+  double duration;         /* s, > 0, inf = never stops */
+  const double *path;      /* 4 path_count doubles (t, x, y, z), or NULL */
+  int32_t path_count;      /* rows of path, 0 = none */
+  double release;          /* s, >= when it starts: the nodes are let go then; inf = held at the end pose */
+  int32_t internal;        /* set by cl_brush_def_default */
+} cl_brush_def;
+void cl_brush_def_default(cl_brush_def *def);
+/* Add a brush on `body`: when its motion begins (start, or the path's first time) it takes the
+ * nodes whose current positions lie within radius of its centre, and from then on moves each by the
+ * brush's displacement since then, x_j(t) = x_j(t_0) + c(t) - c(t_0): exact constraints, any solver. */
+cl_status cl_world_add_brush(cl_world *world, cl_id body, const cl_brush_def *def, cl_id *brush);
+
+typedef struct cl_anchor_def {
+  double start;            /* s, >= 0: the anchor takes the region's nodes at this time */
+  double release;          /* s, >= start: it lets them go; inf = never */
+  int32_t internal;        /* set by cl_anchor_def_default */
+} cl_anchor_def;
+void cl_anchor_def_default(cl_anchor_def *def);
+/* Add an anchor on `body`: at `start` it takes the nodes the region selects by their current
+ * positions (an index region: those nodes) and holds them where they are then; before, they move
+ * freely. Any solver. */
+cl_status cl_world_add_anchor(cl_world *world, cl_id body, const cl_region_def *region, const cl_anchor_def *def,
+                              cl_id *anchor);
+
+typedef struct cl_tool_info {
+  int32_t kind;            /* cl_tool_kind */
+  int32_t started;         /* 1 once its start time has come (a brush or anchor has taken its nodes) */
+  int32_t finished;        /* 1 once its motion has ended (knife, brush) */
+  int32_t nodes;           /* brush, anchor: nodes it holds (0 before it starts) */
+  int32_t touched;         /* knife: its swept surface has crossed an edge of the body's mesh;
+                              brush, anchor: it took at least one node */
+  int64_t triangles;       /* knife: swept triangles handed to the solver so far */
+  double position[3];      /* knife, brush: the position (centre) now, m */
+  double blade[6];         /* knife: the blade's end points now, m */
+} cl_tool_info;
+cl_status cl_tool_get_info(const cl_world *world, cl_id tool, cl_tool_info *info);
 
 /* ---- probes --------------------------------------------------------------------------------- */
 

@@ -1,43 +1,17 @@
-/* Static equilibrium of the corotational solver (the solver table's `equilibrium`): Newton iterations
- * on the warped stiffness, each one the step machinery of step.c in its static mode.
- *
- * With the statics flag, one "step" of step.c with dt = 1 and v = 0 solves
- *     (K(x) + mu M) dx = f_el(x) + f_ext + M g            (eq 3.8 with mu in place of 1/dt^2)
- * under the constraints (dx lands a held node on its target), supports (their held rows) and the
- * contact active set (frictional, colliders held still, the contacts of the last iteration kept),
- * and moves x by dx: with mu = 0 a Newton iteration on the stiffness-warping tangent
- * K = sum_e R_e K_e R_e^T. That tangent leaves out the derivative of the element rotations, which is
- * not small when elements turn while they strain (a bending cantilever: the linear first step leaves
- * an unbalanced force ~100 times the load, and plain Newton then cycles). So the iteration is a
- * pseudo-transient continuation (Kelley & Keyes, SIAM J. Numer. Anal. 35, 1998): a mass shift mu,
- * started after the first step at 1e-6 of trace(K) / trace(M) and set by switched evolution
- * relaxation, mu_k+1 = mu_k |r_k+1| / |r_k|, grows where the unbalanced force grew and shrinks to
- * 0 (Newton) as it falls; a step that made it a hundred times worse is undone with ten times the
- * shift. Measured on a 1 x 0.1 x 0.1 m cantilever (1,496 nodes, tip load, 0.034 m deflection):
- * converged to 1e-9 of the load in 8 iterations, where the unshifted iteration cycled.
- *
- * The merit is the unbalanced force on the free dofs at the start of an iteration (step.c computes
- * it while it assembles). Converged when it is at most tolerance times the load ||f_ext + M g||, or
- * times the first one when the load is zero (displacements prescribed only). Plastic flow does not
- * advance (it is a rate: a static state has none). */
+/* Static equilibrium of the corotational solver (the solver table's `equilibrium`): the continuation
+ * loop of fem/static_solve.h over Newton iterations on the warped stiffness
+ * K = sum_e R_e K_e R_e^T, each one a step of step.c in its static mode (dt = 1, v = 0, A = K + mu M,
+ * eq 3.8 with mu in place of 1/dt^2). That tangent leaves out the derivative of the element rotations,
+ * which is why the continuation's shift is needed here: measured on a 1 x 0.1 x 0.1 m cantilever
+ * (1,496 nodes, tip load, 0.034 m deflection): converged to 1e-9 of the load in 8 iterations, where
+ * the unshifted iteration cycled. Plastic flow does not advance (it is a rate: a static state has
+ * none). */
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "base/alloc.h"
-#include "base/error.h"
+#include "fem/static_solve.h"
 #include "solvers/corotational/corot.h"
-
-/* ||f_ext + M g|| over all nodes. */
-static double load_norm(const cl_body_state *st, const cl_step_input *in) {
-  double s = 0.0;
-  for (int32_t i = 0; i < st->n; ++i)
-    for (int k = 0; k < 3; ++k) {
-      const double f = st->m[i] * in->gravity[k] + (in->f_ext ? in->f_ext[3 * (size_t)i + k] : 0.0);
-      s += f * f;
-    }
-  return sqrt(s);
-}
 
 /* sum of the trace of K's diagonal blocks over sum of masses (1/s^2): the scale of the shift, read
  * from the matrices of an iteration with no shift */
@@ -55,73 +29,27 @@ static double stiffness_over_mass(const cl_corot *s, const cl_body_state *st) {
   return m > 0.0 ? k / m : 0.0;
 }
 
+/* One static iteration (fem/static_solve.h). */
+static cl_status iterate(void *solver, cl_body_state *st, const cl_step_input *one, double shift, int keep_contacts,
+                         double *merit, double *k_over_m) {
+  cl_corot *s = solver;
+  s->statics = 1;
+  s->static_shift = shift;
+  s->keep_contacts = keep_contacts;
+  s->static_res2 = 0.0;
+  cl_step_report rep = {0, 0.0};
+  const cl_status r = cl_corot_step(s, st, one, &rep);
+  *merit = sqrt(s->static_res2);
+  if (k_over_m) *k_over_m = stiffness_over_mass(s, st);
+  return r;
+}
+
 cl_status cl_corot_equilibrium(void *solver, cl_body_state *st, const cl_step_input *in, const cl_static_def *opt,
                                cl_static_report *report) {
   cl_corot *s = solver;
-  const size_t n3 = 3 * (size_t)st->n;
-  double *x_start = cl_malloc(sizeof(double) * n3, "static solve positions");
-  double *x_prev = cl_malloc(sizeof(double) * n3, "static solve positions");
-  if (!x_start || !x_prev) {
-    free(x_start);
-    free(x_prev);
-    return CL_ERR_OUT_OF_MEMORY;
-  }
-  cl_step_input one = *in;
-  one.dt = 1.0;
-  const double load = load_norm(st, in);
-  double ref = load, merit_prev = INFINITY, merit = INFINITY, scale = 0.0;
-  int32_t it = 0, rejected = 0;
-  cl_status r = CL_OK, warn = CL_OK;
-  s->statics = 1;
-  s->static_shift = 0.0;
-  for (it = 0; it < opt->max_iterations; ++it) {
-    memset(st->v, 0, sizeof(double) * n3);
-    memcpy(x_start, st->x, sizeof(double) * n3);
-    s->keep_contacts = it > 0;
-    s->static_res2 = 0.0;
-    cl_step_report rep = {0, 0.0};
-    r = cl_corot_step(s, st, &one, &rep);
-    if (r < 0) break;
-    if (r > warn) warn = r;
-    merit = sqrt(s->static_res2);
-    if (it == 0) {
-      if (!(ref > 0.0)) ref = merit;
-      scale = stiffness_over_mass(s, st);
-    }
-    if (!isfinite(merit)) {
-      r = cl_fail(CL_ERR_NUMERICAL, "static solve: the unbalanced force became non-finite at iteration %d", (int)it + 1);
-      break;
-    }
-    if (merit <= opt->tolerance * ref || !(ref > 0.0)) break; /* x_start was converged; keep the last tiny step */
-    if (it == 0) s->static_shift = 1e-6 * scale;
-    if (merit > 100.0 * merit_prev) {
-      /* the last step was far too long: back to where it started, with a larger shift */
-      memcpy(st->x, x_prev, sizeof(double) * n3);
-      s->static_shift *= 10.0;
-      ++rejected;
-      continue;
-    }
-    /* switched evolution relaxation: the shift follows the unbalanced force, shrinking to 0 (Newton)
-     * as it does and growing where it grew */
-    if (merit_prev < INFINITY) {
-      s->static_shift *= merit / merit_prev;
-      if (s->static_shift < 1e-12 * scale) s->static_shift = 0.0;
-    }
-    merit_prev = merit;
-    memcpy(x_prev, x_start, sizeof(double) * n3);
-  }
+  const cl_status r = cl_fem_static_solve(s, iterate, st, in, opt, report);
   s->statics = 0;
   s->keep_contacts = 0;
   s->static_shift = 0.0;
-  memset(st->v, 0, sizeof(double) * n3);
-  free(x_start);
-  free(x_prev);
-  report->iterations = it + (it < opt->max_iterations);
-  report->residual = ref > 0.0 ? merit / ref : 0.0;
-  if (r < 0) return cl_fail_context(r, "static solve: ");
-  if (it >= opt->max_iterations)
-    return cl_fail(CL_WARN_NOT_CONVERGED, "static solve did not converge in %d Newton iterations: unbalanced force %.3g "
-                   "of the load (tolerance %.3g, %d steps rejected); raise max_iterations or load_steps",
-                   (int)opt->max_iterations, report->residual, opt->tolerance, (int)rejected);
-  return warn;
+  return r;
 }

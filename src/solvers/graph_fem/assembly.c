@@ -1,6 +1,7 @@
 /* Assembly of eq 3 of the paper (backward Euler, velocity form) with Rayleigh damping
  * C = alpha M + beta K:
  *     A = M (1 + dt alpha) + (dt^2 + dt beta) K,     b = M v + dt (f_el + f_ext + M g)
+ * (in a static iteration, static.c: dt = 1, v = 0, A = K + mu M with the continuation's shift mu)
  * and r0 = b - A v, so that A dv = r0 is the paper's (M + dt^2 K) dv = dt (f_ext - f_int - dt K v)
  * (f_int = -f_el) when alpha = beta = 0. K is the sum of the element stiffnesses of element.c (the
  * model's projected tangent, or the degraded element's), so A is symmetric positive definite.
@@ -31,7 +32,7 @@ void cl_gfem_assemble(cl_gfem *s, const cl_body_state *st, const cl_step_input *
   const double dt = in->dt;
   const int statics = s->sys.statics;
   const double ks = statics ? 1.0 : dt * dt + dt * s->p[GF_BETA];
-  const double ms = statics ? 0.0 : 1.0 + dt * s->p[GF_ALPHA];
+  const double ms = statics ? s->static_shift : 1.0 + dt * s->p[GF_ALPHA];
   const double *g = in->gravity, *fext = in->f_ext;
   cl_bsr *A = s->sys.A;
   const int32_t nn = s->nnodes;

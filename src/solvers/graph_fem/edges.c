@@ -7,66 +7,26 @@
 #include "base/alloc.h"
 #include "base/error.h"
 #include "geom/boundary.h"
+#include "geom/tet_edges.h"
 #include "solvers/graph_fem/gfem.h"
-
-/* corner pairs of a tet's six edges, in the order of tet_edge */
-static const int k_pair[6][2] = {{0, 1}, {0, 2}, {0, 3}, {1, 2}, {1, 3}, {2, 3}};
-
-static int by_key(const void *pa, const void *pb) {
-  const int64_t a = *(const int64_t *)pa, b = *(const int64_t *)pb;
-  return (a > b) - (a < b);
-}
 
 cl_status cl_gfem_build_edges(cl_gfem *s, const cl_body_state *st) {
   const int32_t n = st->n, nt = st->ncells;
   const int32_t *cells = st->cells;
-  int64_t *keys = cl_malloc(sizeof(int64_t) * 6 * (size_t)(nt > 0 ? nt : 1), "graph_fem edges");
-  if (!keys) return CL_ERR_OUT_OF_MEMORY;
-  for (int32_t t = 0; t < nt; ++t)
-    for (int k = 0; k < 6; ++k) {
-      int32_t a = cells[4 * t + k_pair[k][0]], b = cells[4 * t + k_pair[k][1]];
-      if (a > b) {
-        int32_t c = a;
-        a = b;
-        b = c;
-      }
-      keys[6 * t + k] = (int64_t)a * n + b;
-    }
-  int64_t *sorted = cl_malloc(sizeof(int64_t) * 6 * (size_t)(nt > 0 ? nt : 1), "graph_fem edges");
-  if (!sorted) {
-    free(keys);
-    return CL_ERR_OUT_OF_MEMORY;
-  }
-  memcpy(sorted, keys, sizeof(int64_t) * 6 * (size_t)nt);
-  qsort(sorted, 6 * (size_t)nt, sizeof *sorted, by_key);
-  int32_t ne = 0;
-  for (int64_t i = 0; i < 6 * (int64_t)nt; ++i)
-    if (i == 0 || sorted[i] != sorted[i - 1]) sorted[ne++] = sorted[i];
-  s->nedges = ne;
+  CL_TRY(CL_RESIZE(s->tet_edge, 6 * (size_t)nt, "graph_fem edges"));
+  free(s->edge);
+  s->edge = NULL;
+  CL_TRY(cl_tet_edge_list(n, nt, cells, &s->edge, &s->nedges, s->tet_edge));
+  const int32_t ne = s->nedges;
   cl_status r = CL_OK;
-  if ((r = CL_RESIZE(s->edge, 2 * (size_t)ne, "graph_fem edges")) < 0 ||
-      (r = CL_RESIZE(s->tet_edge, 6 * (size_t)nt, "graph_fem edges")) < 0 ||
-      (r = CL_RESIZE(s->damage, (size_t)ne, "graph_fem damage")) < 0 ||
+  if ((r = CL_RESIZE(s->damage, (size_t)ne, "graph_fem damage")) < 0 ||
       (r = CL_RESIZE(s->adj_ptr, (size_t)n + 1, "graph_fem adjacency")) < 0 ||
       (r = CL_RESIZE(s->adj_nb, 2 * (size_t)ne, "graph_fem adjacency")) < 0 ||
       (r = CL_RESIZE(s->adj_edge, 2 * (size_t)ne, "graph_fem adjacency")) < 0 ||
       (r = CL_RESIZE(s->inc_ptr, (size_t)n + 1, "graph_fem incidence")) < 0 ||
-      (r = CL_RESIZE(s->inc, 4 * (size_t)nt, "graph_fem incidence")) < 0) {
-    free(keys);
-    free(sorted);
+      (r = CL_RESIZE(s->inc, 4 * (size_t)nt, "graph_fem incidence")) < 0)
     return r;
-  }
   memset(s->damage, 0, sizeof(double) * (size_t)ne);
-  for (int32_t e = 0; e < ne; ++e) {
-    s->edge[2 * e] = (int32_t)(sorted[e] / n);
-    s->edge[2 * e + 1] = (int32_t)(sorted[e] % n);
-  }
-  for (int64_t i = 0; i < 6 * (int64_t)nt; ++i) {
-    const int64_t *hit = bsearch(keys + i, sorted, (size_t)ne, sizeof *sorted, by_key);
-    s->tet_edge[i] = (int32_t)(hit - sorted);
-  }
-  free(keys);
-  free(sorted);
   /* adjacency (CSR, symmetric) */
   memset(s->adj_ptr, 0, sizeof(int32_t) * ((size_t)n + 1));
   for (int32_t e = 0; e < ne; ++e) {
@@ -142,25 +102,103 @@ cl_status cl_gfem_pieces(cl_gfem *s) {
   return CL_OK;
 }
 
-cl_status cl_gfem_visual_surface(cl_gfem *s, const cl_body_state *st) {
-  if (s->surface_version == s->damage_version) return CL_OK;
-  int32_t *keep = cl_malloc(sizeof(int32_t) * 4 * (size_t)(s->ntets > 0 ? s->ntets : 1), "graph_fem surface");
-  if (!keep) return CL_ERR_OUT_OF_MEMORY;
-  int32_t nk = 0;
-  for (int32_t t = 0; t < s->ntets; ++t) {
-    int broken = 0;
-    for (int k = 0; k < 6; ++k) broken |= s->damage[s->tet_edge[6 * t + k]] >= 1.0;
-    if (broken) continue;
-    memcpy(keep + 4 * nk, st->cells + 4 * t, 4 * sizeof(int32_t));
-    ++nk;
+/* 1 if a crack runs through tet t: its corners fall apart over its unbroken edges (a plane through a
+ * tet crosses three or four of its edges; one broken edge alone leaves the tet whole). */
+static int tet_is_crossed(const cl_gfem *s, int32_t t) {
+  int comp[4] = {0, 1, 2, 3};
+  for (int k = 0; k < 6; ++k) {
+    if (s->damage[s->tet_edge[6 * (size_t)t + k]] >= 1.0) continue;
+    const int a = comp[cl_tet_edge_corners[k][0]], b = comp[cl_tet_edge_corners[k][1]];
+    if (a == b) continue;
+    for (int c = 0; c < 4; ++c)
+      if (comp[c] == b) comp[c] = a;
   }
+  return comp[1] != comp[0] || comp[2] != comp[0] || comp[3] != comp[0];
+}
+
+/* The kept tets around edge k fall into fans: sets joined through the faces that hold the edge (two
+ * tets around the edge share such a face when they share a third node). Every fan but the largest
+ * (the first of equal ones) is dropped from `kept`; returns how many tets were dropped. */
+static int32_t keep_largest_fan(const cl_gfem *s, const cl_body_state *st, int32_t k, uint8_t *kept) {
+  enum { MAX_AROUND = 64 };
+  const int32_t a = s->edge[2 * (size_t)k], b = s->edge[2 * (size_t)k + 1];
+  int32_t tet[MAX_AROUND], other[MAX_AROUND][2], fan[MAX_AROUND], size[MAX_AROUND];
+  int32_t n = 0;
+  for (int32_t q = s->inc_ptr[a]; q < s->inc_ptr[a + 1]; ++q) {
+    const int32_t e = s->inc[q] >> 2;
+    const int32_t *t = st->cells + 4 * (size_t)e;
+    if (!kept[e] || (t[0] != b && t[1] != b && t[2] != b && t[3] != b)) continue;
+    if (n == MAX_AROUND) break; /* never in a tet mesh of sane quality; the rest stay */
+    int m = 0;
+    for (int c = 0; c < 4; ++c)
+      if (t[c] != a && t[c] != b) other[n][m++] = t[c];
+    tet[n] = e;
+    fan[n] = n;
+    ++n;
+  }
+  /* label propagation over the few tets around the edge */
+  for (int changed = 1; changed;) {
+    changed = 0;
+    for (int32_t i = 0; i < n; ++i)
+      for (int32_t j = 0; j < n; ++j) {
+        const int shares = other[i][0] == other[j][0] || other[i][0] == other[j][1] || other[i][1] == other[j][0] ||
+                           other[i][1] == other[j][1];
+        if (i != j && shares && fan[j] < fan[i]) fan[i] = fan[j], changed = 1;
+      }
+  }
+  int32_t best = -1;
+  for (int32_t i = 0; i < n; ++i) size[i] = 0;
+  for (int32_t i = 0; i < n; ++i) size[fan[i]]++;
+  for (int32_t i = 0; i < n; ++i)
+    if (best < 0 || size[i] > size[best]) best = i;
+  int32_t dropped = 0;
+  for (int32_t i = 0; i < n; ++i)
+    if (fan[i] != best) kept[tet[i]] = 0, ++dropped;
+  return dropped;
+}
+
+/* The boundary of the kept tets, into s->tris. */
+static cl_status boundary_of_kept(cl_gfem *s, const cl_body_state *st, const uint8_t *kept, int32_t *keep) {
+  int32_t nk = 0;
+  for (int32_t t = 0; t < s->ntets; ++t)
+    if (kept[t]) memcpy(keep + 4 * nk++, st->cells + 4 * (size_t)t, 4 * sizeof(int32_t));
   int32_t *tris = NULL, ntris = 0;
-  cl_status r = cl_boundary_faces(nk, keep, &tris, &ntris);
-  free(keep);
-  if (r < 0) return r;
+  CL_TRY(cl_boundary_faces(nk, keep, &tris, &ntris));
   free(s->tris);
   s->tris = tris;
   s->ntris = ntris;
+  return CL_OK;
+}
+
+/* The visual surface M_v: the boundary of the tets no crack runs through. Where cracks leave two
+ * groups of such tets touching along an edge only, that edge would hold four (or more) boundary
+ * triangles: every group but the largest around the edge is left out too (repeated until none is
+ * left), so every edge of the surface is in exactly two triangles (closed and edge-manifold: an OBJ
+ * of it is watertight). */
+cl_status cl_gfem_visual_surface(cl_gfem *s, const cl_body_state *st) {
+  if (s->surface_version == s->damage_version) return CL_OK;
+  const size_t nt = (size_t)(s->ntets > 0 ? s->ntets : 1);
+  int32_t *keep = cl_malloc(sizeof(int32_t) * 4 * nt, "graph_fem surface");
+  uint8_t *kept = cl_malloc(nt, "graph_fem surface");
+  int32_t *count = cl_calloc((size_t)(s->nedges > 0 ? s->nedges : 1), sizeof(int32_t), "graph_fem surface");
+  cl_status r = keep && kept && count ? CL_OK : CL_ERR_OUT_OF_MEMORY;
+  for (int32_t t = 0; r == CL_OK && t < s->ntets; ++t) kept[t] = !tet_is_crossed(s, t);
+  for (int32_t dropped = 1; r == CL_OK && dropped > 0;) {
+    if ((r = boundary_of_kept(s, st, kept, keep)) < 0) break;
+    memset(count, 0, sizeof(int32_t) * (size_t)s->nedges);
+    for (int32_t f = 0; f < s->ntris; ++f)
+      for (int c = 0; c < 3; ++c) {
+        const int32_t k = cl_gfem_edge(s, s->tris[3 * f + c], s->tris[3 * f + (c + 1) % 3]);
+        if (k >= 0) count[k]++;
+      }
+    dropped = 0;
+    for (int32_t k = 0; k < s->nedges; ++k)
+      if (count[k] > 2) dropped += keep_largest_fan(s, st, k, kept);
+  }
+  free(keep);
+  free(kept);
+  free(count);
+  if (r < 0) return r;
   s->surface_version = s->damage_version;
   return CL_OK;
 }

@@ -5,28 +5,38 @@
  * semi-definite). Eq 2's degraded energy Psi_frac = zeta(Psi_e) is left to Mandal et al. 2023; here an
  * element with damaged edges becomes a degraded corotational element whose stiffness lives on its
  * edges, as in graph-based FEA (GraFEA, Khodabakhshi, Reddy and Srinivasa 2016): in the element's
- * rotated frame the small strain eps (6, Voigt, engineering shears) and the edge strains
+ * rotated frame the small strain eps (6, Voigt, engineering shears) and the strains
  * e_k = n_k^T eps n_k of its six rest edge directions n_k are one-to-one, e = T eps, so the elastic
- * energy 1/2 eps^T C eps = 1/2 e^T (T^-T C T^-1) e. Damage d_k of edge k scales its strain out,
- *     Psi_d = V/2 (W e)^T T^-T C T^-1 (W e),   W = diag(1 - d_k),   e = b (R^T x - X)
- * (b: edge k's strain (n_k . (u_b - u_a)) / L_k), so
- *     K0_d = V b^T W T^-T C T^-1 W b,   f = -R K0_d (R^T x - X),   K = R K0_d R^T,
- * symmetric positive semi-definite for any damage. With W = I, K0_d is the linear element exactly; a
- * node all of whose edges are broken has zero rows in every K0_d around it (its edges' strains are
- * scaled out), so it carries no force and moves freely. R is the rotation of the deformation gradient
- * fitted to the undamaged edges only (weighted least squares of F D_k = d_k), so the broken edges'
- * nodes do not steer it; when the undamaged edges do not span space (one face left, or fewer) the
- * element keeps the rotation it had. C is the isotropic small-strain elasticity of E and nu, which all
- * three models share at small strain (fem/material.h). */
+ * energy is 1/2 eps^T C eps = 1/2 e^T G e with G = T^-T C T^-1, and the stress is
+ * sigma = C eps = T^T G e.
+ *
+ * A broken edge must carry no force and hold nothing: its strain is left free, i.e. the energy is
+ * minimised over it (static condensation, the Schur complement of G on the other edges). Damage d_k
+ * in [0, 1] interpolates between keeping and condensing edge k:
+ *     G <- G - d_k (G u_k)(G u_k)^T / G_kk        (u_k the k-th unit vector; edge by edge)
+ * a convex combination of G and its condensed form, so G_d stays symmetric positive semi-definite,
+ * and at d_k = 1 row and column k of G_d vanish. (Scaling the broken edge's strain to zero instead,
+ * W e with W = diag(1 - d), holds the broken edge at its rest length inside the element: an opening
+ * crack then shows up as a large spurious strain of the neighbouring edges, which break in turn.)
+ * With e = b (R^T x - X) (b: edge k's strain (n_k . (u_b - u_a)) / L_k),
+ *     Psi_d = V/2 e^T G_d e,   K0_d = V b^T G_d b,   f = -R K0_d (R^T x - X),   K = R K0_d R^T.
+ * Without damage G_d = G and K0_d is the linear element exactly. A node all of whose edges in the
+ * element are broken does not enter e^T G_d e (its edges' rows and columns are zero), so it carries
+ * no force and moves freely. R is the rotation of the deformation gradient fitted to the undamaged
+ * edges only (weighted least squares of F D_k = d_k), so the broken edges' nodes do not steer it;
+ * when the undamaged edges do not span space (one face left, or fewer) the element keeps the rotation
+ * it had. C is the isotropic small-strain elasticity of E and nu, which all three models share at
+ * small strain (fem/material.h). */
 #include <math.h>
 #include <string.h>
 
 #include "base/error.h"
 #include "base/timer.h"
 #include "fem/tet.h"
+#include "geom/tet_edges.h"
 #include "solvers/graph_fem/gfem.h"
 
-static const int k_pair[6][2] = {{0, 1}, {0, 2}, {0, 3}, {1, 2}, {1, 3}, {2, 3}};
+#define k_pair cl_tet_edge_corners
 
 /* Gauss-Jordan inverse of a 6x6 matrix with partial pivoting; 0 when singular. */
 static int invert6(const double *A, double *Ai) {
@@ -57,10 +67,9 @@ static int invert6(const double *A, double *Ai) {
   return 1;
 }
 
-/* The element's edge data at rest: b (6x12) and T^-1 (6x6). 0 for a degenerate tet. */
-static int edge_frame(const cl_gfem *s, const cl_body_state *st, int32_t e, double *b, double *Ti) {
+/* The element's edge data at rest: b (6x12), T and T^-1 (6x6). 0 for a degenerate tet. */
+static int edge_frame(const cl_body_state *st, int32_t e, double *b, double *T, double *Ti) {
   const int32_t *t = st->cells + 4 * (size_t)e;
-  double T[36];
   memset(b, 0, sizeof(double) * 72);
   for (int k = 0; k < 6; ++k) {
     const double *Xa = st->X + 3 * (size_t)t[k_pair[k][0]], *Xb = st->X + 3 * (size_t)t[k_pair[k][1]];
@@ -79,7 +88,6 @@ static int edge_frame(const cl_gfem *s, const cl_body_state *st, int32_t e, doub
       b[12 * k + 3 * k_pair[k][0] + c] = -n[c] / L;
     }
   }
-  (void)s;
   return invert6(T, Ti);
 }
 
@@ -93,14 +101,11 @@ static void elasticity(double lam, double mu, double *C) {
   }
 }
 
-/* K0_d = V b^T W T^-T C T^-1 W b of element e. */
-static void build_degraded(cl_gfem *s, const cl_body_state *st, int32_t e) {
-  double b[72], Ti[36], C[36], M[36], G[36], Wb[72];
-  double *K = s->K0d + 144 * (size_t)e;
-  if (!edge_frame(s, st, e, b, Ti)) { /* degenerate: no stiffness (bind refuses such tets anyway) */
-    memset(K, 0, sizeof(double) * 144);
-    return;
-  }
+/* G_d of element e (above), with b, T; 0 for a degenerate tet. */
+static int degraded_edge_stiffness(const cl_gfem *s, const cl_body_state *st, int32_t e, double *b, double *T,
+                                   double *G) {
+  double Ti[36], C[36], M[36];
+  if (!edge_frame(st, e, b, T, Ti)) return 0;
   elasticity(s->lambda0, s->mu0, C);
   /* G = T^-T C T^-1 */
   for (int i = 0; i < 6; ++i)
@@ -115,23 +120,42 @@ static void build_degraded(cl_gfem *s, const cl_body_state *st, int32_t e) {
       for (int k = 0; k < 6; ++k) sum += Ti[6 * k + i] * M[6 * k + j];
       G[6 * i + j] = sum;
     }
+  /* condense the damaged edges' strains, in proportion to their damage */
   for (int k = 0; k < 6; ++k) {
-    const double w = 1.0 - s->damage[s->tet_edge[6 * (size_t)e + k]];
-    for (int q = 0; q < 12; ++q) Wb[12 * k + q] = w * b[12 * k + q];
+    const double d = s->damage[s->tet_edge[6 * (size_t)e + k]];
+    const double gkk = G[7 * k];
+    if (!(d > 0.0) || !(gkk > 0.0)) continue;
+    double g[6];
+    for (int i = 0; i < 6; ++i) g[i] = G[6 * i + k];
+    for (int i = 0; i < 6; ++i)
+      for (int j = 0; j < 6; ++j) G[6 * i + j] -= d * g[i] * g[j] / gkk;
+    if (d >= 1.0) /* exact zeros, not rounding */
+      for (int i = 0; i < 6; ++i) G[6 * i + k] = G[6 * k + i] = 0.0;
+  }
+  return 1;
+}
+
+/* K0_d = V b^T G_d b of element e. */
+static void build_degraded(cl_gfem *s, const cl_body_state *st, int32_t e) {
+  double b[72], T[36], G[36];
+  double *K = s->K0d + 144 * (size_t)e;
+  s->kdirty[e] = 0;
+  if (!degraded_edge_stiffness(s, st, e, b, T, G)) { /* degenerate: no stiffness (bind refuses such tets) */
+    memset(K, 0, sizeof(double) * 144);
+    return;
   }
   const double V = s->vol[e];
   for (int p = 0; p < 12; ++p)
     for (int q = 0; q < 12; ++q) {
       double sum = 0.0;
       for (int i = 0; i < 6; ++i) {
-        if (Wb[12 * i + p] == 0.0) continue;
+        if (b[12 * i + p] == 0.0) continue;
         double t = 0.0;
-        for (int j = 0; j < 6; ++j) t += G[6 * i + j] * Wb[12 * j + q];
-        sum += Wb[12 * i + p] * t;
+        for (int j = 0; j < 6; ++j) t += G[6 * i + j] * b[12 * j + q];
+        sum += b[12 * i + p] * t;
       }
       K[12 * p + q] = V * sum;
     }
-  s->kdirty[e] = 0;
 }
 
 /* The rotation of F fitted to the undamaged edges: F_w = (sum w d D^T)(sum w D D^T)^-1, then its polar
@@ -214,7 +238,7 @@ cl_status cl_gfem_update_elements(cl_gfem *s, const cl_body_state *st) {
     const cl_mat3 F = cl_fem_deformation_gradient(st->x, st->cells + 4 * (size_t)e, s->Dminv + 9 * (size_t)e);
     cl_mat3 P;
     double dPdF[81], psi;
-    if (cl_fem_piola(&s->mat, &F, &psi, &P, dPdF, 1) < 0) {
+    if (cl_fem_piola(&s->mat, &F, &psi, &P, dPdF, !s->exact_tangent) < 0) {
 #pragma omp critical
       bad = e;
       continue;
@@ -239,32 +263,30 @@ cl_status cl_gfem_element_stress(const cl_gfem *s, const cl_body_state *st, int3
     for (int k = 0; k < 9; ++k) sigma[k] = fabs(J) > 1e-12 ? PFt.m[k] / J : 0.0;
     return CL_OK;
   }
-  /* damaged: the degraded small-strain stress C T^-1 W e, turned by R */
-  double b[72], Ti[36], C[36];
-  if (!edge_frame(s, st, e, b, Ti)) {
+  /* damaged: the degraded small-strain stress T^T G_d e, turned by R */
+  double b[72], T[36], G[36];
+  if (!degraded_edge_stiffness(s, st, e, b, T, G)) {
     memset(sigma, 0, 9 * sizeof(double));
     return CL_OK;
   }
-  elasticity(s->lambda0, s->mu0, C);
   const double *R = s->Re + 9 * (size_t)e;
   const int32_t *t = st->cells + 4 * (size_t)e;
-  double u[12], we[6], eps[6], sv[6];
+  double u[12], ed[6], ge[6], sv[6];
   for (int a = 0; a < 4; ++a) {
     const double *x = st->x + 3 * (size_t)t[a], *X = st->X + 3 * (size_t)t[a];
     for (int i = 0; i < 3; ++i) u[3 * a + i] = R[i] * x[0] + R[3 + i] * x[1] + R[6 + i] * x[2] - X[i];
   }
   for (int k = 0; k < 6; ++k) {
-    double sum = 0.0;
-    for (int q = 0; q < 12; ++q) sum += b[12 * k + q] * u[q];
-    we[k] = (1.0 - s->damage[s->tet_edge[6 * (size_t)e + k]]) * sum;
+    ed[k] = 0.0;
+    for (int q = 0; q < 12; ++q) ed[k] += b[12 * k + q] * u[q];
   }
   for (int i = 0; i < 6; ++i) {
-    eps[i] = 0.0;
-    for (int k = 0; k < 6; ++k) eps[i] += Ti[6 * i + k] * we[k];
+    ge[i] = 0.0;
+    for (int k = 0; k < 6; ++k) ge[i] += G[6 * i + k] * ed[k];
   }
   for (int i = 0; i < 6; ++i) {
     sv[i] = 0.0;
-    for (int k = 0; k < 6; ++k) sv[i] += C[6 * i + k] * eps[k];
+    for (int k = 0; k < 6; ++k) sv[i] += T[6 * k + i] * ge[k];
   }
   const double Sr[9] = {sv[0], sv[3], sv[5], sv[3], sv[1], sv[4], sv[5], sv[4], sv[2]};
   for (int i = 0; i < 3; ++i) /* sigma = R S R^T */

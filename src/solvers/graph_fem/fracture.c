@@ -2,8 +2,10 @@
  * events only damage edges. A damage_edge event raises the damage of the edge between its two nodes
  * (damage never heals: d = max(d, event)); a cut_surface event (a blade's swept triangle: knives,
  * the paper's "user initiates the crack lines") breaks every edge whose current segment crosses the
- * triangle. The elements around a changed edge get a new degraded stiffness (element.c) and start
- * from their current rotation. */
+ * triangle; a split_unit event (a criterion that judges units, such as cluster_stretch, whose crack
+ * plane is normal to the largest stretch) breaks the edges of the tet that its plane through the
+ * tet's centroid separates. The elements around a changed edge get a new degraded stiffness
+ * (element.c) and start from their current rotation. */
 #include <math.h>
 #include <string.h>
 
@@ -77,6 +79,43 @@ static int32_t cut(cl_gfem *s, const cl_body_state *st, const double *tri) {
   return n;
 }
 
+/* Split tet e along the plane through its current centroid with normal n: break each of its six
+ * edges whose ends lie strictly on opposite sides. A zero normal (the criterion leaves the plane to
+ * the solver) is taken along the tet's longest current edge, the one the tet stretches most. Returns
+ * the number of edges broken now. */
+static int32_t split_tet(cl_gfem *s, const cl_body_state *st, int32_t e, const double *normal) {
+  if (e < 0 || e >= s->ntets) return 0;
+  const int32_t *t = st->cells + 4 * (size_t)e;
+  static const int pair[6][2] = {{0, 1}, {0, 2}, {0, 3}, {1, 2}, {1, 3}, {2, 3}};
+  double c[3] = {0, 0, 0}, n[3] = {normal[0], normal[1], normal[2]};
+  for (int i = 0; i < 4; ++i)
+    for (int k = 0; k < 3; ++k) c[k] += 0.25 * st->x[3 * (size_t)t[i] + k];
+  if (!(n[0] * n[0] + n[1] * n[1] + n[2] * n[2] > 0.0)) {
+    double longest = -1.0;
+    for (int q = 0; q < 6; ++q) {
+      const double *a = st->x + 3 * (size_t)t[pair[q][0]], *b = st->x + 3 * (size_t)t[pair[q][1]];
+      const double d[3] = {b[0] - a[0], b[1] - a[1], b[2] - a[2]};
+      const double l2 = d[0] * d[0] + d[1] * d[1] + d[2] * d[2];
+      if (l2 > longest) {
+        longest = l2;
+        memcpy(n, d, sizeof n);
+      }
+    }
+  }
+  double side[4];
+  for (int i = 0; i < 4; ++i) {
+    const double *x = st->x + 3 * (size_t)t[i];
+    side[i] = n[0] * (x[0] - c[0]) + n[1] * (x[1] - c[1]) + n[2] * (x[2] - c[2]);
+  }
+  int32_t broken = 0;
+  for (int q = 0; q < 6; ++q) {
+    if (!(side[pair[q][0]] * side[pair[q][1]] < 0.0)) continue;
+    const int32_t k = cl_gfem_edge(s, t[pair[q][0]], t[pair[q][1]]);
+    if (k >= 0) broken += raise_damage(s, st, k, 1.0);
+  }
+  return broken;
+}
+
 cl_status cl_gfem_fracture(void *solver, cl_body_state *st, const cl_fracture_event *events, int32_t count,
                            int32_t *applied) {
   cl_gfem *s = solver;
@@ -96,8 +135,13 @@ cl_status cl_gfem_fracture(void *solver, cl_body_state *st, const cl_fracture_ev
         if (finite) *applied += cut(s, st, ev->cut_surface.tri) > 0;
         break;
       }
+      case CL_EVENT_SPLIT_UNIT: {
+        int finite = 1;
+        for (int c = 0; c < 3; ++c) finite &= isfinite(ev->split_unit.normal[c]) != 0;
+        if (finite) *applied += split_tet(s, st, ev->split_unit.unit, ev->split_unit.normal) > 0;
+        break;
+      }
       case CL_EVENT_SPLIT_NODE: /* not in caps.applies: the world never hands these over */
-      case CL_EVENT_SPLIT_UNIT:
       case CL_EVENT_KIND_COUNT:
         break;
     }

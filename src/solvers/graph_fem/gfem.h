@@ -14,7 +14,8 @@
  *               edge-degraded corotational element (damaged; eq 2's degraded energy)
  *   assembly.c  A = M (1 + dt alpha) + (dt^2 + dt beta) K and b, a row-wise gather
  *   step.c      the time step (fem/system.h: constraints, supports, contact) and the solve
- *   fracture.c  the topology operation: damage_edge and cut_surface events
+ *   static.c    static equilibrium: Newton on the projected tangent (fem/static_solve.h)
+ *   fracture.c  the topology operation: damage_edge, cut_surface and split_unit events
  *
  * Nothing here includes world/ or another solver's folder. */
 #ifndef CL_SOLVERS_GRAPH_FEM_H
@@ -36,11 +37,18 @@ typedef enum cl_gfem_param {
   GF_LINEAR_SOLVER,      /* an entry of linalg's table, a choice */
   GF_TOLERANCE,          /* relative residual of the solve */
   GF_MAX_ITERATIONS,     /* iteration cap of iterative entries */
+  GF_GRID,               /* galerkin_mg: the grid spec (a text), e.g. "50/all" */
+  GF_MG_MODE,            /* galerkin_mg: pcg (converge) or fixed (mg_cycles V-cycles, the paper's) */
+  GF_MG_CYCLES,          /* galerkin_mg, mode fixed: V-cycles per solve */
+  GF_MG_SMOOTHER,        /* galerkin_mg: jacobi | gauss_seidel | symmetric_gauss_seidel */
+  GF_MG_SWEEPS,          /* galerkin_mg: smoothing sweeps before and after the coarse correction */
+  GF_MG_COARSE,          /* galerkin_mg: the coarsest level's solve, cg | cholmod | dense */
   GF_PARAM_COUNT
 } cl_gfem_param;
 
 typedef struct cl_gfem {
   double p[GF_PARAM_COUNT];
+  char grid[CL_MG_GRID_CHARS]; /* the grid spec (GF_GRID's text) */
   char body[96];
   int32_t threads;
   cl_fem_material mat;       /* the body's model */
@@ -74,6 +82,13 @@ typedef struct cl_gfem {
   cl_linear_solver *ls;
   int analysed;
 
+  /* static solves (static.c, fem/static_solve.h): the mass shift of this iteration, whether the
+   * last iteration's contacts stay, the unbalanced force squared before the move */
+  double static_shift;
+  int keep_contacts;
+  int exact_tangent;         /* 1: the model's own tangent, unprojected (static Newton iterations) */
+  double static_res2;
+
   /* caches keyed by damage_version */
   int32_t *plabel;           /* per node: piece label over undamaged edges */
   int32_t npieces;
@@ -95,8 +110,11 @@ cl_status cl_gfem_build_edges(cl_gfem *s, const cl_body_state *st);
 int32_t cl_gfem_edge(const cl_gfem *s, int32_t a, int32_t b);
 /* Pieces: connected components of the nodes over edges with damage < 1 (cached). */
 cl_status cl_gfem_pieces(cl_gfem *s);
-/* The visual surface: the boundary faces of the tets all of whose edges are unbroken, so the surface
- * splits where cracks run (cached; owned by s). */
+/* The visual surface (the paper's M_v, Fig. 1c): the boundary faces of the tets no crack runs through
+ * (those whose corners stay connected over their unbroken edges), so the surface splits where cracks
+ * run, and its crack faces are the faces of the tets beside the crack (a crack costs the picture one
+ * layer of tets); less the groups of such tets that touch the rest along an edge only, so every edge
+ * is in exactly two triangles: closed and edge-manifold (cached; owned by s). */
 cl_status cl_gfem_visual_surface(cl_gfem *s, const cl_body_state *st);
 
 /* ---- element.c ---- */
@@ -110,7 +128,14 @@ cl_status cl_gfem_build_slots(cl_gfem *s, const cl_body_state *st);
 void cl_gfem_assemble(cl_gfem *s, const cl_body_state *st, const cl_step_input *in);
 
 /* ---- step.c ---- */
+/* The linear-solver entry named by the parameters, created and analysed once (bind: a grid spec
+ * that does not fit the mesh is refused when the body is added). */
+cl_status cl_gfem_linear_solver(cl_gfem *s, const cl_body_state *st);
 cl_status cl_gfem_step(void *solver, cl_body_state *st, const cl_step_input *in, cl_step_report *rep);
+
+/* ---- static.c ---- */
+cl_status cl_gfem_equilibrium(void *solver, cl_body_state *st, const cl_step_input *in, const cl_static_def *opt,
+                              cl_static_report *report);
 
 /* ---- fracture.c ---- */
 cl_status cl_gfem_fracture(void *solver, cl_body_state *st, const cl_fracture_event *events, int32_t count,

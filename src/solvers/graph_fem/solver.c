@@ -24,13 +24,37 @@ static const cl_param_info k_params[GF_PARAM_COUNT] = {
                  .help = "Rayleigh stiffness damping beta in C = alpha M + beta K", .value = 0.0, .min = 0.0, .max = 10.0},
     [GF_LINEAR_SOLVER] = {.name = "linear_solver", .unit = "1",
                           .help = "entry of linalg's linear-solver table: pcg = CG with a block-Jacobi preconditioner; "
-                                  "cholmod = a CHOLMOD factor as CG preconditioner",
-                          .value = 0.0, .min = 0.0, .max = 1.0, .kind = CL_PARAM_CHOICE, .choices = "pcg|cholmod"},
+                                  "cholmod = a CHOLMOD factor as CG preconditioner; galerkin_mg = the Galerkin "
+                                  "multigrid of the paper (sec 3.2-3.3; grid, mg_* below)",
+                          .value = 0.0, .min = 0.0, .max = 2.0, .kind = CL_PARAM_CHOICE,
+                          .choices = "pcg|cholmod|galerkin_mg"},
     [GF_TOLERANCE] = {.name = "tolerance", .unit = "1", .help = "relative residual at which the linear solve stops",
                       .value = 1e-6, .min = 1e-15, .max = 0.5},
     [GF_MAX_ITERATIONS] = {.name = "max_iterations", .unit = "1",
                            .help = "iteration cap of the linear solve per step (a warning when reached)",
                            .value = 1000.0, .min = 1.0, .max = 1e7, .kind = CL_PARAM_INTEGER},
+    [GF_GRID] = {.name = "grid", .unit = "1",
+                 .help = "galerkin_mg: the paper's grid spec, vertex counts of the coarse levels (coarsest first) then "
+                         "'all', e.g. \"50/all\" or \"50/1000/all\"",
+                 .kind = CL_PARAM_TEXT, .text = "50/all"},
+    [GF_MG_MODE] = {.name = "mg_mode", .unit = "1",
+                    .help = "galerkin_mg: pcg = CG preconditioned by one V-cycle, to the tolerance; fixed = mg_cycles "
+                            "V-cycles per solve, whatever the residual (the paper's Algorithm 2)",
+                    .value = 0.0, .min = 0.0, .max = 1.0, .kind = CL_PARAM_CHOICE, .choices = "pcg|fixed"},
+    [GF_MG_CYCLES] = {.name = "mg_cycles", .unit = "1", .help = "galerkin_mg, mg_mode = fixed: V-cycles per solve",
+                      .value = 1.0, .min = 1.0, .max = 1e5, .kind = CL_PARAM_INTEGER},
+    [GF_MG_SMOOTHER] = {.name = "mg_smoother", .unit = "1",
+                        .help = "galerkin_mg: smoother of the fine levels (damped block Jacobi; block Gauss-Seidel, "
+                                "forward before and backward after; symmetric Gauss-Seidel)",
+                        .value = 1.0, .min = 0.0, .max = 2.0, .kind = CL_PARAM_CHOICE,
+                        .choices = "jacobi|gauss_seidel|symmetric_gauss_seidel"},
+    [GF_MG_SWEEPS] = {.name = "mg_sweeps", .unit = "1",
+                      .help = "galerkin_mg: smoothing sweeps before the restriction and after the prolongation",
+                      .value = 2.0, .min = 1.0, .max = 1000.0, .kind = CL_PARAM_INTEGER},
+    [GF_MG_COARSE] = {.name = "mg_coarse", .unit = "1",
+                      .help = "galerkin_mg: the coarsest level's solve (a few CG iterations, a CHOLMOD factor, dense "
+                              "Cholesky)",
+                      .value = 1.0, .min = 0.0, .max = 2.0, .kind = CL_PARAM_CHOICE, .choices = "cg|cholmod|dense"},
 };
 
 static cl_status gfem_create(void **out) {
@@ -78,6 +102,11 @@ static cl_status gfem_bind(void *p, const cl_bind_input *in, cl_body_state *st) 
   snprintf(s->body, sizeof s->body, "%s", in->body_name ? in->body_name : "body");
   s->threads = in->threads > 0 ? in->threads : 1;
   memcpy(s->p, in->params, sizeof s->p);
+  const char *grid = in->texts && in->texts[GF_GRID] ? in->texts[GF_GRID] : k_params[GF_GRID].text;
+  if (strlen(grid) >= sizeof s->grid)
+    return cl_fail(CL_ERR_INVALID_ARGUMENT, "solver 'graph_fem': grid = \"%.40s...\" is longer than %d characters", grid,
+                   (int)sizeof s->grid - 1);
+  snprintf(s->grid, sizeof s->grid, "%s", grid);
   const cl_mesh *m = in->mesh;
   CL_TRY(cl_fem_state_from_mesh(m, "graph_fem", st));
   const cl_material_def *mat = in->material;
@@ -107,7 +136,8 @@ static cl_status gfem_bind(void *p, const cl_bind_input *in, cl_body_state *st) 
   CL_TRY(cl_gfem_build_edges(s, st));
   CL_TRY(cl_fem_system_alloc(&s->sys, n, "graph_fem system"));
   CL_TRY(cl_bsr_from_cells(n, st->cells, s->ntets, 4, &s->sys.A));
-  return cl_gfem_build_slots(s, st);
+  CL_TRY(cl_gfem_build_slots(s, st));
+  return cl_gfem_linear_solver(s, st);
 }
 
 static int32_t gfem_unit_count(const void *p) { return ((const cl_gfem *)p)->ntets; }
@@ -218,7 +248,8 @@ const cl_solver_ops cl_graph_fem_solver_ops = {
     /* edges are damaged, never split; knives cut along surfaces. Backward Euler damps spin a little,
      * like the corotational solver. */
     .caps = {.units = CL_UNITS_TETS,
-             .applies = CL_EVENT_BIT(CL_EVENT_DAMAGE_EDGE) | CL_EVENT_BIT(CL_EVENT_CUT_SURFACE),
+             .applies = CL_EVENT_BIT(CL_EVENT_DAMAGE_EDGE) | CL_EVENT_BIT(CL_EVENT_CUT_SURFACE) |
+                        CL_EVENT_BIT(CL_EVENT_SPLIT_UNIT),
              .conserves_angular_momentum = 0,
              .reports_damage = 1},
     .create = gfem_create,
@@ -233,4 +264,5 @@ const cl_solver_ops cl_graph_fem_solver_ops = {
     .topology_changed = gfem_topology_changed,
     .stats = gfem_stats,
     .pieces = gfem_pieces,
+    .equilibrium = cl_gfem_equilibrium,
 };

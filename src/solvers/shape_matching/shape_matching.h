@@ -37,6 +37,9 @@ typedef struct cl_sm_stats {
   double dynamics_ms, plasticity_ms, collision_ms, fracture_ms;
   double dynamics_ms_total, plasticity_ms_total, collision_ms_total, fracture_ms_total;
   int32_t strain_limit_iterations; /* iterations the last step ran (early exit when nothing clamps) */
+  int32_t cluster_pieces;     /* pieces that hold clusters (clusters joined by shared particles,
+                               * debris left out): what the authors' code counts, since it deletes
+                               * particles left in no cluster */
 } cl_sm_stats;
 
 /* Statistics of a bound shape-matching solver (the `solver` pointer of a body whose ops are

@@ -144,7 +144,16 @@ cl_status cl_sm_cluster(cl_sm *s, const cl_body_state *st, double V, uint64_t se
   const int32_t n = st->n;
   int32_t k = s->p.cluster_count;
   double r = s->p.cluster_radius;
-  if (k == 0 && r > 0.0) k = (int32_t)fmax(1.0, floor(V / (r * r * r) + 0.5));
+  if (k == 0 && r > 0.0) {
+    /* the count as a double first: a tiny radius gives more clusters than an int32 holds */
+    const double kd = fmax(1.0, floor(V / (r * r * r) + 0.5));
+    if (!(kd <= (double)(n / 4 > 1 ? n / 4 : 1)))
+      return cl_fail(CL_ERR_INVALID_ARGUMENT,
+                     "solver 'shape_matching': cluster_radius = %g m gives about %.3g clusters for this body's "
+                     "%g m^3, but its %d particles allow at most %d (4 per cluster); use cluster_radius >= %.3g m, "
+                     "or 0 for automatic", r, kd, V, n, n / 4 > 1 ? n / 4 : 1, cbrt(V / (n / 4 > 1 ? n / 4 : 1)));
+    k = (int32_t)kd;
+  }
   if (k == 0) k = n / 40 > 1 ? n / 40 : 1;
   if (k > n)
     return cl_fail(CL_ERR_INVALID_ARGUMENT,

@@ -70,6 +70,42 @@ static int adjacent(const cl_sm *s, int32_t c, int32_t d) {
   return lo < s->cadj_ofs[c + 1] && s->cadj[lo] == d;
 }
 
+/* Whether clusters c and d hold copies of one original particle (followed through st->origin to the
+ * particle sampled at bind). The authors' code keeps such clusters "neighbours" (World::doFracture
+ * keeps a neighbour while the two share a particle id, and a split particle keeps its id), and
+ * neighbours never collide: they were one material across the crack that separated them. Marks
+ * c's roots with a fresh stamp, then looks for one among d's: O(members). Without the stamp array
+ * (no memory) it answers 0, the rule without this exclusion. */
+static int share_origin(cl_sm *s, const cl_body_state *st, int32_t c, int32_t d) {
+  const int32_t *o = st->origin;
+  if (!s->ostamp) return 0;
+  if (++s->ostamp_now == 0) { /* wrapped: no stamp may look current */
+    memset(s->ostamp, 0, sizeof(uint32_t) * (size_t)s->ocap);
+    s->ostamp_now = 1;
+  }
+  const uint32_t now = s->ostamp_now;
+  for (int64_t k = s->moff[c]; k < (int64_t)s->moff[c] + s->mcnt[c]; ++k) {
+    int32_t r = s->mp[k];
+    while (o[r] != r) r = o[r];
+    s->ostamp[r] = now;
+  }
+  for (int64_t k = s->moff[d]; k < (int64_t)s->moff[d] + s->mcnt[d]; ++k) {
+    int32_t r = s->mp[k];
+    while (o[r] != r) r = o[r];
+    if (s->ostamp[r] == now) return 1;
+  }
+  return 0;
+}
+
+/* Whether the proxies of clusters c and d act on each other (besides their spheres overlapping):
+ * not the two halves of a split (adjacent), different pieces unless proxy_whole, and no shared
+ * original particle with proxy_origins. */
+static int proxies_act(cl_sm *s, const cl_body_state *st, int32_t c, int32_t d) {
+  if (!s->p.proxy_whole && s->cpiece[c] == s->cpiece[d]) return 0;
+  if (adjacent(s, c, d)) return 0;
+  return !(s->p.proxy_origins && share_origin(s, st, c, d));
+}
+
 /* Where particle position x leaves the proxy of cluster d: returns 1 when x is inside, with *dx =
  * restitution x (exit point - x) and *depth = |exit point - x|. */
 static int proxy_exit(const cl_sm *s, const double *x, int32_t d, cl_vec3 *dx, double *depth) {
@@ -128,13 +164,15 @@ static int push_out(cl_sm *s, cl_body_state *st, int32_t i, int32_t d, double dt
     s->moved[i] = 1;
     for (int64_t l = s->phead[i]; l >= 0; l = s->mnext[l]) s->cpos[s->mc[l]] = 1;
   }
-  double *v = st->v + 3 * (size_t)i;
   x[0] += dx.x;
   x[1] += dx.y;
   x[2] += dx.z;
-  v[0] += dx.x / dt;
-  v[1] += dx.y / dt;
-  v[2] += dx.z / dt;
+  if (s->p.proxy_velocity) {
+    double *v = st->v + 3 * (size_t)i;
+    v[0] += dx.x / dt;
+    v[1] += dx.y / dt;
+    v[2] += dx.z / dt;
+  }
   return 1;
 }
 
@@ -215,6 +253,7 @@ void cl_sm_collide_release(cl_sm *s) {
   free(s->cpofs);
   free(s->cpr);
   free(s->cpart);
+  free(s->ostamp);
 }
 
 /* The world planes of cluster c and their margin 1e-11 (a + b M) (see the culling comment), from
@@ -427,7 +466,7 @@ static int pairs_reserve(cl_sm *s, int64_t pairs) {
  * proxy's partners in CSR by sweep position: cpofs[a] .. cpofs[a + 1] in cpart, in sweep order
  * (the pairs come out ordered by their first, then their second member). Returns 0 when the pair
  * list cannot grow (the caller then takes the plain loops). */
-static int find_partners(cl_sm *s, int32_t m) {
+static int find_partners(cl_sm *s, const cl_body_state *st, int32_t m) {
   int64_t np = 0;
   int32_t *cnt = s->cpofs;
   for (int32_t a = 0; a <= m; ++a) cnt[a] = 0;
@@ -441,7 +480,7 @@ static int find_partners(cl_sm *s, int32_t m) {
       const double rr = u[3] + v[3], e0 = u[0] - v[0], e1 = u[1] - v[1], e2 = u[2] - v[2];
       if (!(e0 * e0 + e1 * e1 + e2 * e2 < rr * rr)) continue;
       const int32_t d = s->cord[b];
-      if (s->cpiece[c] == s->cpiece[d] || adjacent(s, c, d)) continue;
+      if (!proxies_act(s, st, c, d)) continue;
       if (np == s->cpr_cap && !pairs_reserve(s, np + 1)) return 0;
       s->cpr[2 * np] = a, s->cpr[2 * np + 1] = b;
       ++cnt[a + 1], ++cnt[b + 1];
@@ -522,7 +561,7 @@ static void self_collide_plain(cl_sm *s, cl_body_state *st, double dt) {
       if (s->held[i]) continue;
       for (int32_t b = 0; b < m; ++b) {
         const int32_t d = sp[b].c;
-        if (b == a || !spheres_overlap(s, c, s, d) || s->cpiece[c] == s->cpiece[d] || adjacent(s, c, d)) continue;
+        if (b == a || !spheres_overlap(s, c, s, d) || !proxies_act(s, st, c, d)) continue;
         const double *x = st->x + 3 * (size_t)i, *cd = s->wcom + 3 * (size_t)d;
         const double dx = x[0] - cd[0], dy = x[1] - cd[1], dz = x[2] - cd[2];
         if (dx * dx + dy * dy + dz * dz < s->wrad[d] * s->wrad[d] * (1.0 + 1e-9)) push_out(s, st, i, d, dt);
@@ -533,6 +572,14 @@ static void self_collide_plain(cl_sm *s, cl_body_state *st, double dt) {
 
 void cl_sm_self_collide(cl_sm *s, cl_body_state *st, double dt) {
   s->psum_ok = 0;
+  if (s->p.proxy_origins && s->ocap == 0) { /* roots are particles sampled at bind: < n, for good */
+    uint32_t *o = realloc(s->ostamp, sizeof(uint32_t) * (size_t)st->n);
+    if (o) {
+      memset(o + s->ocap, 0, sizeof(uint32_t) * (size_t)(st->n - s->ocap));
+      s->ostamp = o;
+      s->ocap = st->n;
+    }
+  }
   const int cull = !(s->no_shortcuts & 4) && cull_reserve(s);
   update_proxies(s, st, cull);
   if (!cull) {
@@ -541,7 +588,7 @@ void cl_sm_self_collide(cl_sm *s, cl_body_state *st, double dt) {
   }
   cull_begin(s);
   const int32_t m = sweep_order(s);
-  if (!find_partners(s, m)) {
+  if (!find_partners(s, st, m)) {
     self_collide_plain(s, st, dt);
     return;
   }

@@ -56,6 +56,9 @@ enum {
   SM_P_SELF_COLLISIONS,
   SM_P_RESTITUTION,
   SM_P_BOUNDARY_PLANES,
+  SM_P_PROXY_ORIGINS,
+  SM_P_PROXY_WHOLE,
+  SM_P_PROXY_VELOCITY,
   SM_P_COUNT
 };
 
@@ -83,6 +86,9 @@ typedef struct cl_sm_params {
   int self_collisions;     /* cluster-proxy collisions between clusters that share no particle */
   double restitution;      /* fraction of the proxy projection applied */
   double boundary_planes;  /* boundary planes of the proxies, fraction of the radius (0 = none) */
+  int proxy_origins;       /* clusters holding copies of one original particle do not collide */
+  int proxy_whole;         /* proxies act within a piece too (not only between pieces) */
+  int proxy_velocity;      /* a proxy push changes the velocity by displacement / dt */
 } cl_sm_params;
 
 /* Whether the per-cluster loops of a step, the measure and the proxies run on the body's threads:
@@ -139,6 +145,8 @@ typedef struct cl_sm {
 
   /* clusters: slots 0..ncl-1, capacity ccap */
   int32_t ncl, ccap, nlive;
+  int64_t stretch_clock;  /* steps since bind, for the over-stretch check (sm_solver.c) */
+  int stretch_warned;     /* the over-stretch warning was given (once per body) */
   uint8_t *alive;
   int32_t *moff, *mcnt;
   double *mass;       /* sum of w~ m over members, kg */
@@ -269,6 +277,10 @@ typedef struct cl_sm {
   int cull_track;
   double cull_mag;
   uint32_t *cstamp, cull_call; /* world planes of the cluster computed in call cull_call */
+  /* proxy_origins: per original particle (st->origin followed to its root), the last pair test
+   * that marked it (ostamp_now); capacity ocap */
+  uint32_t *ostamp, ostamp_now;
+  int32_t ocap;
   int64_t cwpl_cap;
   int64_t proxy_culled;
   /* the pairs of proxies of a self-collision call (cpr: 2 sweep positions each) and every proxy's

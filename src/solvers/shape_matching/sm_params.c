@@ -79,6 +79,18 @@ const cl_param_info cl_sm_param_table[SM_P_COUNT] = {
     [SM_P_BOUNDARY_PLANES] = {.name = "boundary_planes", .unit = "1",
                               .help = "proxy planes where a cluster sphere leaves the body, fraction of r (0 = none)",
                               .value = 0.5, .min = 0.0, .max = 1e3},
+    [SM_P_PROXY_ORIGINS] = {.name = "proxy_origins", .unit = "1",
+                            .help = "clusters that hold copies of one original particle (neighbours across a crack) do "
+                                    "not collide, as in the authors' code; false = only the two halves of a split",
+                            .value = 1.0, .min = 0.0, .max = 1.0, .kind = CL_PARAM_BOOLEAN},
+    [SM_P_PROXY_WHOLE] = {.name = "proxy_whole", .unit = "1",
+                          .help = "proxies also act between clusters of one piece (the authors' code, intact bodies "
+                                  "included); false = between pieces only",
+                          .value = 0.0, .min = 0.0, .max = 1.0, .kind = CL_PARAM_BOOLEAN},
+    [SM_P_PROXY_VELOCITY] = {.name = "proxy_velocity", .unit = "1",
+                             .help = "a proxy push also changes the particle's velocity by displacement / dt; false = "
+                                     "position only, as in the authors' code (it does not stop an approach)",
+                             .value = 1.0, .min = 0.0, .max = 1.0, .kind = CL_PARAM_BOOLEAN},
 };
 
 void cl_sm_params_read(const double *v, cl_sm_params *p) {
@@ -103,4 +115,7 @@ void cl_sm_params_read(const double *v, cl_sm_params *p) {
   p->self_collisions = v[SM_P_SELF_COLLISIONS] != 0.0;
   p->restitution = v[SM_P_RESTITUTION];
   p->boundary_planes = v[SM_P_BOUNDARY_PLANES];
+  p->proxy_origins = v[SM_P_PROXY_ORIGINS] != 0.0;
+  p->proxy_whole = v[SM_P_PROXY_WHOLE] != 0.0;
+  p->proxy_velocity = v[SM_P_PROXY_VELOCITY] != 0.0;
 }

@@ -71,7 +71,10 @@ static cl_status morton_sort(double *xyz, int32_t n) {
   }
   for (int32_t i = 0; i < n; ++i) {
     uint64_t c[3];
-    for (int k = 0; k < 3; ++k) c[k] = (uint64_t)((xyz[3 * i + k] - lo[k]) * q);
+    for (int k = 0; k < 3; ++k) {
+      const double t = (xyz[3 * i + k] - lo[k]) * q; /* NaN when the extent overflowed: no order then */
+      c[k] = t >= 0.0 && t <= 2097151.0 ? (uint64_t)t : 0;
+    }
     kv[i].key = spread21(c[0]) | spread21(c[1]) << 1 | spread21(c[2]) << 2;
     kv[i].i = i;
   }

@@ -25,6 +25,7 @@ enum {
   ST_PARTICLE_SPLITS,
   ST_CLUSTERS_DELETED,
   ST_STRAIN_LIMIT_ITERATIONS,
+  ST_CLUSTER_PIECES,
   ST_COUNT
 };
 
@@ -44,6 +45,7 @@ static const cl_stat_info k_names[ST_COUNT] = {
     [ST_PARTICLE_SPLITS] = {"particle_splits", "", "particles created by splits so far"},
     [ST_CLUSTERS_DELETED] = {"clusters_deleted", "", "clusters deleted as too small so far"},
     [ST_STRAIN_LIMIT_ITERATIONS] = {"strain_limit_iterations", "", "strain-limiting iterations of the last step"},
+    [ST_CLUSTER_PIECES] = {"cluster_pieces", "", "pieces holding clusters (joined by shared particles; debris not counted)"},
 };
 
 cl_status cl_sm_stats_op(const void *solver, const cl_body_state *state, cl_body_stat *out, int32_t capacity,
@@ -67,5 +69,6 @@ cl_status cl_sm_stats_op(const void *solver, const cl_body_state *state, cl_body
   v[ST_PARTICLE_SPLITS] = (double)st.particle_splits;
   v[ST_CLUSTERS_DELETED] = (double)st.clusters_deleted;
   v[ST_STRAIN_LIMIT_ITERATIONS] = st.strain_limit_iterations;
+  v[ST_CLUSTER_PIECES] = st.cluster_pieces;
   return cl_solver_stats_copy("shape_matching", k_names, v, ST_COUNT, out, capacity, count);
 }

@@ -1244,7 +1244,7 @@ cl_status cl_sm_step(cl_sm *s, cl_body_state *st, const cl_step_input *in, cl_st
     thread_range(n, &i0, &i1);
     end_velocities(s, st, &ev, i0, i1);
   }
-  if (s->p.self_collisions && s->npieces > 1) cl_sm_self_collide(s, st, h);
+  if (s->p.self_collisions && (s->npieces > 1 || s->p.proxy_whole)) cl_sm_self_collide(s, st, h);
   t_collide = cl_time_ms() - t_c0;
 
   /* held particles: exact targets and reactions (impulse balance of the node over the step) */

@@ -160,3 +160,28 @@ cl_mesh *cl_test_tetgen_box(double max_volume) {
   }
   return tets;
 }
+
+double cl_test_true_residual(const cl_bsr *A, const double *b, const double *x, const uint8_t *fixed) {
+  const int64_t n3 = 3 * (int64_t)A->n;
+  double *r = malloc(sizeof(double) * (size_t)n3), *xc = calloc((size_t)n3, sizeof(double));
+  if (!r || !xc) abort();
+  const double rr = cl_bsr_residual(A, b, x, fixed, r);
+  for (int64_t d = 0; d < n3; ++d)
+    if (fixed && fixed[d]) xc[d] = x[d];
+  const double ref = cl_bsr_residual(A, b, xc, fixed, r);
+  free(r);
+  free(xc);
+  return sqrt(rr / ref);
+}
+
+cl_bsr *cl_test_two_node(double d, double o) {
+  const int32_t cell[2] = {0, 1};
+  cl_bsr *A = NULL;
+  if (cl_bsr_from_cells(2, cell, 1, 2, &A) < 0) return NULL;
+  for (int32_t i = 0; i < 2; ++i)
+    for (int32_t j = 0; j < 2; ++j) {
+      double *B = A->val + 9 * cl_bsr_find(A, i, j);
+      for (int c = 0; c < 3; ++c) B[4 * c] = i == j ? d : o;
+    }
+  return A;
+}

@@ -44,6 +44,14 @@ cl_mesh *cl_test_tetgen_box(double max_volume);
 /* Dense copy of a BSR matrix (3n x 3n row-major, caller frees). */
 double *cl_test_bsr_to_dense(const cl_bsr *A);
 
+/* ||b_f - (A x)_f|| / ||b_f - A_fc x_c|| over the free dofs (fixed may be NULL), from scratch: the
+ * relative residual a linear solve with held dofs must reach. */
+double cl_test_true_residual(const cl_bsr *A, const double *b, const double *x, const uint8_t *fixed);
+
+/* The 2-node system A = [[d I, o I], [o I, d I]] (eigenvalues d + o and d - o, diagonal blocks d I),
+ * or NULL if the pattern cannot be made. */
+cl_bsr *cl_test_two_node(double d, double o);
+
 /* splitmix64 in [0, 1): deterministic test data. */
 double cl_test_rand01(uint64_t *state);
 

@@ -4,7 +4,16 @@
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <cmocka.h>
+
+const char *cl_test_path(const char *prefix, const char *name) {
+  static char buf[4][1024];
+  static int k = 0;
+  k = (k + 1) % 4;
+  snprintf(buf[k], sizeof buf[k], "%s%s", prefix, name);
+  return buf[k];
+}
 
 cl_mesh *cl_test_box(double sx, double sy, double sz) {
   cl_shape_def sd;

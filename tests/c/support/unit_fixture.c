@@ -43,7 +43,8 @@ void cl_test_unit_fixture_init(cl_test_unit_fixture *f, const cl_test_grid *grid
   f->u.plastic = calloc(9 * (size_t)nc, sizeof(double));
   f->u.center = calloc(3 * (size_t)nc, sizeof(double));
   f->u.volume = calloc((size_t)nc, sizeof(double));
-  assert_true(f->u.F && f->u.stress && f->u.plastic && f->u.center && f->u.volume);
+  f->u.damage = calloc((size_t)nc, sizeof(double));
+  assert_true(f->u.F && f->u.stress && f->u.plastic && f->u.center && f->u.volume && f->u.damage);
   for (int32_t e = 0; e < nc; ++e) f->u.F[9 * e] = f->u.F[9 * e + 4] = f->u.F[9 * e + 8] = 1.0;
 }
 
@@ -54,6 +55,7 @@ void cl_test_unit_fixture_free(cl_test_unit_fixture *f) {
   free(f->u.plastic);
   free(f->u.center);
   free(f->u.volume);
+  free(f->u.damage);
   memset(f, 0, sizeof *f);
 }
 

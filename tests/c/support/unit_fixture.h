@@ -28,6 +28,8 @@ void cl_test_unit_fixture_free(cl_test_unit_fixture *f);
 
 /* The capabilities of a tet solver that splits nodes, for criterion bind inputs. */
 static const cl_solver_caps k_tet_caps = {.units = CL_UNITS_TETS, .applies = CL_EVENT_BIT(CL_EVENT_SPLIT_NODE)};
+/* ... and of one that damages edges (graph_fem). */
+static const cl_solver_caps k_edge_caps = {.units = CL_UNITS_TETS, .applies = CL_EVENT_BIT(CL_EVENT_DAMAGE_EDGE)};
 
 /* The registered criterion `name`. */
 const cl_criterion_ops *cl_test_criterion(const char *name);

@@ -109,6 +109,13 @@ function T.tmpdir(name)
   return dir
 end
 
+-- An empty scratch folder (what an earlier run left there is removed first).
+function T.fresh_tmpdir(name)
+  local dir = T.tmpdir(name)
+  os.execute("rm -rf '" .. dir .. "' && mkdir -p '" .. dir .. "'")
+  return dir
+end
+
 -- The whole file as a string (binary), or nil when it cannot be opened.
 function T.read_file(path)
   local f = io.open(path, "rb")

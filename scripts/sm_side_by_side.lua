@@ -1,0 +1,156 @@
+-- Side by side: the authors' implementation of Jones et al., "Ductile Fracture for Clustered Shape
+-- Matching" (I3D 2016), and cleave's shape_matching, on the paper's scenes, in one sitting on one
+-- machine, with the same particle counts, clusters, strain-limiting iterations and frames (issue 17).
+-- Prints, per scene, both outcomes (pieces, particles and memberships at the end) and both frame
+-- times (median and mean), and the ratios measured in this run.
+--
+--   cleave run scripts/sm_side_by_side.lua --set authors=PATH --set checkout=DIR
+--       [--set frames=240] [--set only=plate_brittle_weak] [--set out=FILE]
+--       [--set params=proxy_whole=true,seed=2]   (scene parameters for cleave's side)
+--
+-- authors  = an executable YOU built from the authors' code (it is not fetched, built or shipped
+--            here, and this script is not run in CI). It is run from `checkout` (their source tree,
+--            so the relative particle-file paths of their scene files resolve) as
+--              PATH <scene.json> <frames>
+--            on one thread, and must print, on stdout or stderr, one line
+--              RESULT ... particles N clusters N memberships N pieces N ... median_ms X mean_ms Y
+--            (the key-value pairs in any order; pieces = clusters joined by shared particles after
+--            the last frame, the count their code implies since it deletes particles left in no
+--            cluster; median_ms / mean_ms over the frames' World::timestep calls).
+-- checkout = their source tree at commit e53fde1 (the I3D 2016 state); the scene files are read
+--            from checkout/inputFiles. The 5k plates run their plate files with the 5,325-particle
+--            sheet (a copy of the scene file in a temporary folder names inputFiles/blue_noise/
+--            sheet-bn.txt instead of sheetDense-bn.txt); the 20k ductile plate runs it as it is.
+--
+-- cleave's side builds the same scene (experiments/scenes/shape_matching/) with threads = 1 and
+-- times every frame's cl_world_step (world:stats().step_ms).
+local cl = require "cleave"
+local here = debug.getinfo(1, "S").source:match("^@(.*)/[^/]*$") or "."
+local scenes = dofile(here .. "/../experiments/scenes/init.lua")
+
+local set = cl.args or (arg and arg.set) or {}
+local authors, checkout = set.authors, set.checkout
+local frames = tonumber(set.frames or 240)
+if not authors or not checkout then
+  io.stderr:write("usage: cleave run scripts/sm_side_by_side.lua --set authors=PATH --set checkout=DIR " ..
+                  "[--set frames=N] [--set only=SCENE] [--set out=FILE]\n")
+  os.exit(2)
+end
+
+-- cleave's scene -> the authors' scene file, and whether it runs on the 5,325-particle sheet
+local list = {
+  { "plate_ductile", "projectilePlateDuctileStrong.json", true },
+  { "plate_ductile_20k", "projectilePlateDuctileStrong.json", false },
+  { "plate_brittle_strong", "projectilePlateBrittleStrong.json", true },
+  { "plate_brittle_weak", "projectilePlateBrittleWeak.json", true },
+  { "armadillo", "armadilloTorture.json", false },
+  { "broken_heart", "brokenHeart.json", false },
+  { "swiss_cheese", "swissCheese.json", false },
+  { "twisted_bar", "cubeTwistPlastic2.json", false },
+  { "twisted_bar_fracture", "cubeTwistPlasticFracture.json", false },
+}
+
+local function shell_quote(s) return "'" .. tostring(s):gsub("'", "'\\''") .. "'" end
+
+local tmp = os.tmpname()
+os.remove(tmp)
+os.execute("mkdir -p " .. shell_quote(tmp))
+
+-- The scene file to give their program: as it is, or a copy naming the 5k sheet.
+local function scene_file(json, sheet5k)
+  local path = checkout .. "/inputFiles/" .. json
+  if not sheet5k then return path end
+  local f = assert(io.open(path, "r"), "cannot read " .. path)
+  local text = f:read("*a")
+  f:close()
+  local copy = tmp .. "/" .. json
+  local g = assert(io.open(copy, "w"))
+  g:write((text:gsub("sheetDense%-bn%.txt", "sheet-bn.txt")))
+  g:close()
+  return copy
+end
+
+local function run_authors(json, sheet5k)
+  local cmd = string.format("cd %s && %s %s %d 2>&1", shell_quote(checkout), shell_quote(authors),
+                            shell_quote(scene_file(json, sheet5k)), frames)
+  local p = assert(io.popen(cmd, "r"))
+  local res
+  for line in p:lines() do
+    if line:match("^RESULT") then res = line end
+  end
+  p:close()
+  if not res then return nil end
+  local r = {}
+  for k, v in res:gmatch("(%S+) (%-?[%d%.eE%+%-]+)") do r[k] = tonumber(v) end
+  return r
+end
+
+local function median(t)
+  local s = {}
+  for i, v in ipairs(t) do s[i] = v end
+  table.sort(s)
+  local n = #s
+  return n % 2 == 1 and s[(n + 1) / 2] or 0.5 * (s[n / 2] + s[n / 2 + 1])
+end
+
+-- --set params=k=v,k=v: scene parameters for cleave's side (numbers and true/false converted)
+local overrides = {}
+for k, v in tostring(set.params or ""):gmatch("([%w_]+)=([^,]+)") do
+  if v == "true" then overrides[k] = true elseif v == "false" then overrides[k] = false
+  else overrides[k] = tonumber(v) or v end
+end
+
+local function run_cleave(name)
+  local p = { threads = 1 }
+  for k, v in pairs(overrides) do p[k] = v end
+  local built = scenes.get("shape_matching/" .. name):build(p)
+  local w, b = built.world, built.body
+  local ms, sum = {}, 0
+  for f = 1, frames do
+    w:step(1)
+    ms[f] = w:stats().step_ms
+    sum = sum + ms[f]
+  end
+  local st, info = b:stats(), b:info()
+  local r = { particles = info.nodes - st.debris, clusters = st.clusters, memberships = st.memberships,
+              pieces = st.cluster_pieces, median_ms = median(ms), mean_ms = sum / frames }
+  built.world:destroy()
+  return r
+end
+
+local lines = {}
+local function out(s)
+  print(s)
+  lines[#lines + 1] = s
+end
+
+local load = io.open("/proc/loadavg")
+out(string.format("# %d frames of 1/60 s, one thread each; cleave's scene parameters: %s; load average at the " ..
+                  "start: %s", frames, set.params or "defaults", load and load:read("*l") or "?"))
+if load then load:close() end
+out("| scene | pieces (authors / cleave) | particles at the end | memberships at the end | authors ms median / mean | " ..
+    "cleave ms median / mean | speed-up median / mean |")
+out("|---|---|---|---|---|---|---|")
+for _, e in ipairs(list) do
+  local name, json, sheet5k = e[1], e[2], e[3]
+  if not set.only or set.only == name then
+    local a = run_authors(json, sheet5k)
+    local c = run_cleave(name)
+    if not a then
+      out(string.format("| %s | (the authors' program printed no RESULT line) | | | | %.2f / %.2f | |", name,
+                        c.median_ms, c.mean_ms))
+    else
+      out(string.format("| %s | %d / %d | %d / %d | %d / %d | %.2f / %.2f | %.2f / %.2f | %.1fx / %.1fx |", name,
+        a.pieces or -1, c.pieces, a.particles or -1, c.particles, a.memberships or -1, c.memberships,
+        a.median_ms or 0 / 0, a.mean_ms or 0 / 0, c.median_ms, c.mean_ms,
+        (a.median_ms or 0 / 0) / c.median_ms, (a.mean_ms or 0 / 0) / c.mean_ms))
+    end
+    io.stdout:flush()
+  end
+end
+os.execute("rm -rf " .. shell_quote(tmp))
+if set.out then
+  local f = assert(io.open(set.out, "w"))
+  f:write(table.concat(lines, "\n"), "\n")
+  f:close()
+end

@@ -1,0 +1,78 @@
+/* The continuation loop of a static solve; see static_solve.h. */
+#include "fem/static_solve.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "base/alloc.h"
+#include "base/error.h"
+
+/* ||f_ext + M g|| over all nodes. */
+static double load_norm(const cl_body_state *st, const cl_step_input *in) {
+  double s = 0.0;
+  for (int32_t i = 0; i < st->n; ++i)
+    for (int k = 0; k < 3; ++k) {
+      const double f = st->m[i] * in->gravity[k] + (in->f_ext ? in->f_ext[3 * (size_t)i + k] : 0.0);
+      s += f * f;
+    }
+  return sqrt(s);
+}
+
+cl_status cl_fem_static_solve(void *solver, cl_fem_static_iteration iterate, cl_body_state *st, const cl_step_input *in,
+                              const cl_static_def *opt, cl_static_report *report) {
+  const size_t n3 = 3 * (size_t)st->n;
+  double *x_start = cl_malloc(sizeof(double) * n3, "static solve positions");
+  double *x_prev = cl_malloc(sizeof(double) * n3, "static solve positions");
+  if (!x_start || !x_prev) {
+    free(x_start);
+    free(x_prev);
+    return CL_ERR_OUT_OF_MEMORY;
+  }
+  cl_step_input one = *in;
+  one.dt = 1.0;
+  const double load = load_norm(st, in);
+  double ref = load, merit_prev = INFINITY, merit = INFINITY, scale = 0.0, shift = 0.0;
+  int32_t it = 0, rejected = 0;
+  cl_status r = CL_OK, warn = CL_OK;
+  for (it = 0; it < opt->max_iterations; ++it) {
+    memset(st->v, 0, sizeof(double) * n3);
+    memcpy(x_start, st->x, sizeof(double) * n3);
+    r = iterate(solver, st, &one, shift, it > 0, &merit, it == 0 ? &scale : NULL);
+    if (r < 0) break;
+    if (r > warn) warn = r;
+    if (it == 0 && !(ref > 0.0)) ref = merit;
+    if (!isfinite(merit)) {
+      r = cl_fail(CL_ERR_NUMERICAL, "static solve: the unbalanced force became non-finite at iteration %d", (int)it + 1);
+      break;
+    }
+    if (merit <= opt->tolerance * ref || !(ref > 0.0)) break; /* x_start was converged; keep the last tiny step */
+    if (it == 0) shift = 1e-6 * scale;
+    if (merit > 100.0 * merit_prev) {
+      /* the last step was far too long: back to where it started, with a larger shift */
+      memcpy(st->x, x_prev, sizeof(double) * n3);
+      shift *= 10.0;
+      ++rejected;
+      continue;
+    }
+    /* switched evolution relaxation: the shift follows the unbalanced force, shrinking to 0 (Newton)
+     * as it does and growing where it grew */
+    if (merit_prev < INFINITY) {
+      shift *= merit / merit_prev;
+      if (shift < 1e-12 * scale) shift = 0.0;
+    }
+    merit_prev = merit;
+    memcpy(x_prev, x_start, sizeof(double) * n3);
+  }
+  memset(st->v, 0, sizeof(double) * n3);
+  free(x_start);
+  free(x_prev);
+  report->iterations = it + (it < opt->max_iterations);
+  report->residual = ref > 0.0 ? merit / ref : 0.0;
+  if (r < 0) return cl_fail_context(r, "static solve: ");
+  if (it >= opt->max_iterations)
+    return cl_fail(CL_WARN_NOT_CONVERGED, "static solve did not converge in %d Newton iterations: unbalanced force %.3g "
+                   "of the load (tolerance %.3g, %d steps rejected); raise max_iterations or load_steps",
+                   (int)opt->max_iterations, report->residual, opt->tolerance, (int)rejected);
+  return warn;
+}

@@ -1,0 +1,215 @@
+/* Entry "galerkin_mg" of the linear-solver table (linear_solver.h): the Galerkin multigrid of
+ * multigrid.h in two modes.
+ *
+ *   analyse  the hierarchy for A's pattern, def's grid spec and rest positions (cl_mg_analyse)
+ *   setup    the Galerkin products for A's values and the set-up's mask, smoothers, coarse factor
+ *   solve    mode fixed: mg_cycles V-cycles from x (the paper's mode), stopping early once the
+ *            residual meets rel_tol; the residual reached is reported, and not meeting rel_tol is
+ *            the warning CL_WARN_NOT_CONVERGED with reason max_iterations, as for any iteration cap.
+ *            mode pcg: CG (cg.h) preconditioned by one V-cycle from zero, to rel_tol.
+ *
+ * A solve whose mask differs from the set-up's rebuilds the coarse matrices for it first (one
+ * Galerkin product per level and the coarse factor; counted in cl_mg_stats.rebuilds), so that both
+ * modes stay exact on the new mask: the hierarchy is only right for the mask it was made with. When
+ * the set-up failed (a singular diagonal block, a non-positive pivot at the coarsest level) block-Jacobi
+ * PCG solves instead until the next set-up, as the cholmod entry does: it reports the reason. */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "base/alloc.h"
+#include "base/error.h"
+#include "base/timer.h"
+#include "linalg/linear_solver.h"
+#include "linalg/multigrid_internal.h"
+#include "linalg/vec.h"
+
+typedef struct mg_entry {
+  cl_mg *mg;
+  cl_cg_workspace *ws;
+  double *tmp;                     /* 3n */
+  int32_t n;
+  const cl_linear_solver_def *def; /* of the solve running: the preconditioner reads it */
+  int64_t analyses, solves, iterations;
+} mg_entry;
+
+static cl_status mge_create(void **data) {
+  mg_entry *e = cl_calloc(1, sizeof *e, "Galerkin multigrid linear solver");
+  if (!e) return CL_ERR_OUT_OF_MEMORY;
+  cl_status s = cl_mg_create(&e->mg);
+  if (s < 0) {
+    free(e);
+    return s;
+  }
+  *data = e;
+  return CL_OK;
+}
+
+static void mge_destroy(void *data) {
+  mg_entry *e = data;
+  if (!e) return;
+  cl_mg_destroy(e->mg);
+  cl_cg_workspace_destroy(e->ws);
+  free(e->tmp);
+  free(e);
+}
+
+static cl_status mge_analyse(void *data, const cl_linear_solver_def *def, const cl_bsr *A) {
+  mg_entry *e = data;
+  cl_cg_workspace_destroy(e->ws);
+  free(e->tmp);
+  e->ws = NULL;
+  e->n = A->n;
+  e->tmp = cl_malloc(sizeof(double) * (3 * (size_t)A->n + 1), "Galerkin multigrid work");
+  if (!e->tmp) return CL_ERR_OUT_OF_MEMORY;
+  CL_TRY(cl_cg_workspace_create(A->n, &e->ws));
+  CL_TRY(cl_mg_analyse(e->mg, def, A));
+  e->analyses++;
+  return CL_OK;
+}
+
+static cl_status mge_setup(void *data, const cl_linear_solver_def *def, const cl_bsr *A, const uint8_t *fixed,
+                           cl_solve_reason *reason) {
+  mg_entry *e = data;
+  int why = CL_SOLVE_CONVERGED;
+  cl_status s = cl_mg_setup(e->mg, def, A, fixed, &why);
+  *reason = (cl_solve_reason)why;
+  return s;
+}
+
+/* cl_precond_fn: z = B r, one V-cycle from zero. */
+static cl_status vcycle_precond(void *ctx, const double *r, double *z) {
+  mg_entry *e = ctx;
+  return cl_mg_cycle(e->mg, e->def, r, z, 1);
+}
+
+/* ||b_f - (A x)_f|| with the residual into r (zero on fixed dofs). */
+static double residual_norm(const cl_bsr *A, const double *b, const double *x, const uint8_t *fixed, double *r) {
+  return sqrt(cl_bsr_residual(A, b, x, fixed, r));
+}
+
+/* Mode fixed: up to mg_cycles V-cycles from x. */
+static cl_status fixed_cycles(mg_entry *e, const cl_linear_solver_def *def, const cl_bsr *A, const double *b,
+                              double *x, const uint8_t *fixed, cl_linear_result *res, double r0, double ref,
+                              double *factor) {
+  double *r = e->ws->r;
+  const double stop = def->rel_tol * ref;
+  double rk = r0;
+  int32_t k = 0;
+  while (rk > stop && k < def->mg_cycles) {
+    cl_status s = cl_mg_cycle(e->mg, def, b, x, 0);
+    if (s < 0) {
+      res->reason = CL_SOLVE_BREAKDOWN;
+      res->iterations += k;
+      return cl_fail_context(s, "galerkin_mg: V-cycle %d: ", k + 1);
+    }
+    ++k;
+    rk = residual_norm(A, b, x, fixed, r);
+    if (!isfinite(rk)) {
+      res->reason = CL_SOLVE_NON_FINITE;
+      res->iterations += k;
+      return cl_fail(CL_ERR_NUMERICAL, "galerkin_mg: the residual became %g after V-cycle %d", rk, k);
+    }
+  }
+  res->iterations += k;
+  res->rel_residual = rk / ref;
+  *factor = k > 0 && r0 > 0.0 ? pow(rk / r0, 1.0 / k) : 0.0;
+  if (rk <= stop) {
+    res->reason = CL_SOLVE_CONVERGED;
+    return CL_OK;
+  }
+  res->reason = CL_SOLVE_MAX_ITERATIONS;
+  return cl_fail(CL_WARN_NOT_CONVERGED,
+                 "galerkin_mg: %d V-cycles (mg_cycles, mode fixed) left the relative residual at %.3g > rel_tol %.3g "
+                 "(the iteration cap)", k, rk / ref, def->rel_tol);
+}
+
+static cl_status mge_solve(void *data, const cl_linear_solver_def *def, const cl_bsr *A, const double *b, double *x,
+                           const uint8_t *fixed, cl_linear_result *res) {
+  mg_entry *e = data;
+  const uint64_t t0 = cl_time_ns();
+  const int64_t n3 = 3 * (int64_t)A->n;
+  e->solves++;
+  if (!cl_mg_same_mask(e->mg, fixed)) {
+    /* the hierarchy is only right for its own mask: rebuild the coarse matrices for this one */
+    int why = CL_SOLVE_CONVERGED;
+    cl_status s = cl_mg_setup(e->mg, def, A, fixed, &why);
+    e->mg->st.rebuilds++;
+    res->factorizations++;
+    if (s < 0) {
+      res->reason = (cl_solve_reason)why;
+      return s;
+    }
+  }
+  if (!cl_mg_usable(e->mg)) {
+    cl_status s = cl_linear_cg(A, def, CL_PRECOND_BLOCK_JACOBI, NULL, NULL, e->ws, b, x, fixed, res);
+    e->iterations += res->iterations;
+    return s;
+  }
+  if (!cl_vec_all_finite(n3, b) || !cl_vec_all_finite(n3, x)) {
+    res->reason = CL_SOLVE_NON_FINITE;
+    return cl_fail(CL_ERR_NUMERICAL, "galerkin_mg: the %s has NaN or Inf",
+                   cl_vec_all_finite(n3, b) ? "initial guess" : "right-hand side");
+  }
+  /* the reference ||b_f - A_fc x_c|| (cg.h) and the initial residual */
+  double *r = e->ws->r, *xc = e->tmp;
+  for (int64_t d = 0; d < n3; ++d) xc[d] = fixed && fixed[d] ? x[d] : 0.0;
+  const double ref = residual_norm(A, b, xc, fixed, r);
+  const double r0 = residual_norm(A, b, x, fixed, r);
+  res->ref_norm = ref;
+  double factor = 0.0;
+  int32_t cycles = 0;
+  cl_status s;
+  if (ref == 0.0) { /* the reduced right-hand side is zero: so is the solution (as in cg.h) */
+    for (int64_t d = 0; d < n3; ++d)
+      if (!(fixed && fixed[d])) x[d] = 0.0;
+    res->reason = CL_SOLVE_CONVERGED;
+    res->rel_residual = 0.0;
+    s = CL_OK;
+  } else if (def->mg_mode == CL_MG_MODE_FIXED) {
+    const int64_t before = e->mg->st.cycles;
+    s = fixed_cycles(e, def, A, b, x, fixed, res, r0, ref, &factor);
+    cycles = (int32_t)(e->mg->st.cycles - before);
+  } else {
+    e->def = def;
+    const int32_t before = res->iterations;
+    s = cl_linear_cg(A, def, CL_PRECOND_USER, vcycle_precond, e, e->ws, b, x, fixed, res);
+    cycles = res->iterations - before;
+    if (cycles > 0 && r0 > 0.0) factor = pow(res->rel_residual * ref / r0, 1.0 / cycles);
+  }
+  e->iterations += res->iterations;
+  cl_mg_note_solve(e->mg, 1e-6 * (double)(cl_time_ns() - t0), cycles, factor);
+  return s;
+}
+
+static void mge_stats(const void *data, cl_linear_solver_stats *out) {
+  const mg_entry *e = data;
+  cl_mg_stats st;
+  cl_mg_get_stats(e->mg, &st);
+  out->analyses = e->analyses;
+  out->factorizations = st.setups;
+  out->solves = e->solves;
+  out->iterations = e->iterations;
+  out->n = 3 * (int64_t)e->n;
+  if (e->mg->coarse.chol) {
+    cl_cholmod_stats cs;
+    cl_cholmod_get_stats(e->mg->coarse.chol, &cs);
+    out->factor_flops = cs.flops;
+    out->factor_entries = cs.nnz_l;
+  }
+}
+
+const cl_mg *cl_linear_multigrid_object(const void *data) { return data ? ((const mg_entry *)data)->mg : NULL; }
+
+const cl_linear_solver_ops cl_linear_multigrid_ops = {
+    .name = "galerkin_mg",
+    .help = "Galerkin multigrid (linear-blend-skinning coarse levels from farthest point sampling): fixed V-cycles, "
+            "or CG preconditioned by one V-cycle; needs the nodes' rest positions",
+    .reuses_setup = 0,
+    .create = mge_create,
+    .destroy = mge_destroy,
+    .analyse = mge_analyse,
+    .setup = mge_setup,
+    .solve = mge_solve,
+    .stats = mge_stats,
+};

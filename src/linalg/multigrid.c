@@ -1,0 +1,277 @@
+/* The Galerkin multigrid's hierarchy: analysis (grid, sampling, transfers, plans) and set-up (Galerkin
+ * products, smoothers, coarse factor). See multigrid.h; the cycle is in multigrid_cycle.c. */
+#include "linalg/multigrid.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "base/alloc.h"
+#include "base/error.h"
+#include "base/timer.h"
+#include "linalg/multigrid_internal.h"
+#include "linalg/multigrid_sampling.h"
+
+static void free_levels(cl_mg *mg) {
+  for (int32_t l = 0; l < CL_MG_MAX_COARSE + 1; ++l) {
+    mg_level *L = &mg->lev[l];
+    cl_bsr_destroy(L->own);
+    cl_mg_transfer_free(&L->T);
+    cl_mg_galerkin_free(&L->G);
+    free(L->handles);
+    free(L->dinv);
+    free(L->b);
+    free(L->x);
+    free(L->r);
+    memset(L, 0, sizeof *L);
+  }
+  cl_mg_coarse_free(&mg->coarse);
+  free(mg->fixed);
+  mg->fixed = NULL;
+  mg->nlev = 0;
+  mg->usable = 0;
+  mg->has_fixed = 0;
+}
+
+cl_status cl_mg_create(cl_mg **out) {
+  if (!out) return cl_fail(CL_ERR_INVALID_ARGUMENT, "cl_mg_create: out is NULL");
+  *out = cl_calloc(1, sizeof **out, "Galerkin multigrid");
+  return *out ? CL_OK : CL_ERR_OUT_OF_MEMORY;
+}
+
+void cl_mg_destroy(cl_mg *mg) {
+  if (!mg) return;
+  free_levels(mg);
+  free(mg);
+}
+
+static cl_status check_positions(const cl_linear_solver_def *def, int32_t n) {
+  if (!def->mg_positions)
+    return cl_fail(CL_ERR_INVALID_ARGUMENT,
+                   "parameter 'mg_positions' is NULL: the Galerkin multigrid needs the rest positions of the %d nodes "
+                   "(3 per node, m) to sample its levels and build its prolongation", n);
+  if (def->mg_position_count != n)
+    return cl_fail(CL_ERR_INVALID_ARGUMENT,
+                   "parameter 'mg_position_count' = %d must equal the matrix's %d block rows (one position per node)",
+                   def->mg_position_count, n);
+  for (int64_t d = 0; d < 3 * (int64_t)n; ++d)
+    if (!isfinite(def->mg_positions[d]))
+      return cl_fail(CL_ERR_INVALID_ARGUMENT, "parameter 'mg_positions': coordinate %lld of node %lld is %g (not finite)",
+                     (long long)(d % 3), (long long)(d / 3), def->mg_positions[d]);
+  return CL_OK;
+}
+
+static cl_status alloc_vectors(mg_level *L, int32_t n, int smoothed) {
+  const size_t n3 = 3 * (size_t)n + 1;
+  L->b = cl_malloc(sizeof(double) * n3, "multigrid level vectors");
+  L->x = cl_calloc(n3, sizeof(double), "multigrid level vectors");
+  L->r = cl_malloc(sizeof(double) * n3, "multigrid level vectors");
+  if (smoothed) L->dinv = cl_malloc(sizeof(double) * 3 * n3, "multigrid smoother diagonal");
+  return L->b && L->x && L->r && (!smoothed || L->dinv) ? CL_OK : CL_ERR_OUT_OF_MEMORY;
+}
+
+/* The transfers of every level (sec 3.3): one farthest point sampling whose prefixes are the levels'
+ * handles, a geodesic Voronoi partition per level, and the frames of the composite clusters. */
+static cl_status build_transfers(cl_mg *mg, const cl_mg_grid *grid, const cl_bsr *A, const double *x) {
+  const int32_t n = A->n, kmax = grid->count[0];
+  double *len = cl_malloc(sizeof(double) * ((size_t)A->nnzb + 1), "multigrid edge lengths");
+  double *dist = cl_malloc(sizeof(double) * (size_t)n, "multigrid distances");
+  int32_t *picks = cl_malloc(sizeof(int32_t) * (size_t)kmax, "multigrid samples");
+  int32_t *label = cl_malloc(sizeof(int32_t) * (size_t)n, "multigrid labels");
+  int32_t *comp = cl_malloc(sizeof(int32_t) * (size_t)n, "multigrid labels");
+  int32_t *parent = cl_malloc(sizeof(int32_t) * (size_t)kmax, "multigrid labels");
+  cl_mg_frame *frames = cl_malloc(sizeof(cl_mg_frame) * (size_t)kmax, "multigrid frames");
+  cl_status st = len && dist && picks && label && comp && parent && frames ? CL_OK : CL_ERR_OUT_OF_MEMORY;
+  if (st >= 0) {
+    cl_mg_edge_lengths(A, x, len);
+    st = cl_mg_farthest_points(A, len, kmax, picks, NULL);
+  }
+  for (int32_t l = 0; st >= 0 && l < grid->coarse_levels; ++l) {
+    const int32_t k = grid->count[l];
+    mg_level *C = &mg->lev[l + 1];
+    C->nhandles = k;
+    C->handles = cl_malloc(sizeof(int32_t) * (size_t)k, "multigrid handles");
+    if (!C->handles) {
+      st = CL_ERR_OUT_OF_MEMORY;
+      break;
+    }
+    memcpy(C->handles, picks, sizeof(int32_t) * (size_t)k);
+    /* every node to its nearest handle of this level, along the mesh */
+    st = cl_mg_geodesic_voronoi(A, len, picks, k, dist, label);
+    if (st < 0) break;
+    if (l == 0) {
+      memcpy(comp, label, sizeof(int32_t) * (size_t)n);
+      st = cl_mg_transfer_from_nodes(n, x, label, k, &mg->lev[0].T);
+    } else {
+      /* a finer handle (itself a mesh node) to the handle nearest to its node; the composite cluster
+       * of each node follows */
+      const int32_t kf = grid->count[l - 1];
+      for (int32_t j = 0; j < kf; ++j) parent[j] = label[picks[j]];
+      for (int32_t i = 0; i < n; ++i) comp[i] = comp[i] >= 0 ? parent[comp[i]] : -1;
+      st = cl_mg_frames(n, x, comp, k, frames);
+      if (st >= 0) st = cl_mg_transfer_from_handles(kf, mg->lev[l - 1].T.frame, parent, k, frames, &mg->lev[l].T);
+    }
+  }
+  free(len);
+  free(dist);
+  free(picks);
+  free(label);
+  free(comp);
+  free(parent);
+  free(frames);
+  return st;
+}
+
+cl_status cl_mg_analyse(cl_mg *mg, const cl_linear_solver_def *def, const cl_bsr *A) {
+  const uint64_t t0 = cl_time_ns();
+  free_levels(mg);
+  memset(&mg->st, 0, sizeof mg->st);
+  cl_mg_grid grid;
+  CL_TRY(cl_mg_grid_parse(def->mg_grid, &grid));
+  CL_TRY(cl_mg_grid_check(&grid, def->mg_grid, A->n, cl_mg_connected_nodes(A)));
+  CL_TRY(check_positions(def, A->n));
+  mg->threads = def->threads;
+  mg->lev[0].A = A;
+  cl_status st = build_transfers(mg, &grid, A, def->mg_positions);
+  mg->nlev = 1 + grid.coarse_levels;
+  for (int32_t l = 0; st >= 0 && l + 1 < mg->nlev; ++l) {
+    st = cl_mg_galerkin_analyse(mg->lev[l].A, &mg->lev[l].T, mg->threads, &mg->lev[l].G, &mg->lev[l + 1].own);
+    if (st >= 0) mg->lev[l + 1].A = mg->lev[l + 1].own;
+  }
+  for (int32_t l = 0; st >= 0 && l < mg->nlev; ++l) {
+    mg->lev[l].blocks = mg->lev[l].A->nnzb;
+    st = alloc_vectors(&mg->lev[l], mg->lev[l].A->n, l + 1 < mg->nlev);
+  }
+  if (st >= 0) st = cl_mg_coarse_analyse(&mg->coarse, def->mg_coarse_solver, mg->lev[mg->nlev - 1].A);
+  if (st >= 0) {
+    mg->fixed = cl_calloc(3 * (size_t)A->n + 1, 1, "multigrid mask");
+    if (!mg->fixed) st = CL_ERR_OUT_OF_MEMORY;
+  }
+  if (st < 0) {
+    free_levels(mg);
+    return st;
+  }
+  mg->lev[0].A = NULL; /* the set-up gives the matrix */
+  mg->st.levels = mg->nlev;
+  mg->st.analyse_ms = 1e-6 * (double)(cl_time_ns() - t0);
+  return CL_OK;
+}
+
+int cl_mg_usable(const cl_mg *mg) { return mg && mg->usable; }
+
+int cl_mg_same_mask(const cl_mg *mg, const uint8_t *fixed) {
+  if (!mg || !mg->fixed || mg->nlev < 1) return 0;
+  const size_t n3 = 3 * (size_t)mg->lev[0].T.n_fine;
+  if (!fixed) return !mg->has_fixed;
+  if (!mg->has_fixed) {
+    for (size_t d = 0; d < n3; ++d)
+      if (fixed[d]) return 0;
+    return 1;
+  }
+  return memcmp(fixed, mg->fixed, n3) == 0;
+}
+
+static int all_finite(const cl_bsr *A) {
+  const int64_t m = 9 * A->nnzb;
+  int ok = 1;
+#pragma omp parallel for schedule(static) reduction(& : ok) if (m > 200000)
+  for (int64_t q = 0; q < m; ++q) ok &= isfinite(A->val[q]) ? 1 : 0;
+  return ok;
+}
+
+cl_status cl_mg_setup(cl_mg *mg, const cl_linear_solver_def *def, const cl_bsr *A, const uint8_t *fixed,
+                      int *reason) {
+  const uint64_t t0 = cl_time_ns();
+  mg->usable = 0;
+  mg->st.setups++;
+  mg->lev[0].A = A;
+  const size_t n3 = 3 * (size_t)A->n;
+  mg->has_fixed = 0;
+  if (fixed)
+    for (size_t d = 0; d < n3 && !mg->has_fixed; ++d) mg->has_fixed = fixed[d] != 0;
+  if (mg->has_fixed) memcpy(mg->fixed, fixed, n3);
+  else memset(mg->fixed, 0, n3);
+  if (!all_finite(A)) {
+    *reason = CL_SOLVE_NON_FINITE;
+    return cl_fail(CL_ERR_NUMERICAL, "Galerkin multigrid set-up: the matrix has NaN or Inf entries");
+  }
+  const uint8_t *mask = mg->has_fixed ? mg->fixed : NULL;
+  /* eq 14, level by level, each coarse matrix made positive definite where P's null space leaves it
+   * singular (degenerate clusters, fixed clusters) */
+  const uint64_t tg = cl_time_ns();
+  int32_t bad_level = -1, bad_handle = -1;
+  double bad_pivot = 0.0;
+  for (int32_t l = 0; l + 1 < mg->nlev; ++l) {
+    mg_level *L = &mg->lev[l], *C = &mg->lev[l + 1];
+    cl_mg_galerkin_product(&L->G, &L->T, L->A, l == 0 ? mask : NULL, def->threads, C->own);
+    int32_t bh;
+    double bp;
+    C->regularized = cl_mg_regularize(&L->G, &L->T, l == 0 ? mask : NULL, def->mg_regularization, C->own, &bh, &bp);
+    if (bh >= 0 && bad_level < 0) {
+      bad_level = l + 1;
+      bad_handle = bh;
+      bad_pivot = bp;
+    }
+  }
+  mg->st.galerkin_ms = 1e-6 * (double)(cl_time_ns() - tg);
+  if (bad_level >= 0) {
+    *reason = CL_SOLVE_NOT_POSDEF;
+    return cl_fail(CL_WARN_NOT_POSDEF,
+                   "Galerkin multigrid set-up: the matrix is not positive definite on the free dofs (the coarse "
+                   "matrix of level %d has the pivot %.3g times its mean diagonal at handle %d, where the "
+                   "prolongation is not degenerate)", bad_level, bad_pivot, bad_handle);
+  }
+  for (int32_t l = 0; l + 1 < mg->nlev; ++l) {
+    cl_status s = cl_bsr_diag_inverse(mg->lev[l].A, l == 0 ? mask : NULL, mg->lev[l].dinv);
+    if (s < 0) {
+      *reason = CL_SOLVE_NOT_POSDEF;
+      return cl_fail_context(CL_WARN_NOT_POSDEF, "Galerkin multigrid set-up, smoother of level %d: ", l);
+    }
+  }
+  const uint64_t tc = cl_time_ns();
+  cl_status s = cl_mg_coarse_factor(&mg->coarse, mg->lev[mg->nlev - 1].A);
+  mg->st.coarse_factor_ms = 1e-6 * (double)(cl_time_ns() - tc);
+  if (s != CL_OK) {
+    *reason = s == CL_WARN_NOT_POSDEF ? CL_SOLVE_NOT_POSDEF : s == CL_ERR_NUMERICAL ? CL_SOLVE_NON_FINITE : CL_SOLVE_INVALID;
+    if (s == CL_WARN_NOT_POSDEF) s = cl_fail_context(s, "Galerkin multigrid set-up, coarsest level: ");
+    return s;
+  }
+  mg->usable = 1;
+  mg->st.setup_ms = 1e-6 * (double)(cl_time_ns() - t0);
+  return CL_OK;
+}
+
+void cl_mg_note_solve(cl_mg *mg, double ms, int32_t cycles, double factor) {
+  if (!mg) return;
+  mg->st.solve_ms = ms;
+  mg->st.cycle_factor = cycles > 0 ? factor : 0.0;
+}
+
+void cl_mg_get_stats(const cl_mg *mg, cl_mg_stats *out) {
+  if (!out) return;
+  memset(out, 0, sizeof *out);
+  if (!mg) return;
+  *out = mg->st;
+  for (int32_t l = 0; l < mg->nlev; ++l) {
+    const mg_level *L = &mg->lev[l];
+    cl_mg_level_stats *o = &out->level[l];
+    o->nodes = l == 0 ? L->T.n_fine : L->own->n;
+    o->handles = L->nhandles;
+    o->blocks = L->blocks;
+    o->degenerate = l >= 1 ? mg->lev[l - 1].T.degenerate : 0;
+    o->regularized = L->regularized;
+    o->smooth_ms = L->ms;
+  }
+}
+
+const cl_bsr *cl_mg_level_matrix(const cl_mg *mg, int32_t l) {
+  return mg && l >= 0 && l < mg->nlev ? mg->lev[l].A : NULL;
+}
+
+const cl_mg_transfer *cl_mg_level_transfer(const cl_mg *mg, int32_t l) {
+  return mg && l >= 0 && l + 1 < mg->nlev ? &mg->lev[l].T : NULL;
+}
+
+const int32_t *cl_mg_level_handles(const cl_mg *mg, int32_t l) {
+  return mg && l >= 1 && l < mg->nlev ? mg->lev[l].handles : NULL;
+}

@@ -1,0 +1,734 @@
+/* The graph-based FEM solver (src/solvers/graph_fem) and its criterion edge_stress
+ * (src/fracture/edge_stress.c): the guarantees of issue 13 and docs/solvers/graph_fem.md.
+ *   - an element with no damaged edge is exactly the model's element (every model);
+ *   - a damaged element with zero damage is the linear element; damage keeps K symmetric PSD;
+ *   - a vertex whose edges are all broken carries no force and falls freely; nothing is remeshed;
+ *   - a cut breaks exactly the edges crossing it, the body falls into two pieces and the visual
+ *     surface stays closed and splits;
+ *   - eq 1 as a tensor projection (shear counted twice), the softening law and its crack band,
+ *     the diffusion kernel, and the criterion's bad input. */
+#include <math.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cmocka.h>
+
+#include "cleave/world.h"
+#include "fem/material.h"
+#include "fem/tet.h"
+#include "contract/params.h"
+#include "fracture/criterion.h"
+#include "geom/mesh.h"
+#include "geom/tet_edges.h"
+#include "geom/tet_grid.h"
+#include "solvers/graph_fem/gfem.h"
+#include "support/dense_eig.h"
+#include "support/elastic_assembly.h"
+#include "support/test_worlds.h"
+#include "support/unit_fixture.h"
+#include "world/world.h"
+
+static const double k_young = 1e5, k_poisson = 0.3, k_density = 1000.0;
+
+/* A graph_fem body on an nx x ny x nz grid of [0, lx] x [0, 1] x [0, 1] * 0.1 m, model by index,
+ * optional criterion; the world has no gravity unless gy != 0. */
+static cl_id add_bar(cl_world *w, int nx, int ny, int nz, double lx, int model, const char *criterion,
+                     const cl_param *cp, int32_t ncp, cl_status *status) {
+  const double lo[3] = {0, 0, 0}, hi[3] = {lx, 0.1, 0.1};
+  cl_mesh *m = NULL;
+  assert_int_equal(cl_tet_grid(nx, ny, nz, lo, hi, &m), CL_OK);
+  cl_body_def bd;
+  cl_body_def_default(&bd);
+  bd.solver = "graph_fem";
+  bd.material.young = k_young;
+  bd.material.poisson = k_poisson;
+  bd.material.density = k_density;
+  cl_param p = {"model", model, NULL};
+  bd.params = &p;
+  bd.param_count = 1;
+  if (criterion) {
+    bd.criterion = criterion;
+    bd.criterion_params = cp;
+    bd.criterion_param_count = ncp;
+  }
+  cl_id b = 0;
+  cl_status s = cl_world_add_body(w, &bd, m, &b);
+  cl_mesh_destroy(m);
+  if (status) {
+    *status = s;
+  } else if (s < 0) {
+    fail_msg("graph_fem body: %s", cl_last_error());
+  }
+  return b;
+}
+
+static cl_gfem *solver_of(cl_world *w, cl_id b) { return cl_test_body_solver(w, b); }
+
+/* Deterministic positions: a rotation of 0.7 rad about (1, 2, 3), a stretch and a smooth bend, so
+ * every element has its own F. */
+static void deform(cl_body_state *st, double amount) {
+  const double c = cos(0.7), s = sin(0.7), n0 = 1 / sqrt(14.0), a[3] = {n0, 2 * n0, 3 * n0};
+  for (int32_t i = 0; i < st->n; ++i) {
+    const double *X = st->X + 3 * i;
+    const double y[3] = {X[0] * (1 + amount) + amount * X[1] * X[1], X[1] - 0.5 * amount * X[0] * X[2],
+                         X[2] * (1 - 0.3 * amount) + amount * X[0] * X[1]};
+    const double d = a[0] * y[0] + a[1] * y[1] + a[2] * y[2];
+    const double cr[3] = {a[1] * y[2] - a[2] * y[1], a[2] * y[0] - a[0] * y[2], a[0] * y[1] - a[1] * y[0]};
+    for (int k = 0; k < 3; ++k) st->x[3 * i + k] = y[k] * c + cr[k] * s + a[k] * d * (1 - c) + 0.01 * k;
+  }
+}
+
+/* Damage the edge (a, b) through the solver's topology operation, as the world would. */
+static void damage_edge(cl_world *w, cl_id body, int32_t a, int32_t b, double d) {
+  cl_body *bd = NULL;
+  assert_int_equal(cl_world_body(w, body, &bd), CL_OK);
+  cl_fracture_event e = cl_event_damage_edge(a, b, 0, d, 1.0, 1.0);
+  int32_t applied = 0;
+  assert_int_equal(bd->ops->fracture(bd->solver, &bd->state, &e, 1, &applied), CL_OK);
+  bd->state.topology_version += applied > 0;
+}
+
+/* ---- elements ------------------------------------------------------------------------------ */
+
+/* With no damage every element's force, stiffness and energy are the model's own, for every model. */
+static void test_undamaged_element_is_the_model(void **state) {
+  (void)state;
+  for (int model = 0; model < CL_FEM_MODEL_COUNT; ++model) {
+    cl_world *w = cl_test_world(1e-3, 0.0, 1);
+    cl_id b = add_bar(w, 3, 2, 2, 0.3, model, NULL, NULL, 0, NULL);
+    cl_gfem *s = solver_of(w, b);
+    cl_body_state *st = cl_world_body_state(w, b);
+    deform(st, 0.08);
+    assert_int_equal(cl_gfem_update_elements(s, st), CL_OK);
+    cl_fem_material mat;
+    cl_fem_material_init(&mat, (cl_fem_model)model, k_young, k_poisson);
+    double worst = 0.0;
+    for (int32_t e = 0; e < s->ntets; ++e) {
+      const int32_t *t = st->cells + 4 * e;
+      cl_mat3 F = cl_fem_deformation_gradient(st->x, t, s->Dminv + 9 * e), P;
+      double dPdF[81], psi, f[12], K[144];
+      assert_int_equal(cl_fem_piola(&mat, &F, &psi, &P, dPdF, 1), CL_OK);
+      cl_fem_element_forces(&P, s->vol[e], s->Dminv + 9 * e, f);
+      cl_fem_element_stiffness(dPdF, s->vol[e], s->Dminv + 9 * e, K);
+      for (int q = 0; q < 12; ++q) worst = fmax(worst, fabs(f[q] - s->fe[12 * e + q]) / (1e-12 + fabs(f[q])));
+      for (int q = 0; q < 144; ++q) worst = fmax(worst, fabs(K[q] - s->Ke[144 * e + q]) / (1e-6 + fabs(K[q])));
+      worst = fmax(worst, fabs(s->vol[e] * psi - s->psi[e]) / (1e-12 + fabs(s->vol[e] * psi)));
+    }
+    print_message("graph_fem: model %d, undamaged elements against the model: worst relative difference %.2g\n", model,
+                  worst);
+    assert_true(worst == 0.0); /* the same arithmetic, bit for bit */
+    cl_world_destroy(w);
+  }
+}
+
+/* A damaged element whose damage is still 0 is the linear (small-strain) element of E and nu: K0_d
+ * against the textbook B^T D B of the test support. */
+static void test_degraded_element_without_damage_is_linear(void **state) {
+  (void)state;
+  cl_world *w = cl_test_world(1e-3, 0.0, 1);
+  cl_id b = add_bar(w, 2, 2, 2, 0.2, CL_FEM_STABLE_NEOHOOKEAN, NULL, NULL, 0, NULL);
+  cl_gfem *s = solver_of(w, b);
+  cl_body_state *st = cl_world_body_state(w, b);
+  for (int32_t e = 0; e < s->ntets; ++e) s->dmg[e] = s->kdirty[e] = 1;
+  for (int k = 0; k < 9; ++k)
+    for (int32_t e = 0; e < s->ntets; ++e) s->Re[9 * e + k] = k % 4 == 0;
+  assert_int_equal(cl_gfem_update_elements(s, st), CL_OK);
+  double worst = 0.0;
+  for (int32_t e = 0; e < s->ntets; ++e) {
+    double x[12], Ke[144];
+    for (int a = 0; a < 4; ++a)
+      for (int k = 0; k < 3; ++k) x[3 * a + k] = st->X[3 * st->cells[4 * e + a] + k];
+    cl_test_tet_stiffness(x, k_young, k_poisson, Ke);
+    double scale = 0.0;
+    for (int q = 0; q < 144; ++q) scale = fmax(scale, fabs(Ke[q]));
+    for (int q = 0; q < 144; ++q) worst = fmax(worst, fabs(Ke[q] - s->K0d[144 * e + q]) / scale);
+  }
+  print_message("graph_fem: degraded element at zero damage against B^T D B: %.2g\n", worst);
+  assert_true(worst < 1e-10);
+  cl_world_destroy(w);
+}
+
+/* Partial and full damage on random edges: every element stiffness stays symmetric and positive
+ * semi-definite, also rotated and stretched. */
+static void test_damaged_stiffness_is_symmetric_psd(void **state) {
+  (void)state;
+  cl_world *w = cl_test_world(1e-3, 0.0, 1);
+  cl_id b = add_bar(w, 3, 2, 2, 0.3, CL_FEM_STVK, NULL, NULL, 0, NULL);
+  cl_gfem *s = solver_of(w, b);
+  cl_body_state *st = cl_world_body_state(w, b);
+  uint64_t rng = 7;
+  const double levels[3] = {0.3, 0.9, 1.0};
+  for (int32_t k = 0; k < s->nedges; k += 2)
+    damage_edge(w, b, s->edge[2 * k], s->edge[2 * k + 1], levels[(int)(3 * cl_test_rand01(&rng)) % 3]);
+  deform(st, 0.1);
+  assert_int_equal(cl_gfem_update_elements(s, st), CL_OK);
+  double worst_asym = 0.0, worst_eig = 0.0;
+  int32_t damaged = 0;
+  for (int32_t e = 0; e < s->ntets; ++e) {
+    if (!s->dmg[e]) continue;
+    ++damaged;
+    const double *K = s->Ke + 144 * e;
+    double scale = 0.0;
+    for (int q = 0; q < 144; ++q) scale = fmax(scale, fabs(K[q]));
+    for (int p = 0; p < 12; ++p)
+      for (int q = 0; q < 12; ++q) worst_asym = fmax(worst_asym, fabs(K[12 * p + q] - K[12 * q + p]) / scale);
+    worst_eig = fmin(worst_eig, cl_test_min_eigenvalue(K, 12) / scale);
+  }
+  print_message("graph_fem: %d damaged elements: asymmetry %.2g, smallest eigenvalue / largest entry %.2g\n", damaged,
+                worst_asym, worst_eig);
+  assert_true(damaged > s->ntets / 2);
+  assert_true(worst_asym < 1e-12);
+  assert_true(worst_eig > -1e-10);
+  cl_world_destroy(w);
+}
+
+/* Every edge at node i broken: i carries no force and no stiffness wherever it goes, the rest does
+ * not feel it, and under gravity it falls freely while the body hangs from a fixed end. */
+static void test_vertex_with_all_edges_broken_moves_freely(void **state) {
+  (void)state;
+  cl_world *w = cl_test_world(1e-3, -9.81, 1);
+  cl_id b = add_bar(w, 4, 2, 2, 0.4, CL_FEM_STABLE_NEOHOOKEAN, NULL, NULL, 0, NULL);
+  cl_gfem *s = solver_of(w, b);
+  cl_body_state *st = cl_world_body_state(w, b);
+  /* the node at (0.2, 0.05, 0.05): the centre of the bar, inside */
+  int32_t node = -1;
+  for (int32_t i = 0; i < st->n; ++i)
+    if (fabs(st->X[3 * i] - 0.2) < 1e-9 && fabs(st->X[3 * i + 1] - 0.05) < 1e-9 && fabs(st->X[3 * i + 2] - 0.05) < 1e-9)
+      node = i;
+  assert_true(node >= 0);
+  int32_t cut = 0;
+  for (int32_t k = 0; k < s->nedges; ++k)
+    if (s->edge[2 * k] == node || s->edge[2 * k + 1] == node) {
+      damage_edge(w, b, s->edge[2 * k], s->edge[2 * k + 1], 1.0);
+      ++cut;
+    }
+  assert_true(cut >= 6);
+  assert_int_equal(cl_gfem_pieces(s), CL_OK);
+  assert_int_equal(s->npieces, 2);
+  deform(st, 0.05);
+  assert_int_equal(cl_gfem_update_elements(s, st), CL_OK);
+  double *f0 = malloc(sizeof(double) * 12 * (size_t)s->ntets);
+  memcpy(f0, s->fe, sizeof(double) * 12 * (size_t)s->ntets);
+  for (int k = 0; k < 3; ++k) st->x[3 * node + k] += 0.3 * (k + 1); /* far away */
+  assert_int_equal(cl_gfem_update_elements(s, st), CL_OK);
+  double worst = 0.0, scale = 0.0;
+  for (int32_t e = 0; e < s->ntets; ++e) {
+    for (int q = 0; q < 12; ++q) {
+      worst = fmax(worst, fabs(s->fe[12 * e + q] - f0[12 * e + q]));
+      scale = fmax(scale, fabs(f0[12 * e + q]));
+    }
+    for (int a = 0; a < 4; ++a) {
+      if (st->cells[4 * e + a] != node) continue;
+      for (int r = 0; r < 3; ++r) {
+        assert_true(s->fe[12 * e + 3 * a + r] == 0.0);
+        for (int q = 0; q < 12; ++q) assert_true(s->Ke[144 * e + 12 * (3 * a + r) + q] == 0.0);
+      }
+    }
+  }
+  print_message("graph_fem: moving the loose node changes other forces by %.2g (largest force %.2g N)\n", worst, scale);
+  assert_true(worst <= 1e-12 * scale);
+  free(f0);
+  cl_world_destroy(w);
+
+  /* dynamics: the loose node falls as g t^2 / 2 while the bar hangs from its fixed left end */
+  w = cl_test_world(1e-3, -9.81, 1);
+  b = add_bar(w, 4, 2, 2, 0.4, CL_FEM_STABLE_NEOHOOKEAN, NULL, NULL, 0, NULL);
+  s = solver_of(w, b);
+  cl_test_x_slab(w, b, -1.0, 1e-6, 0.0);
+  for (int32_t k = 0; k < s->nedges; ++k)
+    if (s->edge[2 * k] == node || s->edge[2 * k + 1] == node) damage_edge(w, b, s->edge[2 * k], s->edge[2 * k + 1], 1.0);
+  const int32_t ncells = cl_world_body_state(w, b)->ncells, n = cl_world_body_state(w, b)->n;
+  assert_int_equal(cl_world_step(w, 100), CL_OK);
+  st = cl_world_body_state(w, b);
+  const double t = 0.1, fall = st->X[3 * node + 1] - st->x[3 * node + 1];
+  print_message("graph_fem: the loose node fell %.6g m in %.2g s (free fall %.6g m)\n", fall, t, 0.5 * 9.81 * t * t);
+  /* backward Euler: x_n = x_0 - g dt^2 n (n + 1) / 2 */
+  assert_true(fabs(fall - 9.81 * 1e-6 * 100 * 101 / 2) < 1e-9);
+  assert_int_equal(st->ncells, ncells); /* never remeshed */
+  assert_int_equal(st->n, n);
+  cl_world_destroy(w);
+}
+
+/* Nodal forces of the whole body (sum of the element forces), 3 n. */
+static void gather_forces(const cl_gfem *s, const cl_body_state *st, double *f) {
+  memset(f, 0, sizeof(double) * 3 * (size_t)st->n);
+  for (int32_t e = 0; e < s->ntets; ++e)
+    for (int a = 0; a < 4; ++a)
+      for (int k = 0; k < 3; ++k) f[3 * st->cells[4 * e + a] + k] += s->fe[12 * e + 3 * a + k];
+}
+
+/* The assembled stiffness is the derivative of the assembled forces: (f(x + h d) - f(x - h d)) / 2h
+ * = -K d for a random direction d, with the exact (unprojected) tangent, for every model. (Damaged
+ * elements are corotational: their K = R K0_d R^T leaves out dR/dx, as stiffness warping does.) */
+static void test_assembled_stiffness_is_the_force_derivative(void **state) {
+  (void)state;
+  for (int model = 0; model < CL_FEM_MODEL_COUNT; ++model)
+    {
+      cl_world *w = cl_test_world(1e-3, 0.0, 1);
+      cl_id b = add_bar(w, 3, 2, 2, 0.3, model, NULL, NULL, 0, NULL);
+      cl_gfem *s = solver_of(w, b);
+      cl_body_state *st = cl_world_body_state(w, b);
+      deform(st, 0.05);
+      s->exact_tangent = 1;
+      assert_int_equal(cl_gfem_update_elements(s, st), CL_OK);
+      const size_t n3 = 3 * (size_t)st->n;
+      double *Kd = calloc(n3, sizeof(double)), *d = malloc(sizeof(double) * n3), *fp = malloc(sizeof(double) * n3),
+             *fm = malloc(sizeof(double) * n3), *x0 = malloc(sizeof(double) * n3);
+      uint64_t rng = 11;
+      for (size_t j = 0; j < n3; ++j) d[j] = cl_test_rand01(&rng) - 0.5;
+      for (int32_t e = 0; e < s->ntets; ++e)
+        for (int a = 0; a < 4; ++a)
+          for (int r = 0; r < 3; ++r)
+            for (int bb = 0; bb < 4; ++bb)
+              for (int c = 0; c < 3; ++c)
+                Kd[3 * st->cells[4 * e + a] + r] +=
+                    s->Ke[144 * e + 12 * (3 * a + r) + 3 * bb + c] * d[3 * st->cells[4 * e + bb] + c];
+      memcpy(x0, st->x, sizeof(double) * n3);
+      const double h = 1e-7;
+      for (int sgn = -1; sgn <= 1; sgn += 2) {
+        for (size_t j = 0; j < n3; ++j) st->x[j] = x0[j] + sgn * h * d[j];
+        assert_int_equal(cl_gfem_update_elements(s, st), CL_OK);
+        gather_forces(s, st, sgn > 0 ? fp : fm);
+      }
+      double err = 0.0, scale = 0.0;
+      for (size_t j = 0; j < n3; ++j) {
+        err = fmax(err, fabs((fp[j] - fm[j]) / (2 * h) + Kd[j]));
+        scale = fmax(scale, fabs(Kd[j]));
+      }
+      print_message("graph_fem: model %d: |df/dx d + K d| = %.3g of |K d| = %.3g\n", model, err, scale);
+      assert_true(err <= 1e-5 * scale);
+      free(Kd), free(d), free(fp), free(fm), free(x0);
+      cl_world_destroy(w);
+    }
+}
+
+/* ---- cuts, pieces, the visual surface ------------------------------------------------------ */
+
+/* Number of connected components of a triangle set (over shared nodes), and whether every edge is
+ * shared by exactly two triangles (closed). */
+static int32_t surface_components(const int32_t *tris, int32_t nt, int32_t n, int *closed) {
+  int32_t *parent = malloc(sizeof(int32_t) * (size_t)n);
+  for (int32_t i = 0; i < n; ++i) parent[i] = i;
+  int64_t *keys = malloc(sizeof(int64_t) * 3 * (size_t)(nt > 0 ? nt : 1));
+  for (int32_t t = 0; t < nt; ++t)
+    for (int k = 0; k < 3; ++k) {
+      int32_t a = tris[3 * t + k], c = tris[3 * t + (k + 1) % 3];
+      keys[3 * t + k] = a < c ? (int64_t)a * n + c : (int64_t)c * n + a;
+      while (parent[a] != a) a = parent[a];
+      while (parent[c] != c) c = parent[c];
+      if (a != c) parent[a] = c;
+    }
+  /* closed: each undirected edge key appears exactly twice */
+  *closed = 1;
+  for (int32_t i = 0; i < 3 * nt && *closed; ++i) {
+    int count = 0;
+    for (int32_t j = 0; j < 3 * nt; ++j) count += keys[j] == keys[i];
+    *closed = count == 2;
+  }
+  int32_t comps = 0;
+  char *used = calloc((size_t)n, 1);
+  for (int32_t t = 0; t < 3 * nt; ++t) used[tris[t]] = 1;
+  for (int32_t i = 0; i < n; ++i) comps += used[i] && parent[i] == i;
+  free(used);
+  free(keys);
+  free(parent);
+  return comps;
+}
+
+/* A knife's cut through the middle of a bar: exactly the edges whose segments cross the cut plane
+ * break (brute force over all edges), the bar falls into 2 pieces, its visual surface is closed and
+ * in 2 parts, and the cells are the same cells. */
+static void test_cut_splits_bar_and_surface(void **state) {
+  (void)state;
+  cl_world *w = cl_test_world(1e-3, 0.0, 1);
+  cl_id b = add_bar(w, 6, 2, 2, 0.6, CL_FEM_STABLE_NEOHOOKEAN, NULL, NULL, 0, NULL);
+  cl_gfem *s = solver_of(w, b);
+  cl_body *bd = NULL;
+  assert_int_equal(cl_world_body(w, b, &bd), CL_OK);
+  cl_body_state *st = &bd->state;
+  const double m = 0.27; /* between grid planes (spacing 0.1) */
+  cl_fracture_event e[2];
+  e[0].kind = e[1].kind = CL_EVENT_CUT_SURFACE;
+  const double t0[9] = {m, -1, -1, m, 1, -1, m, 1, 1}, t1[9] = {m, -1, -1, m, 1, 1, m, -1, 1};
+  memcpy(e[0].cut_surface.tri, t0, sizeof t0);
+  memcpy(e[1].cut_surface.tri, t1, sizeof t1);
+  int32_t applied = 0;
+  assert_int_equal(bd->ops->fracture(bd->solver, st, e, 2, &applied), CL_OK);
+  assert_int_equal(applied, 2);
+  int32_t expect = 0, wrong = 0;
+  for (int32_t k = 0; k < s->nedges; ++k) {
+    const double xa = st->x[3 * s->edge[2 * k]], xb = st->x[3 * s->edge[2 * k + 1]];
+    const int crosses = (xa - m) * (xb - m) < 0.0;
+    expect += crosses;
+    wrong += crosses != (s->damage[k] >= 1.0);
+  }
+  print_message("graph_fem: the cut broke %lld edges, %d cross the plane, %d disagree\n", (long long)s->broken_edges,
+                expect, wrong);
+  assert_int_equal(wrong, 0);
+  assert_true(expect > 0);
+  assert_int_equal(cl_gfem_pieces(s), CL_OK);
+  assert_int_equal(s->npieces, 2);
+  assert_int_equal(cl_gfem_visual_surface(s, st), CL_OK);
+  int closed = 0;
+  assert_int_equal(surface_components(s->tris, s->ntris, st->n, &closed), 2);
+  assert_true(closed);
+  assert_int_equal(st->ncells, s->ntets);
+  /* through the world: body info counts the pieces after a topology change */
+  st->topology_version++;
+  cl_body_info info;
+  assert_int_equal(cl_body_get_info(w, b, &info), CL_OK);
+  assert_int_equal(info.pieces, 2);
+  cl_world_destroy(w);
+}
+
+/* A split_unit event (cluster_stretch's, on any tet solver) breaks exactly the edges of its tet that
+ * the plane through the tet's centroid separates, with the plane given and with the plane left to
+ * the solver (normal along the tet's longest edge); nothing else. And cluster_stretch drives
+ * graph_fem through the world: a bar pulled apart breaks into pieces. */
+static void test_split_unit_breaks_the_edges_the_plane_separates(void **state) {
+  (void)state;
+  cl_world *w = cl_test_world(1e-3, 0.0, 1);
+  cl_id b = add_bar(w, 4, 2, 2, 0.4, CL_FEM_STABLE_NEOHOOKEAN, NULL, NULL, 0, NULL);
+  cl_gfem *s = solver_of(w, b);
+  cl_body *bd = NULL;
+  assert_int_equal(cl_world_body(w, b, &bd), CL_OK);
+  cl_body_state *st = &bd->state;
+  deform(st, 0.05);
+  static const int pair[6][2] = {{0, 1}, {0, 2}, {0, 3}, {1, 2}, {1, 3}, {2, 3}};
+  const int32_t tets[2] = {3, 17};
+  const double normals[2][3] = {{1, 0.2, -0.1}, {0, 0, 0}};
+  for (int c = 0; c < 2; ++c) {
+    const int32_t e = tets[c];
+    const int32_t *t = st->cells + 4 * e;
+    double cen[3] = {0, 0, 0}, n[3] = {normals[c][0], normals[c][1], normals[c][2]}, longest = -1;
+    for (int i = 0; i < 4; ++i)
+      for (int k = 0; k < 3; ++k) cen[k] += 0.25 * st->x[3 * t[i] + k];
+    if (c == 1) /* the solver's choice: along the longest edge */
+      for (int q = 0; q < 6; ++q) {
+        double d[3], l2 = 0;
+        for (int k = 0; k < 3; ++k) {
+          d[k] = st->x[3 * t[pair[q][1]] + k] - st->x[3 * t[pair[q][0]] + k];
+          l2 += d[k] * d[k];
+        }
+        if (l2 > longest) {
+          longest = l2;
+          memcpy(n, d, sizeof n);
+        }
+      }
+    int expect[6], nexpect = 0;
+    for (int q = 0; q < 6; ++q) {
+      double sa = 0, sb = 0;
+      for (int k = 0; k < 3; ++k) {
+        sa += n[k] * (st->x[3 * t[pair[q][0]] + k] - cen[k]);
+        sb += n[k] * (st->x[3 * t[pair[q][1]] + k] - cen[k]);
+      }
+      expect[q] = sa * sb < 0;
+      nexpect += expect[q];
+    }
+    const int64_t before = s->broken_edges;
+    cl_fracture_event ev = cl_event_split_unit(e, normals[c], 1.0, 1.0);
+    int32_t applied = 0;
+    assert_int_equal(bd->ops->fracture(bd->solver, st, &ev, 1, &applied), CL_OK);
+    assert_int_equal(applied, 1);
+    assert_true(nexpect >= 3); /* a plane through the centroid separates one corner or two */
+    for (int q = 0; q < 6; ++q) {
+      const int32_t k = cl_gfem_edge(s, t[pair[q][0]], t[pair[q][1]]);
+      assert_int_equal(s->damage[k] >= 1.0, expect[q]);
+    }
+    print_message("graph_fem: split_unit of tet %d broke %lld edges (%d expected)\n", e,
+                  (long long)(s->broken_edges - before), nexpect);
+    assert_true(s->broken_edges - before <= nexpect); /* an edge shared with tet 3 may be broken already */
+  }
+  int64_t total = 0;
+  for (int32_t k = 0; k < s->nedges; ++k) total += s->damage[k] >= 1.0;
+  assert_int_equal(total, s->broken_edges);
+  cl_world_destroy(w);
+
+  /* cluster_stretch through the world: a bar pulled apart at 1 m/s breaks */
+  w = cl_test_world(1e-3, 0.0, 1);
+  const cl_param cp = {"toughness", 0.05, NULL};
+  b = add_bar(w, 8, 2, 2, 0.8, CL_FEM_STABLE_NEOHOOKEAN, "cluster_stretch", &cp, 1, NULL);
+  for (int side = 0; side < 2; ++side) {
+    cl_region_def rd;
+    cl_region_def_default(&rd, CL_REGION_SLAB);
+    rd.axis = 0;
+    rd.lo[0] = side ? 0.75 : -1.0;
+    rd.hi[0] = side ? 1.0 : 0.05;
+    cl_motion_def md;
+    cl_motion_def_default(&md, CL_MOTION_TRANSLATE);
+    md.velocity[0] = side ? 1.0 : -1.0;
+    cl_id cond = 0;
+    assert_int_equal(cl_world_constrain(w, b, &rd, &md, &cond), CL_OK);
+  }
+  assert_int_equal(cl_world_step(w, 100), CL_OK);
+  cl_body_info info;
+  assert_int_equal(cl_body_get_info(w, b, &info), CL_OK);
+  print_message("graph_fem with cluster_stretch: %lld broken edges, %d pieces\n",
+                (long long)solver_of(w, b)->broken_edges, info.pieces);
+  assert_true(info.pieces >= 2);
+  cl_world_destroy(w);
+}
+
+/* ---- the criterion --------------------------------------------------------------------------- */
+
+/* edge_stress bound on a state of its own (tests/c/support/unit_fixture.h): a 3 x 2 x 2 grid of
+ * 0.1 x 0.05 x 0.05 m cells, material E and nu as the bodies above. */
+typedef struct crit_fixture {
+  cl_test_unit_fixture fx;
+  const cl_criterion_ops *ops;
+  void *crit;
+  cl_body_state *st;
+  cl_unit_fields u;
+  cl_event_list ev;
+} crit_fixture;
+
+static cl_status crit_open_status(crit_fixture *f, const cl_param *cp, int32_t ncp) {
+  memset(f, 0, sizeof *f);
+  const cl_test_grid g = {{3, 2, 2}, {0, 0, 0}, {0.3, 0.1, 0.1}};
+  cl_test_unit_fixture_init(&f->fx, &g, 1);
+  f->st = &f->fx.st;
+  f->u = f->fx.u;
+  f->ops = cl_test_criterion("edge_stress");
+  assert_int_equal(f->ops->create(&f->crit), CL_OK);
+  double params[8];
+  cl_status s = cl_params_resolve("criterion 'edge_stress'", f->ops->params, f->ops->param_count, cp, ncp, params);
+  if (s < 0) return s;
+  cl_material_def mat;
+  memset(&mat, 0, sizeof mat);
+  mat.young = k_young;
+  mat.poisson = k_poisson;
+  mat.density = k_density;
+  cl_criterion_bind_input in = {params, &mat, "graph_fem", &k_edge_caps, f->st, "fixture", NULL};
+  return f->ops->bind(f->crit, &in);
+}
+
+static void crit_open(crit_fixture *f, const cl_param *cp, int32_t ncp) {
+  const cl_status s = crit_open_status(f, cp, ncp);
+  if (s != CL_OK) fail_msg("edge_stress bind: %s", cl_last_error());
+}
+
+static void crit_close(crit_fixture *f) {
+  f->ops->destroy(f->crit);
+  cl_test_unit_fixture_free(&f->fx);
+  cl_event_list_free(&f->ev);
+}
+
+static void crit_eval(crit_fixture *f) {
+  f->ev.count = 0;
+  assert_int_equal(f->ops->evaluate(f->crit, &f->u, f->st, 1e-3, &f->ev), CL_OK);
+}
+
+static void uniform_stress(crit_fixture *f, const double *S) {
+  for (int32_t e = 0; e < f->u.count; ++e) memcpy(f->u.stress + 9 * e, S, 9 * sizeof(double));
+}
+
+/* n^T sigma n of edge (a, b) at the current positions */
+static double edge_normal_stress(const cl_body_state *st, int32_t a, int32_t b, const double *S) {
+  double n[3] = {st->x[3 * b] - st->x[3 * a], st->x[3 * b + 1] - st->x[3 * a + 1], st->x[3 * b + 2] - st->x[3 * a + 2]};
+  const double l = sqrt(n[0] * n[0] + n[1] * n[1] + n[2] * n[2]);
+  double sn = 0.0;
+  for (int i = 0; i < 3; ++i)
+    for (int j = 0; j < 3; ++j) sn += S[3 * i + j] * n[i] * n[j] / (l * l);
+  return sn;
+}
+
+/* Uniaxial stress 1.5 f_t along x: exactly the edges with cos^2 > 1 / 1.5 break. Pure shear
+ * sigma_xy = +-1.4 f_t breaks the xy face diagonals of the grid's 0.1 x 0.05 x 0.05 cells (n_x n_y =
+ * 0.4, so n^T sigma n = 2 sigma_xy n_x n_y = 1.12 f_t: the tensor projection; the printed eq 1 would
+ * give 0.56 f_t and break nothing), not the body diagonals (n_x n_y = 1/3: 0.93 f_t). */
+static void test_threshold_is_the_tensor_projection(void **state) {
+  (void)state;
+  const double ft = 1e4;
+  cl_param cp[1] = {{"strength", ft, NULL}};
+  const double cases[2][9] = {{1.5 * ft, 0, 0, 0, 0, 0, 0, 0, 0}, {0, 1.4 * ft, 0, 1.4 * ft, 0, 0, 0, 0, 0}};
+  for (int c = 0; c < 2; ++c) {
+    crit_fixture f;
+    crit_open(&f, cp, 1);
+    const cl_body_state *st = f.st;
+    int32_t *edges = NULL, ne = 0;
+    assert_int_equal(cl_tet_edge_list(st->n, st->ncells, st->cells, &edges, &ne, NULL), CL_OK);
+    double S[9];
+    memcpy(S, cases[c], sizeof S);
+    int32_t expect = 0;
+    for (int sign = 0; sign < 2 && !expect; ++sign) { /* the grid's xy diagonals run along (1, 1, 0) or (1, -1, 0) */
+      if (sign)
+        for (int k = 0; k < 9; ++k) S[k] = -S[k];
+      for (int32_t k = 0; k < ne; ++k) expect += edge_normal_stress(st, edges[2 * k], edges[2 * k + 1], S) > ft;
+    }
+    uniform_stress(&f, S);
+    crit_eval(&f);
+    for (int32_t i = 0; i < f.ev.count; ++i) {
+      const cl_fracture_event *e = &f.ev.items[i];
+      assert_int_equal(e->kind, CL_EVENT_DAMAGE_EDGE);
+      assert_true(e->damage_edge.damage == 1.0);
+      if (!(edge_normal_stress(st, e->damage_edge.a, e->damage_edge.b, S) > ft))
+        print_error("event %d: edge (%d, %d) stress %g value %g\n", i, e->damage_edge.a, e->damage_edge.b,
+                    edge_normal_stress(st, e->damage_edge.a, e->damage_edge.b, S), e->value);
+      assert_true(edge_normal_stress(st, e->damage_edge.a, e->damage_edge.b, S) > ft);
+    }
+    print_message("edge_stress: case %d: %d edges above the strength, %d events\n", c, expect, f.ev.count);
+    assert_true(expect > 0);
+    assert_int_equal(f.ev.count, expect);
+    crit_eval(&f); /* broken for good: nothing again */
+    assert_int_equal(f.ev.count, 0);
+    free(edges);
+    crit_close(&f);
+  }
+}
+
+/* Softening: the x edges (length 0.1 m) of a bar stretched uniformly along x follow the linear law:
+ * d = 1 - sigma(kappa) / (E kappa), no event on unloading (kappa is the history), damage 1 at
+ * eps_f = 2 G_f / (f_t L); and an edge too long to soften lowers its strength with a warning. */
+static void test_softening_law(void **state) {
+  (void)state;
+  const double ft = 5e3, gf = 50.0, L = 0.1, e0 = ft / k_young, ef = 2 * gf / (ft * L);
+  cl_param cp[3] = {{"strength", ft, NULL}, {"mode", 1, NULL}, {"fracture_energy", gf, NULL}};
+  crit_fixture f;
+  crit_open(&f, cp, 3);
+  cl_body_state *st = f.st;
+  const double strains[4] = {0.5 * e0, 0.5 * (e0 + ef), 0.3 * (e0 + ef), 1.01 * ef};
+  double last = 0.0;
+  for (int c = 0; c < 4; ++c) {
+    for (int32_t i = 0; i < st->n; ++i) st->x[3 * i] = st->X[3 * i] * (1.0 + strains[c]);
+    crit_eval(&f);
+    int32_t xedges = 0;
+    for (int32_t i = 0; i < f.ev.count; ++i) {
+      const cl_fracture_event *e = &f.ev.items[i];
+      const double dx = fabs(st->X[3 * e->damage_edge.a] - st->X[3 * e->damage_edge.b]);
+      const double dy = fabs(st->X[3 * e->damage_edge.a + 1] - st->X[3 * e->damage_edge.b + 1]);
+      const double dz = fabs(st->X[3 * e->damage_edge.a + 2] - st->X[3 * e->damage_edge.b + 2]);
+      if (!(fabs(dx - L) < 1e-12 && dy < 1e-12 && dz < 1e-12)) continue;
+      ++xedges;
+      const double k = strains[c];
+      const double expect = k >= ef ? 1.0 : 1.0 - ft * (ef - k) / (ef - e0) / (k_young * k);
+      assert_true(fabs(e->damage_edge.damage - expect) < 1e-12);
+      last = e->damage_edge.damage;
+    }
+    print_message("edge_stress softening: strain %.4g (eps_0 %.4g, eps_f %.4g): %d events, %d on x edges, x damage %.4g\n",
+                  strains[c], e0, ef, f.ev.count, xedges, last);
+    if (c == 0 || c == 2) assert_int_equal(xedges, 0); /* below eps_0, then unloading */
+    else assert_true(xedges > 0);
+  }
+  assert_true(last == 1.0);
+  crit_close(&f);
+
+  /* G_f so small that 2 E G_f / f_t^2 = 0.04 m < 0.1 m: a warning, the edges still break */
+  cl_param weak[3] = {{"strength", ft, NULL}, {"mode", 1, NULL}, {"fracture_energy", 5e3 * 5e3 * 0.04 / (2 * k_young), NULL}};
+  assert_int_equal(crit_open_status(&f, weak, 3), CL_WARN_CLAMPED);
+  assert_non_null(strstr(cl_last_error(), "snap back"));
+  for (int32_t i = 0; i < st->n; ++i) st->x[3 * i] = st->X[3 * i] * 1.5;
+  crit_eval(&f);
+  assert_true(f.ev.count > 0);
+  crit_close(&f);
+}
+
+/* The diffusion kernel: one tet's edges break; with R_d > 0 the edges around get 1 - r / R_d, more of
+ * them for a larger R_d. */
+static void test_diffusion_radius(void **state) {
+  (void)state;
+  int32_t prev = -1;
+  const double radii[3] = {0.0, 0.08, 0.16};
+  for (int c = 0; c < 3; ++c) {
+    cl_param cp[2] = {{"strength", 1e4, NULL}, {"diffusion_radius", radii[c], NULL}};
+    crit_fixture f;
+    crit_open(&f, cp, 2);
+    const double S[9] = {3e4, 0, 0, 0, 3e4, 0, 0, 0, 3e4}; /* every direction above the strength */
+    memcpy(f.u.stress, S, sizeof S);                       /* in tet 0 only */
+    crit_eval(&f);
+    int32_t full = 0, partial = 0;
+    for (int32_t i = 0; i < f.ev.count; ++i) {
+      const double d = f.ev.items[i].damage_edge.damage;
+      full += d == 1.0;
+      partial += d < 1.0;
+      assert_true(d > 0.0 && d <= 1.0);
+    }
+    print_message("edge_stress: R_d = %g m: %d broken, %d partly damaged edges\n", radii[c], full, partial);
+    assert_int_equal(full, 6);
+    if (c == 0) assert_int_equal(partial, 0);
+    assert_true(full + partial > prev);
+    prev = full + partial;
+    crit_close(&f);
+  }
+}
+
+/* Bad input: clear errors naming the parameter (or the solvers that fit), never a crash. */
+static void test_bad_input(void **state) {
+  (void)state;
+  struct {
+    cl_param p[2];
+    int n;
+    const char *needle;
+  } cases[] = {
+      {{{"strength", 0.0, NULL}}, 1, "strength"},
+      {{{"strength", NAN, NULL}}, 1, "strength"},
+      {{{"strength", -1.0, NULL}}, 1, "strength"},
+      {{{"mode", 1, NULL}, {"fracture_energy", 0.0, NULL}}, 2, "fracture_energy"},
+      {{{"mode", 2, NULL}}, 1, "mode"},
+      {{{"diffusion_radius", -0.1, NULL}}, 1, "diffusion_radius"},
+      {{{"diffusion_radius", INFINITY, NULL}}, 1, "diffusion_radius"},
+  };
+  for (size_t c = 0; c < sizeof cases / sizeof cases[0]; ++c) {
+    cl_world *w = cl_test_world(1e-3, 0.0, 1);
+    cl_status s = CL_OK;
+    add_bar(w, 2, 1, 1, 0.2, CL_FEM_STABLE_NEOHOOKEAN, "edge_stress", cases[c].p, cases[c].n, &s);
+    print_message("edge_stress bad input %zu: %s\n", c, cl_last_error());
+    assert_true(s < 0);
+    assert_non_null(strstr(cl_last_error(), cases[c].needle));
+    cl_world_destroy(w);
+  }
+  /* a model that does not exist */
+  cl_world *w = cl_test_world(1e-3, 0.0, 1);
+  cl_status s = CL_OK;
+  add_bar(w, 2, 1, 1, 0.2, 7, NULL, NULL, 0, &s);
+  assert_true(s < 0);
+  assert_non_null(strstr(cl_last_error(), "model"));
+  /* edge_stress on a solver that does not damage edges names the one that does */
+  const double lo[3] = {0, 0, 0}, hi[3] = {0.2, 0.1, 0.1};
+  cl_mesh *m = NULL;
+  assert_int_equal(cl_tet_grid(2, 1, 1, lo, hi, &m), CL_OK);
+  cl_body_def bd;
+  cl_body_def_default(&bd);
+  bd.solver = "corotational";
+  bd.criterion = "edge_stress";
+  cl_id b;
+  s = cl_world_add_body(w, &bd, m, &b);
+  print_message("edge_stress on corotational: %s\n", cl_last_error());
+  assert_true(s < 0);
+  assert_non_null(strstr(cl_last_error(), "graph_fem"));
+  /* graph_fem on a surface mesh */
+  cl_mesh *tri = NULL;
+  assert_int_equal(cl_mesh_alloc(CL_MESH_TRIANGLES, 3, 1, &tri), CL_OK);
+  const double px[9] = {0, 0, 0, 1, 0, 0, 0, 1, 0};
+  memcpy(tri->x, px, sizeof px);
+  for (int k = 0; k < 3; ++k) tri->cells[k] = k;
+  bd.solver = "graph_fem";
+  bd.criterion = NULL;
+  s = cl_world_add_body(w, &bd, tri, &b);
+  assert_true(s < 0);
+  assert_non_null(strstr(cl_last_error(), "tetrahedral"));
+  cl_mesh_destroy(tri);
+  cl_mesh_destroy(m);
+  cl_world_destroy(w);
+}
+
+int main(void) {
+  const struct CMUnitTest tests[] = {
+      cmocka_unit_test(test_undamaged_element_is_the_model),
+      cmocka_unit_test(test_degraded_element_without_damage_is_linear),
+      cmocka_unit_test(test_damaged_stiffness_is_symmetric_psd),
+      cmocka_unit_test(test_vertex_with_all_edges_broken_moves_freely),
+      cmocka_unit_test(test_assembled_stiffness_is_the_force_derivative),
+      cmocka_unit_test(test_cut_splits_bar_and_surface),
+      cmocka_unit_test(test_split_unit_breaks_the_edges_the_plane_separates),
+      cmocka_unit_test(test_threshold_is_the_tensor_projection),
+      cmocka_unit_test(test_softening_law),
+      cmocka_unit_test(test_diffusion_radius),
+      cmocka_unit_test(test_bad_input),
+  };
+  return cmocka_run_group_tests(tests, NULL, NULL);
+}

@@ -1,0 +1,234 @@
+/* "galerkin_mg" through the linear-solver table (linalg/linear_solver.h). test_linear_solver.c holds
+ * every entry, this one in its default mode pcg, to the table's contract; here: it is entry 2 and found
+ * by name; in the fixed mode too every failure is a reason code with a message (an indefinite and a
+ * singular matrix, a negative definite one, NaN in the matrix or the right-hand side, its cycle cap;
+ * held dofs in both modes: test_multigrid_cycle.c); one analysis serves several matrices (the set-ups
+ * counted, no rebuild), a new pattern comes with new positions; a failed analysis leaves nothing
+ * behind. */
+#include <math.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cmocka.h>
+
+#include "base/error.h"
+#include "linalg/linear_solver.h"
+#include "linalg/multigrid.h"
+#include "support/cl_asserts.h"
+#include "support/elastic_assembly.h"
+#include "support/mg_systems.h"
+
+static void test_entry(void **state) {
+  (void)state;
+  assert_int_equal(cl_linear_solver_count(), 3);
+  assert_string_equal(cl_linear_solver_name(2), "galerkin_mg");
+  assert_int_equal(cl_linear_solver_find("galerkin_mg"), 2);
+  assert_non_null(strstr(cl_linear_solver_help(2), "multigrid"));
+  cl_linear_solver *ls = (cl_linear_solver *)&ls;
+  assert_error(cl_linear_solver_create("multigrid", NULL, &ls), CL_ERR_INVALID_ARGUMENT,
+               "\"pcg\", \"cholmod\", \"galerkin_mg\"");
+  assert_ok(cl_linear_solver_create("galerkin_mg", NULL, &ls));
+  assert_string_equal(cl_linear_solver_entry(ls), "galerkin_mg");
+  assert_int_equal(cl_linear_solver_reuses_setup(ls), 0);
+  assert_non_null(cl_linear_solver_multigrid(ls));
+  assert_null(cl_linear_solver_cholmod(ls));
+  cl_linear_solver_destroy(ls);
+  assert_ok(cl_linear_solver_create("pcg", NULL, &ls));
+  assert_null(cl_linear_solver_multigrid(ls));
+  cl_linear_solver_destroy(ls);
+}
+
+/* One analysis, three set-ups: counted, with their times; a new pattern comes with new positions. */
+static void test_analyse_once_setup_many(void **state) {
+  (void)state;
+  cl_test_mg_sys s;
+  cl_test_mg_bar(&s, 8, 3, 3, 1.0, 0.5, 1e5, 0.3, 10.0);
+  cl_linear_solver_def def;
+  cl_test_mg_def(&s, "5/20/all", &def);
+  def.rel_tol = 1e-10;
+  cl_linear_solver *ls = NULL;
+  assert_ok(cl_linear_solver_create("galerkin_mg", &def, &ls));
+  assert_ok(cl_linear_solver_analyse(ls, s.A));
+  for (int j = 0; j < 3; ++j) { /* (matrices of other values: test_linear_solver.c) */
+    memset(s.x, 0, sizeof(double) * (size_t)s.n3);
+    assert_ok(cl_linear_solver_setup(ls, s.A, NULL));
+    cl_linear_result res;
+    assert_ok(cl_linear_solver_solve(ls, s.b, s.x, NULL, &res));
+  }
+  cl_linear_solver_stats st;
+  cl_linear_solver_get_stats(ls, &st);
+  assert_int_equal(st.analyses, 1);
+  assert_int_equal(st.factorizations, 3);
+  assert_int_equal(st.solves, 3);
+  assert_int_equal(st.n, s.n3);
+  assert_true(st.factor_flops > 0.0); /* the coarse CHOLMOD factor */
+  cl_mg_stats ms;
+  cl_mg_get_stats(cl_linear_solver_multigrid(ls), &ms);
+  assert_int_equal(ms.setups, 3);
+  assert_int_equal(ms.rebuilds, 0);
+  assert_true(ms.setup_ms > 0.0 && ms.galerkin_ms > 0.0 && ms.analyse_ms > 0.0);
+  /* another pattern is refused until analysed again */
+  cl_test_mg_sys s2;
+  cl_test_mg_bar(&s2, 4, 2, 2, 1.0, 0.5, 1e5, 0.3, 10.0);
+  assert_error(cl_linear_solver_setup(ls, s2.A, NULL), CL_ERR_INVALID_ARGUMENT, "analyse again");
+  cl_test_mg_def(&s2, "5/all", &def);
+  assert_ok(cl_linear_solver_configure(ls, &def));
+  assert_ok(cl_linear_solver_analyse(ls, s2.A));
+  assert_ok(cl_linear_solver_setup(ls, s2.A, NULL));
+  cl_linear_result res;
+  assert_ok(cl_linear_solver_solve(ls, s2.b, s2.x, NULL, &res));
+  cl_linear_solver_get_stats(ls, &st);
+  assert_int_equal(st.analyses, 2);
+  cl_linear_solver_destroy(ls);
+  cl_test_mg_free(&s2);
+  cl_test_mg_free(&s);
+}
+
+/* The nodes of cl_test_two_node's system, at x = 0 and 1. */
+static const double k_two_x[6] = {0, 0, 0, 1, 0, 0};
+
+static cl_status run(cl_bsr *A, const double *b, int mode, cl_status *setup_status, cl_solve_reason *setup_reason,
+                     cl_linear_result *res) {
+  cl_linear_solver_def def;
+  cl_linear_solver_def_default(&def);
+  snprintf(def.mg_grid, sizeof def.mg_grid, "1/all");
+  def.mg_positions = k_two_x;
+  def.mg_position_count = 2;
+  def.mg_mode = mode;
+  def.mg_cycles = 50;
+  def.rel_tol = 1e-10;
+  def.max_iter = 100;
+  cl_linear_solver *ls = NULL;
+  assert_ok(cl_linear_solver_create("galerkin_mg", &def, &ls));
+  assert_ok(cl_linear_solver_analyse(ls, A));
+  *setup_status = cl_linear_solver_setup(ls, A, NULL);
+  *setup_reason = cl_linear_solver_reason(ls);
+  double x[6] = {0, 0, 0, 0, 0, 0};
+  cl_status r = cl_linear_solver_solve(ls, b, x, NULL, res);
+  print_message("  mode %d: set-up %s (%s), solve %s (%s): %s\n", mode, cl_status_name(*setup_status),
+                cl_solve_reason_name(*setup_reason), cl_status_name(r), cl_solve_reason_name(res->reason),
+                cl_last_error());
+  assert_int_equal(cl_linear_solver_reason(ls), res->reason);
+  for (int d = 0; d < 6; ++d) assert_false(isnan(x[d]) && res->reason != CL_SOLVE_NON_FINITE);
+  cl_linear_solver_destroy(ls);
+  return r;
+}
+
+static void test_fixed_mode_reasons(void **state) {
+  (void)state;
+  const double b[6] = {1, 0, 0, -1, 0, 0}; /* along the eigenvector (1, -1) */
+  cl_linear_result res;
+  cl_status ss;
+  cl_solve_reason sr;
+  {
+    const int mode = CL_MG_MODE_FIXED;
+    /* indefinite: the set-up finds it (a negative pivot where the prolongation is not degenerate),
+     * block-Jacobi CG takes over and reports it */
+    cl_bsr *A = cl_test_two_node(1.0, 2.0);
+    assert_int_equal(run(A, b, mode, &ss, &sr, &res), CL_ERR_NUMERICAL);
+    assert_int_equal(ss, CL_WARN_NOT_POSDEF);
+    assert_int_equal(sr, CL_SOLVE_NOT_POSDEF);
+    assert_int_equal(res.reason, CL_SOLVE_NOT_POSDEF);
+    assert_non_null(strstr(cl_last_error(), "not positive definite"));
+    cl_bsr_destroy(A);
+    /* singular, b in the null space */
+    A = cl_test_two_node(1.0, 1.0);
+    assert_int_equal(run(A, b, mode, &ss, &sr, &res), CL_ERR_NUMERICAL);
+    assert_int_equal(sr, CL_SOLVE_NOT_POSDEF);
+    assert_int_equal(res.reason, CL_SOLVE_NOT_POSDEF);
+    cl_bsr_destroy(A);
+    /* negative definite */
+    A = cl_test_two_node(-2.0, 1.0);
+    assert_int_equal(run(A, b, mode, &ss, &sr, &res), CL_ERR_NUMERICAL);
+    assert_int_equal(res.reason, CL_SOLVE_BREAKDOWN);
+    cl_bsr_destroy(A);
+    /* NaN off the diagonal, Inf on it */
+    A = cl_test_two_node(2.0, 1.0);
+    A->val[9 * cl_bsr_find(A, 0, 1)] = NAN;
+    assert_int_equal(run(A, b, mode, &ss, &sr, &res), CL_ERR_NUMERICAL);
+    assert_int_equal(ss, CL_ERR_NUMERICAL);
+    assert_int_equal(sr, CL_SOLVE_NON_FINITE);
+    assert_int_equal(res.reason, CL_SOLVE_NON_FINITE);
+    A->val[9 * cl_bsr_find(A, 0, 1)] = 1.0;
+    A->val[9 * A->diag[1] + 4] = INFINITY;
+    assert_int_equal(run(A, b, mode, &ss, &sr, &res), CL_ERR_NUMERICAL);
+    assert_int_equal(res.reason, CL_SOLVE_NON_FINITE);
+    cl_bsr_destroy(A);
+    /* NaN in the right-hand side of an SPD system */
+    A = cl_test_two_node(2.0, 1.0);
+    const double bnan[6] = {1, NAN, 0, 0, 0, 0};
+    assert_int_equal(run(A, bnan, mode, &ss, &sr, &res), CL_ERR_NUMERICAL);
+    assert_int_equal(res.reason, CL_SOLVE_NON_FINITE);
+    assert_int_equal(ss, CL_OK);
+    /* and that SPD system solves */
+    assert_ok(run(A, b, mode, &ss, &sr, &res));
+    cl_bsr_destroy(A);
+  }
+  /* the iteration cap of mode pcg (max_iter) and of mode fixed (mg_cycles) */
+  cl_test_mg_sys s;
+  cl_test_mg_bar(&s, 8, 3, 3, 1.0, 0.5, 1e5, 0.3, 10.0);
+  for (int mode = CL_MG_MODE_FIXED; mode <= CL_MG_MODE_PCG; ++mode) {
+    cl_linear_solver_def def;
+    cl_test_mg_def(&s, "10/all", &def);
+    def.mg_mode = mode;
+    def.rel_tol = 1e-12;
+    def.max_iter = 0;
+    def.mg_cycles = 1;
+    cl_linear_solver *ls = NULL;
+    assert_ok(cl_linear_solver_create("galerkin_mg", &def, &ls));
+    assert_ok(cl_linear_solver_analyse(ls, s.A));
+    assert_ok(cl_linear_solver_setup(ls, s.A, NULL));
+    memset(s.x, 0, sizeof(double) * (size_t)s.n3);
+    cl_linear_result r2;
+    assert_error(cl_linear_solver_solve(ls, s.b, s.x, NULL, &r2), CL_WARN_NOT_CONVERGED, "iteration cap");
+    assert_int_equal(r2.reason, CL_SOLVE_MAX_ITERATIONS);
+    assert_int_equal(r2.iterations, mode == CL_MG_MODE_FIXED ? 1 : 0);
+    cl_linear_solver_destroy(ls);
+  }
+  cl_test_mg_free(&s);
+}
+
+static void test_misuse(void **state) {
+  (void)state;
+  cl_test_mg_sys s;
+  cl_test_mg_bar(&s, 4, 2, 2, 1.0, 0.5, 1e5, 0.3, 10.0);
+  cl_linear_solver_def def;
+  cl_test_mg_def(&s, "4/all", &def);
+  cl_linear_solver *ls = NULL;
+  assert_ok(cl_linear_solver_create("galerkin_mg", &def, &ls));
+  cl_linear_result res;
+  assert_error(cl_linear_solver_setup(ls, s.A, NULL), CL_ERR_STATE, "before analysis");
+  assert_error(cl_linear_solver_solve(ls, s.b, s.x, NULL, &res), CL_ERR_STATE, "before a set-up");
+  assert_int_equal(res.reason, CL_SOLVE_INVALID);
+  assert_ok(cl_linear_solver_analyse(ls, s.A));
+  assert_error(cl_linear_solver_solve(ls, s.b, s.x, NULL, &res), CL_ERR_STATE, "before a set-up");
+  assert_error(cl_linear_solver_solve(ls, NULL, s.x, NULL, &res), CL_ERR_INVALID_ARGUMENT, "NULL");
+  /* a failed analysis leaves no hierarchy behind: set-up is refused again */
+  def.mg_positions = NULL;
+  assert_ok(cl_linear_solver_configure(ls, &def));
+  assert_error(cl_linear_solver_analyse(ls, s.A), CL_ERR_INVALID_ARGUMENT, "'mg_positions' is NULL");
+  assert_error(cl_linear_solver_setup(ls, s.A, NULL), CL_ERR_STATE, "before analysis");
+  cl_mg_stats st;
+  cl_mg_get_stats(cl_linear_solver_multigrid(ls), &st);
+  assert_int_equal(st.levels, 0);
+  assert_null(cl_mg_level_matrix(cl_linear_solver_multigrid(ls), 0));
+  cl_linear_solver_destroy(ls);
+  cl_mg_get_stats(NULL, &st);
+  assert_int_equal(st.levels, 0);
+  cl_test_mg_free(&s);
+}
+
+int main(void) {
+  const struct CMUnitTest tests[] = {
+      cmocka_unit_test(test_entry),
+      cmocka_unit_test(test_analyse_once_setup_many),
+      cmocka_unit_test(test_fixed_mode_reasons),
+      cmocka_unit_test(test_misuse),
+  };
+  return cmocka_run_group_tests(tests, NULL, NULL);
+}
