@@ -45,12 +45,13 @@ local notched_bar_brittle = cl.scene {
     local w = C.world(p, { 0, 0, 0 })
     local shape = cl.shape.notched_beam { size = p.size, notch_depth = p.notch_depth, notch_width = p.notch_width,
                                           notch_angle = p.notch_angle, notch_root_radius = p.notch_root_radius }
-    local body = C.body(w, "notched", C.tets(shape, p), p)
+    local mesh = C.tets(shape, p)
+    local body = C.body(w, "notched", mesh, p)
     local left = w:drive(body, cl.region.slab { axis = "x", below = -p.grip },
                          cl.motion.translate { velocity = { -p.pull, 0, 0 } })
     local right = w:drive(body, cl.region.slab { axis = "x", above = p.grip },
                           cl.motion.translate { velocity = { p.pull, 0, 0 } })
-    return C.standard { world = w, body = body, grips = { left = left, right = right } }
+    return C.standard { world = w, body = body, mesh = mesh, grips = { left = left, right = right } }
   end,
 }
 
