@@ -19,7 +19,19 @@
  * Options: largest_only = 1 raises only the largest event of the step (the thesis, sec 5.4), 0 all
  * above the toughness (the world sorts them, the solver applies them in priority order). Nodes on an
  * island (connected piece) of at most min_island_elements elements are not checked (sec 5.4: such
- * fractures only make single-tet debris). Priority = eigenvalue / toughness.
+ * fractures only make single-tet debris). Priority = measure / threshold: eigenvalue / toughness, or
+ * lambda / A_n / strength.
+ *
+ * Additions (not in the papers; docs/solvers/corotational.md, "Clean cracks"):
+ *   - strength > 0 (Pa): the eigenvalue is compared per unit area, lambda / A_n against the strength,
+ *     A_n = 1/2 sum_e v_e |grad N_a . n| the node's share of the section normal to the crack normal n
+ *     (current volumes and gradients). Under a uniform stress s n n^T an interior node has F+ = 0 and
+ *     zeta = 1/2 sum_e v_e s |n . grad N_a| n n^T (eqs 5.6-5.7), so lambda / A_n = s exactly: a
+ *     stress against a stress. The eigenvalue alone grows with the size of the elements around the
+ *     node, so on a mesh graded at a notch root the toughness test picked coarse interior nodes
+ *     first (the notched bar: 13 pieces, the crack 0.2 m from the notch).
+ *   - crack_tips: cl_islands_select's rule (fracture/islands.h): nodes next to a crack wait for it
+ *     and a piece starts at most one new crack per step.
  *
  * Needs tetrahedral units (cell_size 4, one unit per cell, as the corotational and other tet
  * solvers measure). The per-node scratch grows with the node count (fracture appends nodes); the
