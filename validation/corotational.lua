@@ -1,7 +1,8 @@
 -- Validation of the corotational solver (issue 3; docs/solvers/corotational.md) against references
 -- nobody here wrote: the patch test of linear elements, rigid-body invariance, Euler-Bernoulli beam
 -- theory with Timoshenko's shear correction, the cantilever's first natural frequency, the known
--- numerical damping of backward Euler, and conservation of linear momentum.
+-- numerical damping of backward Euler, and conservation of linear momentum; and (full runs) that
+-- the notched bars break in two at the notch (issue 17, "clean cracks").
 --
 --   cleave run validation/corotational.lua                   every check, full meshes (a few minutes)
 --   cleave run validation/corotational.lua --set quick=true  coarse meshes (seconds; run by `make test`)
@@ -366,6 +367,36 @@ if wanted("momentum") then
   R:info("sphere on a free block", string.format("sphere v_x 2 -> %.4f m/s after %d steps", vb[1], quick and 400 or 600))
   R:le("momentum exchange with a dynamic sphere: max |P(t) - P(0)| / |P(0)|", dp, 1e-12)
   w:destroy()
+end
+
+-- ---------------------------------------------------------------------------------------------
+-- Clean cracks (issue 17; docs/solvers/corotational.md, "Clean cracks"): the notched bars of
+-- experiments/corotational/ on the scenes' default mesh and a refined one (180 frames each) end in
+-- two main pieces of at least 40 % of the volume each, at most 3 fragments each under 1 %, and
+-- their crack nodes at rest lie within one mean element size h of the notch plane (95 % of them)
+-- and within 2 h (all), measured by lib/cracks.lua. Full runs only (about a minute of CPU per bar
+-- and mesh); tests/lua/test_clean_cracks.lua runs the coarse mesh in `make test`.
+if wanted("clean") and not quick then
+  local scenes = dofile(here .. "/../experiments/scenes/init.lua")
+  local cracks = dofile(here .. "/lib/cracks.lua")
+  for _, name in ipairs { "notched_bar_brittle", "notched_bar_ductile" } do
+    for _, v in ipairs { 5e-6, 1.25e-6 } do
+      local sc = scenes.get("corotational/" .. name)
+      local built = sc:build { max_volume = v, threads = 1 }
+      built.world:run { frames = sc:params_of { max_volume = v }.frames }
+      local m = cracks.measure(built.body, built.mesh, { axis = 1, at = 0 })
+      local what = string.format("clean cracks, %s, max_volume %g (%d tets)", name, v, built.mesh:info().cells)
+      R:info(what, cracks.line(name, m))
+      R:ok(what .. ": two main pieces, <= 3 fragments each < 1 %",
+           m.main[2] >= 0.4 and m.fragments <= 3 and m.fragment_max < 0.01,
+           string.format("main %.3f + %.3f, %d fragments, largest %.4f", m.main[1], m.main[2], m.fragments,
+                         m.fragment_max))
+      R:ok(what .. ": crack within h of the notch plane (95 %), within 2 h (all)",
+           m.within >= 0.95 and m.crack_far <= 2 * m.h_mean,
+           string.format("%.1f %% within h = %.4f m, max %.2f h", 100 * m.within, m.h_mean, m.crack_far / m.h_mean))
+      built.world:destroy()
+    end
+  end
 end
 
 R:finish()
