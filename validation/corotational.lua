@@ -373,8 +373,9 @@ end
 -- Clean cracks (issue 17; docs/solvers/corotational.md, "Clean cracks"): the notched bars of
 -- experiments/corotational/ on the scenes' default mesh and a refined one (180 frames each) end in
 -- two main pieces of at least 40 % of the volume each, at most 3 fragments each under 1 %, and
--- their crack nodes at rest lie within one mean element size h of the notch plane (95 % of them)
--- and within 2 h (all), measured by lib/cracks.lua. Full runs only (about a minute of CPU per bar
+-- their crack nodes at rest lie within one mean element size h of the notch plane (99 % of them)
+-- and within 1.1 h (all: a crack node is a mesh node, and a far corner of a tet the plane cuts may
+-- lie a little beyond h), measured by lib/cracks.lua. Full runs only (about a minute of CPU per bar
 -- and mesh); tests/lua/test_clean_cracks.lua runs the coarse mesh in `make test`.
 if wanted("clean") and not quick then
   local scenes = dofile(here .. "/../experiments/scenes/init.lua")
@@ -391,8 +392,8 @@ if wanted("clean") and not quick then
            m.main[2] >= 0.4 and m.fragments <= 3 and m.fragment_max < 0.01,
            string.format("main %.3f + %.3f, %d fragments, largest %.4f", m.main[1], m.main[2], m.fragments,
                          m.fragment_max))
-      R:ok(what .. ": crack within h of the notch plane (95 %), within 2 h (all)",
-           m.within >= 0.95 and m.crack_far <= 2 * m.h_mean,
+      R:ok(what .. ": crack within h of the notch plane (99 %), within 1.1 h (all)",
+           m.within >= 0.99 and m.crack_far <= 1.1 * m.h_mean,
            string.format("%.1f %% within h = %.4f m, max %.2f h", 100 * m.within, m.h_mean, m.crack_far / m.h_mean))
       built.world:destroy()
     end

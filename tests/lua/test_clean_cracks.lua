@@ -5,9 +5,8 @@
 -- by validation/corotational.lua, "clean cracks", and docs/solvers/corotational.md gives the
 -- numbers), measured by validation/lib/cracks.lua:
 --   * two main pieces, each at least 40 % of the volume, and at most 3 fragments, each under 1 %;
---   * at rest, at least 95 % of the nodes fracture added (the crack surface) lie within one mean
---     element size of the notch plane and all within two (the ductile tear leaves a few jags of one
---     to two element sizes in the neck: docs/solvers/corotational.md, "Clean cracks");
+--   * at rest, every node fracture added (the crack surface) lies within one mean element size h of
+--     the notch plane (measured: 0.72 h brittle, 0.84 h ductile);
 -- and the same measure rejects the bar with the thesis's settings (toughness in N, every node above
 -- it, planes through the node, no fragment veto), which cracks far from the notch in many pieces.
 local here = debug.getinfo(1, "S").source:match("^@(.*)/[^/]*$") or "."
@@ -29,8 +28,7 @@ local function run(name, over)
 end
 
 local function clean(m)
-  return m.main[2] >= 0.4 and m.fragments <= 3 and m.fragment_max < 0.01 and m.within >= 0.95
-         and m.crack_far <= 2 * m.h_mean
+  return m.main[2] >= 0.4 and m.fragments <= 3 and m.fragment_max < 0.01 and m.crack_far <= m.h_mean
 end
 
 local function expect_clean(m)
@@ -38,11 +36,8 @@ local function expect_clean(m)
   T.truthy(m.fragments <= 3, string.format("%d fragments, expected at most 3", m.fragments))
   T.truthy(m.fragment_max < 0.01, string.format("the largest fragment holds %.4f of the volume, expected < 0.01",
                                                 m.fragment_max))
-  T.truthy(m.within >= 0.95, string.format("%.1f %% of the crack nodes within one mean element size %.4f m of the "
-                                          .. "notch plane at rest, expected >= 95 %%", 100 * m.within, m.h_mean))
-  T.truthy(m.crack_far <= 2 * m.h_mean, string.format("a crack node %.4f m from the notch plane at rest, expected "
-                                                      .. "within two mean element sizes (%.4f m)", m.crack_far,
-                                                      2 * m.h_mean))
+  T.truthy(m.crack_far <= m.h_mean, string.format("a crack node %.4f m from the notch plane at rest, expected within "
+                                                  .. "one mean element size %.4f m", m.crack_far, m.h_mean))
   T.truthy(clean(m), "clean")
 end
 
