@@ -1,6 +1,7 @@
 /* The corotational solver's topology operation (solvers/corotational/fracture.c, thesis sec 5.4):
  * node replication by the side of the plane, skipped events, detaching a unit, plastic relief,
- * aesthetic joint pruning (ball and hinge joints), islands and their cache, and stepping on. */
+ * aesthetic joint pruning (ball and hinge joints), the fragment veto, islands and their cache, and
+ * stepping on. */
 #include <math.h>
 #include <setjmp.h>
 #include <stdarg.h>
@@ -377,6 +378,44 @@ static void test_crack_across_cube(void **state) {
   cl_mesh_destroy(m);
 }
 
+/* min_fragment_elements (fracture.c, docs/solvers/corotational.md "Clean cracks"): the crack across
+ * the cube of test_crack_across_cube cuts it into halves of 24 tets. With the veto at 30 elements the
+ * event that would cut a half off is undone (cells and node count as before it, mass unchanged) and
+ * the cube stays one piece; with 0 it falls in two. An event not applied leaves the cells as they were. */
+static void test_fragment_veto(void **state) {
+  (void)state;
+  cl_mesh *m = cube(2);
+  for (int veto = 0; veto <= 30; veto += 30) {
+    cl_world *w = make_world();
+    const cl_param p[] = {{"min_island_elements", 0, NULL}, {"min_fragment_elements", veto, NULL}};
+    cl_id b = add(w, m, p, 2);
+    cl_body_state *st = cl_world_body_state(w, b);
+    cl_corot *s = solver_of(w, b);
+    const double mass = total_mass(st);
+    int undone = 0;
+    for (int j = 0; j < 3; ++j)
+      for (int k = 0; k < 3; ++k) {
+        const int32_t n_before = st->n;
+        int32_t *cells = malloc(sizeof(int32_t) * 4 * (size_t)st->ncells);
+        assert_non_null(cells);
+        memcpy(cells, st->cells, sizeof(int32_t) * 4 * (size_t)st->ncells);
+        if (apply(s, st, 0, 1 + 3 * (j + 3 * k), 1.0, 0.0, 0.0) == 0) {
+          ++undone;
+          assert_int_equal(st->n, n_before);
+          assert_memory_equal(cells, st->cells, sizeof(int32_t) * 4 * (size_t)st->ncells);
+        }
+        free(cells);
+      }
+    print_message("crack across the cube, min_fragment_elements %d: %d events not applied, %d pieces\n", veto,
+                  undone, pieces(st));
+    assert_int_equal(pieces(st), veto ? 1 : 2);
+    assert_true(fabs(total_mass(st) - mass) <= 1e-14 * mass);
+    assert_int_equal(cl_world_step(w, 3), CL_OK);
+    cl_world_destroy(w);
+  }
+  cl_mesh_destroy(m);
+}
+
 /* Two cubes in one body, CHOLMOD: fracturing one keeps the other's factor and analysis. */
 static void test_island_cache(void **state) {
   (void)state;
@@ -435,6 +474,7 @@ int main(void) {
       cmocka_unit_test(test_cluster_stretch_on_tets),
       cmocka_unit_test(test_joint_pruning),
       cmocka_unit_test(test_crack_across_cube),
+      cmocka_unit_test(test_fragment_veto),
       cmocka_unit_test(test_island_cache),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
