@@ -9,7 +9,7 @@ ifdef CI
 CMAKE_FLAGS += -DCLEAVE_WERROR=ON
 endif
 
-.PHONY: all deps test-deps build run test test-long-path install bench sanitize fuzz clean
+.PHONY: all deps test-deps build run test test-long-path install bench papers sanitize fuzz clean
 
 all: build
 
@@ -48,6 +48,11 @@ install: build
 
 bench: build
 	$(BUILD)/cleave bench core
+
+# Every figure and table of the papers, regenerated into out/papers/ with the report
+# out/papers/report.md (docs/PAPERS.md); the CMake target `papers` of the build tree does the same.
+papers: build
+	$(BUILD)/cleave run experiments/papers/all.lua
 
 # C tests under AddressSanitizer + UndefinedBehaviorSanitizer, in their own build tree, with the
 # internal invariant checks after every step phase (CLEAVE_VALIDATE). The label is anchored: a bare

@@ -13,8 +13,9 @@
  * true/false converted. `require "cleave"` finds the module tree beside the executable (build tree)
  * or under share/lua/5.1 (installed), located from /proc/self/exe.
  *
- * OpenMP waiting: unless the user set OMP_WAIT_POLICY, `cleave` runs with OMP_WAIT_POLICY=passive
- * (see passive_openmp_wait below); `cleave bench` leaves the environment to the benchmark program. */
+ * OpenMP waiting: unless the user set OMP_WAIT_POLICY, `cleave` runs with OMP_WAIT_POLICY=passive,
+ * and unless set, with OPENBLAS_NUM_THREADS=1 (see passive_openmp_wait below); `cleave bench`
+ * leaves the environment to the benchmark program. */
 #define _POSIX_C_SOURCE 200809L
 
 #include <dirent.h>
@@ -481,15 +482,28 @@ static int cmd_bench(int argc, char **argv) {
  * (docs/LUA_API.md, "The `cleave` executable"). Passive threads sleep at once; the cost is a futex
  * wake-up per region, which a quiet machine barely notices.
  *
- * libgomp reads its environment in a constructor that runs when the library is loaded: before main,
- * since libcleave links it (`OMP_DISPLAY_ENV=verbose cleave --version` prints the settings before
- * anything else). A setenv here is too late for this process, so the program re-executes itself
- * with the variable set; the second run finds it set and goes on. If exec fails (no /proc), it goes
- * on with libgomp's defaults; the variable still reaches the processes it starts. */
+ * OpenBLAS (under CHOLMOD's supernodal factorisation) starts a thread per core whose idle loop
+ * calls sched_yield: on the same machine at load 6-12 the quick Hertz check of
+ * validation/corotational.lua (a CHOLMOD factorisation per step) spent 8.3 s of CPU, 5.4 s of it in
+ * the kernel (800k sched_yield and 250k futex calls), against 2.8 s with OPENBLAS_NUM_THREADS=1, and
+ * the factorisation is no faster with two threads on a quiet one (docs/solvers/corotational.md,
+ * "Speed"). So unless the user set it, `cleave` runs with OPENBLAS_NUM_THREADS=1, as
+ * bench_corotational holds it. The CHOLMOD wrapper sets the BLAS threads to the world's `threads`
+ * before each factorisation (linalg/blas_threads.h), so the variable sets only the pool OpenBLAS
+ * starts when loaded and the BLAS calls outside CHOLMOD.
+ *
+ * libgomp and OpenBLAS read their environment in constructors that run when the libraries are
+ * loaded: before main, since libcleave links them (`OMP_DISPLAY_ENV=verbose cleave --version` prints
+ * the settings before anything else). A setenv here is too late for this process, so the program
+ * re-executes itself with the variables set; the second run finds them set and goes on. If exec
+ * fails (no /proc), it goes on with the libraries' defaults; the variables still reach the
+ * processes it starts. */
 static void passive_openmp_wait(char **argv) {
-  if (getenv("OMP_WAIT_POLICY")) return; /* the user's choice, "active" included */
-  if (setenv("OMP_WAIT_POLICY", "passive", 1) != 0) return;
-  execv("/proc/self/exe", argv); /* returns only on failure */
+  int changed = 0;
+  /* the user's choice stands, "active" or a thread count included */
+  if (!getenv("OMP_WAIT_POLICY")) changed |= setenv("OMP_WAIT_POLICY", "passive", 1) == 0;
+  if (!getenv("OPENBLAS_NUM_THREADS")) changed |= setenv("OPENBLAS_NUM_THREADS", "1", 1) == 0;
+  if (changed) execv("/proc/self/exe", argv); /* returns only on failure */
 }
 
 int main(int argc, char **argv) {

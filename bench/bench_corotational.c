@@ -3,16 +3,18 @@
  *   1. The Charpy specimen at scale 10 (0.55 m), TetGen -pq2.0 with max_volume = volume / 10400
  *      (~28k tets; TetGen's -a bound is loose, volume / 21000 gives ~49k), E = 1e5 Pa, nu = 0.45, density 1000 kg/m^3, dt = 1/60 s, CG to 1e-6, supported
  *      at both ends and sagging under gravity: PCG (block Jacobi) and CHOLMOD (factor reused as CG
- *      preconditioner), 1 and 2 threads, with the phase breakdown of the thesis's Fig. 5 (stiffness:
+ *      preconditioner), or with --solver 2 CG preconditioned by the Galerkin multigrid (--grid), 1 and 2 threads, with the phase breakdown of the thesis's Fig. 5 (stiffness:
  *      rotations, strains and element forces; dynamics assembly: A and b; solve; fracture criterion).
  *   2. The cost of each fracture criterion in ns per element and per node (measure + evaluate, with a
  *      toughness no element reaches so that nothing breaks), next to the thesis's FLOP estimates.
  *   3. The armadillo (data/meshes/armadillo_6k.off fitted to 1 m, TetGen -pq2.0, ~148k tets) standing
  *      on its fixed feet under gravity, same material and settings.
- * Every figure is given as the median and the mean over the timed steps (after warm-up steps); the
- * mean counts the steps that refactor the CHOLMOD factor, which the median skips. Options: --quick (coarse
+ * Every figure is the median over the timed steps (after warm-up steps). Options: --quick (coarse
  * meshes, few steps: a smoke test), --steps N (timed steps, default 15), --threads N (only that
- * thread count; default 1 and 2), --no-armadillo. */
+ * thread count; default 1 and 2), --no-armadillo, --solver 0|1|2 (only PCG, CHOLMOD or the Galerkin
+ * multigrid; default PCG and CHOLMOD), --refactor-iterations N (CHOLMOD: 0 = a fresh factor every step),
+ * --grid SPEC (the multigrid's grid spec, default "50/all"), --mg-sweeps N (its Gauss-Seidel sweeps before
+ * and after the coarse correction, default 2). */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -44,8 +46,12 @@ static int g_steps = 15;
 static int g_criteria = 1;
 static int g_threads = 0; /* 0: 1 and 2 */
 static double g_warm = 1.0; /* solver parameter warm_start */
-static int g_solver = -1;  /* -1: both; 0 PCG; 1 CHOLMOD */
+static int g_solver = -1;  /* -1: PCG and CHOLMOD; 0 PCG; 1 CHOLMOD; 2 the Galerkin multigrid */
 static double g_fsolve = 2.0; /* solver parameter factor_solve */
+static int g_refactor = 30; /* solver parameter refactor_iterations (0: a fresh factor every step) */
+static const char *g_grid = "50/all"; /* solver parameter grid (galerkin_mg) */
+static int g_sweeps = 2; /* solver parameter mg_sweeps (galerkin_mg) */
+static const char *const k_solver_names[] = {"PCG", "CHOLMOD", "MG"};
 
 static void die(const char *what) {
   fprintf(stderr, "cleave bench corotational: %s: %s\n", what, cl_last_error());
@@ -70,22 +76,19 @@ static const char *load_line(void) {
   return line;
 }
 
-/* Every figure is given as the median over the timed steps and their mean: the median is a typical
- * step, the mean is what the steps cost on average, refactorisations included (issue 17: "report the
- * mean with the median, always"). */
-typedef struct stat2 {
-  double median, mean;
-} stat2;
-
 typedef struct run_result {
-  stat2 step, cpu, element, assembly, solve, update; /* wall ms per step (cpu: process CPU ms) */
-  double factor_step_ms;    /* mean wall time of the steps that refactored, 0 if none */
-  int refactor_steps;       /* timed steps with at least one factorisation */
+  double cpu_ms;            /* process CPU time per step (median) */
+  double cpu_mean_ms;       /* process CPU time per step (mean, with the refactorisations) */
+  double mean_ms;           /* mean wall time per step: with the factorisations the median skips */
+  double step_ms, element_ms, assembly_ms, solve_ms, update_ms;
   double iterations;        /* mean CG iterations per step */
   int64_t factorizations;   /* over the timed steps */
   double residual;          /* largest relative residual */
   cl_cholmod_stats chol;    /* of the largest island, when CHOLMOD ran */
   int has_chol;
+  double mg_setup_ms, mg_galerkin_ms, mg_coarse_ms; /* median per step, largest island, when galerkin_mg ran */
+  double mg_analyse_ms, mg_factor;
+  int mg_levels, has_mg;
 } run_result;
 
 /* A world with the mesh as one corotational body; `axis`/`frac`: fix the nodes within frac of the
@@ -111,9 +114,11 @@ static cl_world *make_scene(const cl_mesh *mesh, int threads, int solver, int ax
     bd.material.plastic_flow = 10.0;
     bd.material.plastic_max = 0.1;
   }
-  cl_param p[] = {{"linear_solver", solver, NULL}, {"tolerance", 1e-6, NULL}, {"warm_start", g_warm, NULL}, {"factor_solve", g_fsolve, NULL}};
+  cl_param p[] = {{"linear_solver", solver, NULL},  {"tolerance", 1e-6, NULL},
+                  {"warm_start", g_warm, NULL},     {"factor_solve", g_fsolve, NULL},
+                  {"refactor_iterations", g_refactor, NULL}, {"grid", 0.0, g_grid}, {"mg_sweeps", g_sweeps, NULL}};
   bd.params = p;
-  bd.param_count = 4;
+  bd.param_count = 7;
   cl_param cp[] = {{"toughness", toughness, NULL}};
   if (criterion) {
     bd.criterion = criterion;
@@ -141,19 +146,12 @@ static cl_world *make_scene(const cl_mesh *mesh, int threads, int solver, int ax
   return w;
 }
 
-static stat2 stats_of(double *v, int n) {
-  stat2 r = {0.0, 0.0};
-  for (int i = 0; i < n; ++i) r.mean += v[i] / n;
-  r.median = cl_bench_median(v, n); /* sorts v */
-  return r;
-}
-
 static run_result time_steps(cl_world *w, cl_id body, int warmup, int steps) {
   cl_body *b;
   if (cl_world_body(w, body, &b) < 0) die("body");
   for (int i = 0; i < warmup; ++i)
     if (cl_world_step(w, 1) < 0) die("warm-up step");
-  double *t = calloc((size_t)steps * 6, sizeof(double));
+  double *t = calloc((size_t)steps * 9, sizeof(double));
   run_result r;
   memset(&r, 0, sizeof r);
   for (int i = 0; i < steps; ++i) {
@@ -169,9 +167,24 @@ static run_result time_steps(cl_world *w, cl_id body, int warmup, int steps) {
     t[4 * steps + i] = tm.update_ms;
     r.iterations += tm.iterations;
     r.factorizations += tm.factorizations;
-    if (tm.factorizations > 0) {
-      r.factor_step_ms += t[i];
-      r.refactor_steps++;
+    const cl_corot *sv = b->solver;
+    const cl_mg *mg = NULL;
+    int32_t biggest = 0;
+    for (int32_t k = 0; k < sv->nislands; ++k)
+      if (cl_linear_solver_multigrid(sv->islands[k].ls) && sv->islands[k].nnodes > biggest) {
+        mg = cl_linear_solver_multigrid(sv->islands[k].ls);
+        biggest = sv->islands[k].nnodes;
+      }
+    if (mg) {
+      cl_mg_stats ms;
+      cl_mg_get_stats(mg, &ms);
+      t[6 * steps + i] = ms.setup_ms;
+      t[7 * steps + i] = ms.galerkin_ms;
+      t[8 * steps + i] = ms.coarse_factor_ms;
+      r.mg_analyse_ms = ms.analyse_ms;
+      r.mg_levels = ms.levels;
+      r.mg_factor = ms.cycle_factor;
+      r.has_mg = 1;
     }
     if (tm.residual > r.residual) r.residual = tm.residual;
   }
@@ -182,47 +195,57 @@ static run_result time_steps(cl_world *w, cl_id body, int warmup, int steps) {
       cl_cholmod_get_stats(cl_linear_solver_cholmod(s->islands[k].ls), &r.chol);
       r.has_chol = 1;
     }
-  if (r.refactor_steps > 0) r.factor_step_ms /= r.refactor_steps;
-  r.step = stats_of(t, steps);
-  r.element = stats_of(t + steps, steps);
-  r.assembly = stats_of(t + 2 * steps, steps);
-  r.solve = stats_of(t + 3 * steps, steps);
-  r.update = stats_of(t + 4 * steps, steps);
-  r.cpu = stats_of(t + 5 * steps, steps);
+  for (int i = 0; i < steps; ++i) {
+    r.mean_ms += t[i] / steps;
+    r.cpu_mean_ms += t[5 * steps + i] / steps;
+  }
+  r.step_ms = cl_bench_median(t, steps);
+  r.element_ms = cl_bench_median(t + steps, steps);
+  r.assembly_ms = cl_bench_median(t + 2 * steps, steps);
+  r.solve_ms = cl_bench_median(t + 3 * steps, steps);
+  r.update_ms = cl_bench_median(t + 4 * steps, steps);
+  r.cpu_ms = cl_bench_median(t + 5 * steps, steps);
+  r.mg_setup_ms = cl_bench_median(t + 6 * steps, steps);
+  r.mg_galerkin_ms = cl_bench_median(t + 7 * steps, steps);
+  r.mg_coarse_ms = cl_bench_median(t + 8 * steps, steps);
   free(t);
   return r;
 }
 
 static void print_header(void) {
-  printf("  %-8s %-7s %17s %17s | %15s %15s %15s %13s | %7s %7s %9s %9s\n", "solver", "threads", "ms/step med/mean",
-         "CPU ms med/mean", "stiffness", "assembly", "solve", "update", "CG it", "refact", "refact ms", "residual");
+  printf("  %-8s %-7s %9s %9s %9s %9s | %9s %9s %9s %9s | %7s %8s %9s\n", "solver", "threads", "ms/step", "mean", "CPU ms",
+         "CPU mean", "stiffness",
+         "assembly", "solve", "update", "CG it", "factors", "residual");
 }
 
 static void print_row(const char *solver, int threads, const run_result *r) {
-  printf("  %-8s %-7d %8.2f /%7.2f %8.2f /%7.2f | %7.2f /%6.2f %7.2f /%6.2f %7.2f /%6.2f %6.2f /%5.2f | %7.1f %3d/%-3lld "
-         "%9.1f %9.2g\n",
-         solver, threads, r->step.median, r->step.mean, r->cpu.median, r->cpu.mean, r->element.median, r->element.mean,
-         r->assembly.median, r->assembly.mean, r->solve.median, r->solve.mean, r->update.median, r->update.mean,
-         r->iterations, r->refactor_steps, (long long)r->factorizations, r->factor_step_ms, r->residual);
+  printf("  %-8s %-7d %9.2f %9.2f %9.2f %9.2f | %9.2f %9.2f %9.2f %9.2f | %7.1f %8lld %9.2g\n", solver, threads,
+         r->step_ms, r->mean_ms, r->cpu_ms, r->cpu_mean_ms,
+         r->element_ms, r->assembly_ms, r->solve_ms, r->update_ms, r->iterations, (long long)r->factorizations,
+         r->residual);
 }
 
 static void bench_mesh(const cl_mesh *mesh, int axis, double frac, int both, int warmup, int steps) {
   print_header();
   int maxt = cl_bench_max_threads() >= 2 ? 2 : 1, mint = 1;
   if (g_threads > 0) mint = maxt = g_threads;
-  for (int solver = 0; solver <= 1; ++solver)
-    if (g_solver < 0 || g_solver == solver)
+  for (int solver = 0; solver <= 2; ++solver)
+    if ((g_solver < 0 && solver < 2) || g_solver == solver)
     for (int threads = mint; threads <= maxt; ++threads) {
       set_threads(threads);
       cl_id body;
       cl_world *w = make_scene(mesh, threads, solver, axis, frac, both, NULL, 0.0, &body);
       run_result r = time_steps(w, body, warmup, steps);
-      print_row(solver ? "CHOLMOD" : "PCG", threads, &r);
+      print_row(k_solver_names[solver], threads, &r);
       if (r.has_chol)
         printf("  %-8s %-7s CHOLMOD: n = %lld, nnz(L) = %.3g, %s, last analyse %.1f ms, factorize %.1f ms, "
                "solve %.2f ms\n", "", "", (long long)r.chol.n, r.chol.nnz_l,
                r.chol.supernodal ? "supernodal" : "simplicial", r.chol.analyse_ms, r.chol.factorize_ms,
                r.chol.solve_ms);
+      if (r.has_mg)
+        printf("  %-8s %-7s multigrid \"%s\": %d levels, analysis %.1f ms (once per island pattern), set-up per step "
+               "%.2f ms (Galerkin products %.2f, coarse factor %.2f), last CG factor per iteration %.3f\n", "", "",
+               g_grid, r.mg_levels, r.mg_analyse_ms, r.mg_setup_ms, r.mg_galerkin_ms, r.mg_coarse_ms, r.mg_factor);
       cl_world_destroy(w);
     }
 }
@@ -235,9 +258,9 @@ static void bench_criteria(const cl_mesh *mesh, int steps) {
     int flops_elem, flops_node; /* thesis sec 5.7.1 */
   } k_criteria[] = {{"separation_tensor", 531, 303}, {"plastic_excess", 48, 51}};
   printf("fracture criteria on the same scene, 1 thread (measure = the solver's per-tet F and stress; "
-         "evaluate = the criterion; median and mean over %d steps, ns from the median):\n", steps);
-  printf("  %-18s %17s %17s %12s %12s %14s   %s\n", "criterion", "measure ms med/mean", "eval ms med/mean",
-         "eval ns/elem", "eval ns/node", "ns/(elem+node)", "thesis FLOPs per element / node");
+         "evaluate = the criterion; median over %d steps):\n", steps);
+  printf("  %-18s %10s %10s %12s %12s %14s   %s\n", "criterion", "measure ms", "eval ms", "eval ns/elem",
+         "eval ns/node", "ns/(elem+node)", "thesis FLOPs per element / node");
   set_threads(1);
   for (size_t k = 0; k < sizeof k_criteria / sizeof k_criteria[0]; ++k) {
     const cl_criterion_ops *ops;
@@ -256,14 +279,12 @@ static void bench_criteria(const cl_mesh *mesh, int steps) {
       tm[i] = st.phase_ms[CL_PHASE_MEASURE];
       tm[steps + i] = st.phase_ms[CL_PHASE_CRITERIA];
     }
-    const stat2 me = stats_of(tm, steps), evs = stats_of(tm + steps, steps);
-    const double ev = evs.median;
+    double me = cl_bench_median(tm, steps), ev = cl_bench_median(tm + steps, steps);
     cl_body_info info;
     cl_body_get_info(w, body, &info);
     /* the criterion's loops run over elements, then nodes: its time divided by each count (the
      * measure is the solver's, shared by every criterion, and is left out) */
-    printf("  %-18s %8.3f /%7.3f %8.3f /%7.3f %12.1f %12.1f %14.1f   %d / %d\n", k_criteria[k].name, me.median,
-           me.mean, evs.median, evs.mean,
+    printf("  %-18s %10.3f %10.3f %12.1f %12.1f %14.1f   %d / %d\n", k_criteria[k].name, me, ev,
            1e6 * ev / info.units, 1e6 * ev / info.nodes, 1e6 * ev / (info.units + info.nodes),
            k_criteria[k].flops_elem, k_criteria[k].flops_node);
     free(tm);
@@ -288,8 +309,16 @@ int main(int argc, char **argv) {
       if (!cl_bench_num_option(PROG, argv[i], argv[i + 1], 0.0, 1.0, &g_warm)) return 2;
       ++i;
     } else if (strcmp(argv[i], "--solver") == 0 && i + 1 < argc) {
-      if (!cl_bench_int_option(PROG, argv[i], argv[i + 1], 0, 1, &g_solver)) return 2;
+      if (!cl_bench_int_option(PROG, argv[i], argv[i + 1], 0, 2, &g_solver)) return 2;
       ++i;
+    } else if (strcmp(argv[i], "--refactor-iterations") == 0 && i + 1 < argc) {
+      if (!cl_bench_int_option(PROG, argv[i], argv[i + 1], 0, 1000000, &g_refactor)) return 2;
+      ++i;
+    } else if (strcmp(argv[i], "--mg-sweeps") == 0 && i + 1 < argc) {
+      if (!cl_bench_int_option(PROG, argv[i], argv[i + 1], 1, 1000, &g_sweeps)) return 2;
+      ++i;
+    } else if (strcmp(argv[i], "--grid") == 0 && i + 1 < argc) {
+      g_grid = argv[++i];
     } else if (strcmp(argv[i], "--factor-solve") == 0 && i + 1 < argc) {
       if (!cl_bench_num_option(PROG, argv[i], argv[i + 1], 0.0, 2.0, &g_fsolve)) return 2;
       ++i;
@@ -297,7 +326,8 @@ int main(int argc, char **argv) {
     else if (strcmp(argv[i], "--no-criteria") == 0) g_criteria = 0;
     else {
       fprintf(stderr, "usage: cleave bench corotational [--quick] [--steps N] [--threads N] [--no-armadillo] "
-                      "[--no-criteria] [--solver 0|1] [--warm-start 0|1] [--factor-solve 0|1|2]\n");
+                      "[--no-criteria] [--solver 0|1|2] [--warm-start 0|1] [--factor-solve 0|1|2] "
+                      "[--refactor-iterations N] [--grid SPEC] [--mg-sweeps N]\n");
       return 2;
     }
   }
@@ -307,10 +337,14 @@ int main(int argc, char **argv) {
   printf("settings: E = 1e5 Pa, nu = 0.45, density 1000 kg/m^3, dt = 1/60 s, gravity 9.81 m/s^2, CG relative "
          "tolerance 1e-6 (block-Jacobi PCG, or the CHOLMOD factor of an earlier step, warped by the node rotations, as "
          "preconditioner, refactored by the rent-or-buy rule, applied by the solver parameter factor_solve = %g: 0 "
-         "CHOLMOD's solve, 1 cleave's sweeps in double, 2 in single precision); every time is given as the median "
-         "and the mean over %d timed steps after 3 warm-up steps (the mean counts the steps that refactor); ms/step = "
-         "wall time, CPU ms = process CPU time (both threads summed), phases = wall times; refact = timed steps that "
-         "refactored / factorisations, refact ms = the mean wall time of those steps\n", g_fsolve, g_steps);
+         "CHOLMOD's solve, 1 cleave's sweeps in double, 2 in single precision; refactor_iterations = %d), or CG "
+         "preconditioned by one V-cycle of the Galerkin multigrid (grid \"%s\", block Gauss-Seidel %d + %d, CHOLMOD "
+         "at the coarsest level, coarse levels kept across steps by the same rent-or-buy rule and refactor_iterations);"
+         " ms/step = median wall time, mean = "
+         "mean wall time (with the steps that refactor), CPU ms / CPU mean = median / mean process CPU time (both "
+         "threads summed), over %d "
+         "timed steps after 3 warm-up steps; the phases are median wall times\n", g_fsolve, g_refactor, g_grid, g_sweeps, g_sweeps,
+         g_steps);
   printf("load: %s", load_line());
 
   printf("\n1. Charpy specimen, both ends fixed (5%% of the length each), sagging under gravity:\n");

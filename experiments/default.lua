@@ -1,76 +1,30 @@
--- The default experiment, run by `make run` (build/cleave run experiments/default.lua): a notched
--- bar pulled apart until it breaks, the corotational solver's brittle fracture from start to end in
--- about half a minute on a 2-core machine (29 s with 2 threads at a load of 4.5).
+-- The default experiment, run by `make run` (build/cleave run experiments/default.lua): the Charpy
+-- impact test of Mandal, Chaudhuri and Chaudhuri (GRAPP 2025, sec 4.6) with their Galerkin multigrid
+-- (graph_fem, grid "50/all", two V-cycles a step): a pendulum hammer swinging at 5 m/s strikes an
+-- ISO 148-1 V-notch specimen of brittle steel (55 x 10 x 10 mm, about 29k tets) resting on two
+-- anvils 40 mm apart; a crack runs from the notch and the specimen breaks. Every step records the
+-- load on the hammer (its contact force) and the crack mouth opening (CMOD).
 --
--- The scene is experiments/scenes/corotational/notched_bar.lua (notched_bar_brittle) on a finer
--- mesh (21k tets) and pulled slower: an elastic 0.6 x 0.1 x 0.1 m bar (E = 100 kPa, a soft solid)
--- with a 3 cm V-notch, its ends pulled apart at 10 mm/s each. The separation tensor (O'Brien &
--- Hodgins 1999; thesis eq 5.7) of the nodes at the notch root grows with the load until it passes
--- the toughness; the nodes split and a crack runs across the section. The pulling force rises
--- linearly while the bar stretches (to about 30 N at an opening of 19 mm) and drops as the crack
--- opens: the load-opening curve of a fracture test.
+-- The scene, its parameters and where each value comes from: experiments/scenes/graph_fem/charpy.lua
+-- (the same as `cleave run experiments/graph_fem/charpy.lua`; validation/charpy.lua checks it).
 -- It writes to out/default/ (change with --set out=...):
---   notched.pvd, notched_*.vtu   the body every `every` frames (open the .pvd in ParaView)
---   probes.csv                   force, pieces, volume, energies and phase times per frame
---   force.png                    the pulling force against the opening of the ends (gnuplot)
---   default.png                  a shaded snapshot of the broken bar
---   run.json                     parameters, version, git revision, date, host
--- Every parameter of the scene can be set: --set young=2e5, --set toughness=3, --set
--- max_volume=5e-6 (coarser, faster), --set frames=60; --set help=true lists them.
--- --set quick=true is the smoke test `make test` runs (coarse mesh, faster pull, 12 frames).
-local cl = require "cleave"
-
--- Inputs are found relative to this script, so it runs from any working directory.
+--   specimen.pvd, specimen_*.vtu   the specimen every `every` frames, with its damage (ParaView)
+--   probes.csv                     load, CMOD, pieces, energies and phase times per step
+--   load_cmod.png                  the load against the CMOD (gnuplot)
+--   charpy.png                     a shaded snapshot of the broken specimen
+--   run.json                       parameters, version, git revision, date, host
+-- Every parameter of the scene can be set: --set speed=5.5, --set linear_solver=pcg (the converged
+-- solve), --set max_volume=2e-9 (coarser, faster), --set frames=100; --set help=true lists them.
+-- --set quick=true is the smoke test (coarse mesh, a few frames).
+-- To stay near a minute on two cores it uses a coarser mesh than the scene's 29k tets (about 10k:
+-- TetGen max volume 5e-9 m^3) and 80 steps of 4 us (0.32 ms; the specimen is in two halves by
+-- then); --set max_volume=5.5e-10 --set dt=2e-6 --set frames=250 is the scene's default run.
 local here = debug.getinfo(1, "S").source:match("^@(.*)/[^/]*$") or "."
 local scenes = dofile(here .. "/scenes/init.lua")
-
-local scene = scenes.get("corotational/notched_bar_brittle"):variant {
+local scene = scenes.get("graph_fem/charpy"):variant {
   name = "default",
-  what = "a notched elastic bar pulled apart at 20 mm/s until a crack runs from the notch across it",
-  defaults = { max_volume = 1.2e-6, pull = 0.01, frames = 150 },
-  quick = { max_volume = 4e-5, pull = 0.05, frames = 12 }, -- it breaks by frame 10
+  what = "the Charpy impact test: a pendulum hammer at 5 m/s breaks a V-notched steel specimen (graph_fem with "
+    .. "the Galerkin multigrid)",
+  defaults = { max_volume = 5e-9, dt = 4e-6, frames = 80 },
 }
-local p, o = scenes.options(scene, "out/default", 5)
-if not p then return end -- --set help=true
-
-local t0 = cl.progress.now()
-local built = scene:build(p)
-local body, world = built.body, built.world
-local info0 = body:info()
-print(string.format("cleave %s (git %s): default experiment, %s", cl.version, cl.git_revision, scene.what))
-print(string.format("  %d nodes, %d tets (TetGen, max volume %.3g m^3), %d frames of 1/60 s, toughness %g N",
-                    info0.nodes, info0.units, p.max_volume, p.frames, p.toughness))
-local probes = built.probes
-probes.force = cl.probe.reaction(built.grips.right) -- the force the drive exerts on the pulled end
-local run = world:run { frames = p.frames, every = o.every, output = o.out, probes = probes }
-
--- The pulling force (N, along +x) against the opening of the ends (mm: both move at `pull`).
-local opening, force, peak, at = {}, {}, 0, 0
-for i, t in ipairs(run.probes.time) do
-  opening[i] = 2 * p.pull * t * 1e3
-  force[i] = run.probes.force[i][1]
-  if force[i] > peak then peak, at = force[i], opening[i] end
-end
-local info = body:info()
-print(string.format("  peak pulling force %.3g N at an opening of %.1f mm; at the end (%.1f mm) %.3g N", peak, at,
-                    opening[#opening], force[#force]))
-print(string.format("  after %.2f s: %d pieces, %d nodes added by fracture, volume %.4g m^3 (rest %.4g m^3)",
-                    run.stats.time, info.pieces, info.nodes - info0.nodes, run.probes.volume[#run.probes.volume],
-                    run.probes.volume[1]))
-local wrote = { run.csv or "(no probes.csv)" }
-if o.snapshot then
-  if cl.plot.available() then
-    local fig = cl.plot.lines { series = { { x = opening, y = force, title = "pulling force" } },
-                                xlabel = "opening of the ends (mm)", ylabel = "force (N)",
-                                title = "notched bar pulled apart: load and fracture", output = o.out .. "/force.png" }
-    local png = o.out .. "/default.png"
-    cl.plot.snapshot { surface = body, output = png, view = { 62, 22 },
-                       title = string.format("t = %.2f s: %d pieces", run.stats.time, info.pieces) }
-    wrote[#wrote + 1], wrote[#wrote + 2] = fig, png
-  else
-    io.stderr:write("default: gnuplot not found (install gnuplot-nox): no force plot, no snapshot\n")
-  end
-end
-print(string.format("  wrote %s/notched.pvd (every %d frames), %s, run.json", o.out, o.every, table.concat(wrote, ", ")))
-print(string.format("  total %.1f s (last step %.1f ms, %d CG iterations)", cl.progress.now() - t0, run.stats.step_ms,
-                    run.stats.iterations))
+scenes.main(scene, "out/default")

@@ -16,14 +16,19 @@
 --              RESULT ... particles N clusters N memberships N pieces N ... median_ms X mean_ms Y
 --            (the key-value pairs in any order; pieces = clusters joined by shared particles after
 --            the last frame, the count their code implies since it deletes particles left in no
---            cluster; median_ms / mean_ms over the frames' World::timestep calls).
+--            cluster; median_ms / mean_ms over the frames' World::timestep calls, wall clock).
+--            Optional: pieces1pct N (the pieces holding at least 1 % of the particles) and
+--            cpu_median_ms X cpu_mean_ms Y (the calling thread's CPU time per timestep call); with
+--            them the table has those columns too. On a machine other jobs share, the CPU times are
+--            the fairer comparison: a frame's wall time includes the waits for a core.
 -- checkout = their source tree at commit e53fde1 (the I3D 2016 state); the scene files are read
 --            from checkout/inputFiles. The 5k plates run their plate files with the 5,325-particle
 --            sheet (a copy of the scene file in a temporary folder names inputFiles/blue_noise/
 --            sheet-bn.txt instead of sheetDense-bn.txt); the 20k ductile plate runs it as it is.
 --
 -- cleave's side builds the same scene (experiments/scenes/shape_matching/) with threads = 1 and
--- times every frame's cl_world_step (world:stats().step_ms).
+-- times every frame's cl_world_step (world:stats().step_ms; CPU: os.clock() around world:step,
+-- the process's CPU time, one thread).
 local cl = require "cleave"
 local here = debug.getinfo(1, "S").source:match("^@(.*)/[^/]*$") or "."
 local scenes = dofile(here .. "/../experiments/scenes/init.lua")
@@ -105,15 +110,24 @@ local function run_cleave(name)
   for k, v in pairs(overrides) do p[k] = v end
   local built = scenes.get("shape_matching/" .. name):build(p)
   local w, b = built.world, built.body
-  local ms, sum = {}, 0
+  local ms, cpu, sum, csum = {}, {}, 0, 0
   for f = 1, frames do
+    local c0 = os.clock()
     w:step(1)
+    cpu[f] = 1e3 * (os.clock() - c0)
     ms[f] = w:stats().step_ms
-    sum = sum + ms[f]
+    sum, csum = sum + ms[f], csum + cpu[f]
   end
   local st, info = b:stats(), b:info()
+  -- pieces of at least 1 % of the particles in clusters (debris excluded), as the authors' driver counts them
+  local labels, n = b:piece_labels("cdata")
+  local size = {}
+  for i = 0, n - 1 do size[labels[i]] = (size[labels[i]] or 0) + 1 end
+  local big = 0
+  for _, c in pairs(size) do if c >= 0.01 * (info.nodes - st.debris) then big = big + 1 end end
   local r = { particles = info.nodes - st.debris, clusters = st.clusters, memberships = st.memberships,
-              pieces = st.cluster_pieces, median_ms = median(ms), mean_ms = sum / frames }
+              pieces = st.cluster_pieces, pieces1pct = big, median_ms = median(ms), mean_ms = sum / frames,
+              cpu_median_ms = median(cpu), cpu_mean_ms = csum / frames }
   built.world:destroy()
   return r
 end
@@ -128,22 +142,27 @@ local load = io.open("/proc/loadavg")
 out(string.format("# %d frames of 1/60 s, one thread each; cleave's scene parameters: %s; load average at the " ..
                   "start: %s", frames, set.params or "defaults", load and load:read("*l") or "?"))
 if load then load:close() end
-out("| scene | pieces (authors / cleave) | particles at the end | memberships at the end | authors ms median / mean | " ..
-    "cleave ms median / mean | speed-up median / mean |")
-out("|---|---|---|---|---|---|---|")
+out("| scene | pieces (authors / cleave) | pieces >= 1 % | particles at the end | memberships at the end | " ..
+    "authors ms median / mean | cleave ms median / mean | speed-up median / mean | authors CPU ms median / mean | " ..
+    "cleave CPU ms median / mean | CPU speed-up median / mean |")
+out("|---|---|---|---|---|---|---|---|---|---|---|")
+local function num(v) return v or 0 / 0 end
 for _, e in ipairs(list) do
   local name, json, sheet5k = e[1], e[2], e[3]
   if not set.only or set.only == name then
     local a = run_authors(json, sheet5k)
     local c = run_cleave(name)
     if not a then
-      out(string.format("| %s | (the authors' program printed no RESULT line) | | | | %.2f / %.2f | |", name,
-                        c.median_ms, c.mean_ms))
+      out(string.format("| %s | (the authors' program printed no RESULT line) | | | | | %.2f / %.2f | | | %.2f / %.2f | |",
+                        name, c.median_ms, c.mean_ms, c.cpu_median_ms, c.cpu_mean_ms))
     else
-      out(string.format("| %s | %d / %d | %d / %d | %d / %d | %.2f / %.2f | %.2f / %.2f | %.1fx / %.1fx |", name,
-        a.pieces or -1, c.pieces, a.particles or -1, c.particles, a.memberships or -1, c.memberships,
-        a.median_ms or 0 / 0, a.mean_ms or 0 / 0, c.median_ms, c.mean_ms,
-        (a.median_ms or 0 / 0) / c.median_ms, (a.mean_ms or 0 / 0) / c.mean_ms))
+      out(string.format("| %s | %d / %d | %s / %d | %d / %d | %d / %d | %.2f / %.2f | %.2f / %.2f | %.1fx / %.1fx | " ..
+        "%.2f / %.2f | %.2f / %.2f | %.1fx / %.1fx |", name,
+        a.pieces or -1, c.pieces, a.pieces1pct and string.format("%d", a.pieces1pct) or "?", c.pieces1pct,
+        a.particles or -1, c.particles, a.memberships or -1, c.memberships,
+        num(a.median_ms), num(a.mean_ms), c.median_ms, c.mean_ms, num(a.median_ms) / c.median_ms,
+        num(a.mean_ms) / c.mean_ms, num(a.cpu_median_ms), num(a.cpu_mean_ms), c.cpu_median_ms, c.cpu_mean_ms,
+        num(a.cpu_median_ms) / c.cpu_median_ms, num(a.cpu_mean_ms) / c.cpu_mean_ms))
     end
     io.stdout:flush()
   end

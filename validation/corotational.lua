@@ -1,12 +1,18 @@
--- Validation of the corotational solver (issue 3; docs/solvers/corotational.md) against references
--- nobody here wrote: the patch test of linear elements, rigid-body invariance, Euler-Bernoulli beam
--- theory with Timoshenko's shear correction, the cantilever's first natural frequency, the known
--- numerical damping of backward Euler, and conservation of linear momentum; and (full runs) that
--- the notched bars break in two at the notch (issue 17, "clean cracks").
+-- Validation of the corotational solver (issues 3 and 16; docs/solvers/corotational.md) against
+-- references nobody here wrote: the patch test of linear elements, rigid-body invariance,
+-- Euler-Bernoulli beam theory with Timoshenko's shear correction, the cantilever's first natural
+-- frequency, the known numerical damping of backward Euler, conservation of linear momentum, and
+-- statics with supports, surface loads and contact: Lame's thick sphere under internal pressure,
+-- Hertz's sphere pressed into a half-space, and a three-point bend, each by the static solve on a
+-- sequence of meshes and by the damped dynamics to rest; and (full runs) that the notched bars
+-- break in two at the notch (issue 17, "clean cracks").
 --
---   cleave run validation/corotational.lua                   every check, full meshes (a few minutes)
---   cleave run validation/corotational.lua --set quick=true  coarse meshes (seconds; run by `make test`)
---   cleave run validation/corotational.lua --set only=cantilever
+--   cleave run validation/corotational.lua                   every check, full meshes (2 min CPU)
+--   cleave run validation/corotational.lua --set quick=true  coarse meshes (5 s; run by `make test`)
+--   cleave run validation/corotational.lua --set only=cantilever   (or lame, hertz, bend, clean, ...)
+--
+-- The statics checks (Lame, Hertz, three-point bend) are validation/lib/statics.lua, which
+-- validation/graph_fem_statics.lua runs with the graph-based FEM.
 --
 -- Prints one PASS/FAIL line per check with the measured value, the reference and the tolerance, and
 -- exits 0 only if all passed. In quick mode the cantilever and frequency checks run on meshes too
@@ -22,6 +28,8 @@ local opt = cl.options {
   { name = "only", type = "string", default = "", help = "run only the checks whose name contains this" },
   { name = "linear_solver", type = "enum", values = { "pcg", "cholmod" }, index_from = 0, default = "cholmod",
     help = "the corotational solver's linear solver" },
+  { name = "threads", type = "integer", default = 1, range = { 0, 256 },
+    help = "threads of the statics checks' worlds (0 = all cores)" },
 }
 local quick = opt.quick
 local R = check.reporter("corotational" .. (quick and " (quick)" or ""))
@@ -368,6 +376,14 @@ if wanted("momentum") then
   R:le("momentum exchange with a dynamic sphere: max |P(t) - P(0)| / |P(0)|", dp, 1e-12)
   w:destroy()
 end
+
+-- ---------------------------------------------------------------------------------------------
+-- Statics (issue 16): Lame's sphere, Hertz's indentation and the three-point bend
+-- (validation/lib/statics.lua; validation/graph_fem_statics.lua runs them with graph_fem).
+dofile(here .. "/lib/statics.lua").run {
+  cl = cl, R = R, meshes = meshes, quick = quick, wanted = wanted, solver = "corotational",
+  params = { linear_solver = opt.linear_solver }, threads = opt.threads,
+}
 
 -- ---------------------------------------------------------------------------------------------
 -- Clean cracks (issue 17; docs/solvers/corotational.md, "Clean cracks"): the notched bars of

@@ -25,7 +25,7 @@ M.families = {
   shape_matching = { "twisted_bar", "plate", "armadillo", "broken_heart", "swiss_cheese", "hollow_ball",
                      "two_bodies" },
   rigid = { "bouncing_balls" },
-  graph_fem = { "sculpt_sphere" },
+  graph_fem = { "sculpt_sphere", "charpy" },
   -- one definition on every solver (experiments/compare_solvers.lua runs them all)
   every_solver = { "cantilever", "twisted_bar", "hanging_sphere", "dropped_ball", "notched_bar" },
 }
@@ -98,9 +98,11 @@ end
 -- The build's table may carry these hooks: intro(frames) -> a line printed before the run,
 -- probes, start(out) before the run, on_frame(frame, world), report(run), measure() -> {name =
 -- number} printed after the run, snapshot(png, title), figure (the PNG's file name). Returns the built scene and the run.
-function M.main(qualified)
-  local sc = M.get(qualified)
-  local p, o = M.options(sc, "out/" .. qualified:match("^([%w_]+)/") .. "/" .. sc.name, 10)
+-- `qualified` is "family/name" or a scene (a variant); `out` (optional) is the default output folder
+-- (out/<family>/<scene> otherwise; required for a scene given as a table).
+function M.main(qualified, out)
+  local sc = type(qualified) == "table" and qualified or M.get(qualified)
+  local p, o = M.options(sc, out or ("out/" .. qualified:match("^([%w_]+)/") .. "/" .. sc.name), 10)
   if not p then return end
   local built = sc:build(p)
   print(string.format("%s: %s", sc.name, sc.what))

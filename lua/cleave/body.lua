@@ -172,6 +172,19 @@ function World:body(opts)
   local id = ffi.new("cl_id[1]")
   check(C.cl_world_add_body(p, def, hp, id), self)
   anchor[#anchor + 1] = parr -- keep the arrays and strings alive across the call
+  -- a solver whose dynamics do not use the moduli (shape matching: alpha and its iterations set the
+  -- stiffness) would silently run a stiffer or softer material than asked: say so, once
+  local sinfo = ffi.new("cl_solver_info")
+  check(C.cl_solver_get_info(solver, sinfo), self)
+  if sinfo.uses_moduli == 0 then
+    local d = specs.material.c_defaults()
+    if mat.young ~= d.young or mat.poisson ~= d.poisson then
+      core.warn("moduli:" .. solver, string.format(
+        "%s: solver '%s' does not use young (%s Pa) and poisson (%s) in its dynamics, only in its stress and energy "
+          .. "read-outs: its stiffness comes from its parameters (shape_matching: alpha and the iterations; "
+          .. "docs/solvers/shape_matching.md)", where, solver, schema.show(mat.young), schema.show(mat.poisson)), self)
+    end
+  end
   local body = setmetatable({ world = self, id = id[0], name = name, solver = solver,
                               criterion = criterion or false, material = mat, params = params,
                               plastic = plastic or false, fracture_params = crit_params, _anchor = anchor }, Body)

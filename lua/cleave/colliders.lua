@@ -106,7 +106,7 @@ function World:collider(opts)
   if kind == "plane" and (opts.dynamic ~= nil or opts.mass ~= nil or opts.hinge ~= nil or opts.inertia ~= nil) then
     raise(where .. ": a plane cannot be dynamic (it has no finite mass); use a sphere or a box")
   end
-  local o = schema.check(specs["collider." .. kind], opts, where)
+  local o = schema.check(specs["collider." .. kind], opts, string.format("%s{kind = %q}", where, kind))
   local def = ffi.new("cl_collider_def")
   C.cl_collider_def_default(def, collider_kinds[kind])
   if o.path ~= nil and o.dynamic then raise(where .. ": a dynamic collider cannot follow a path (the world moves it)") end

@@ -136,6 +136,20 @@ local function check(status, world)
 end
 M.check = check
 
+-- A warning of the Lua layer itself (no C status): recorded like a C warning (cl.warnings(), and
+-- world:warnings() when a world is given) with status "lua" and code 0; printed to stderr with the
+-- user's line the first time its `key` comes up in the process.
+local warned_keys = {}
+function M.warn(key, msg, world)
+  local w = { status = "lua", code = 0, message = msg, where = schema.user_where() }
+  global_warnings[#global_warnings + 1] = w
+  if world then world._warnings[#world._warnings + 1] = w end
+  if not warned_keys[key] then
+    warned_keys[key] = true
+    io.stderr:write(string.format("cleave: warning at %s: %s (shown once)\n", w.where, msg))
+  end
+end
+
 -- Every warning seen so far (meshes and worlds), oldest first.
 function M.warnings()
   local out = {}

@@ -228,11 +228,29 @@ specs.tetrahedralize = {
   { name = "max_steiner", type = "integer", default = -1, range = { -1, INT32_MAX },
     help = "cap on added Steiner points (TetGen -S); -1 = unbounded" },
   { name = "verbose", type = "boolean", default = false, help = "print TetGen's statistics" },
+  { name = "zones", type = "any",
+    help = "graded mesh: a list of {lo =, hi =, size =, growth =} (or {center =, size =, growth =}, a point): "
+      .. "edges at most size (m) in the box [lo, hi], size + growth d at a distance d from it" },
   c_defaults = function()
     local d = ffi.new("cl_tetgen_def")
     C.cl_tetgen_def_default(d)
     return { quality = d.max_radius_edge, min_dihedral = d.min_dihedral, max_volume = d.max_volume,
              max_steiner = d.max_steiner, verbose = d.verbose ~= 0 }
+  end,
+}
+
+specs.size_zone = {
+  { name = "lo", type = "vec3", unit = "m", help = "low corner of the box where edges are at most size" },
+  { name = "hi", type = "vec3", unit = "m", help = "high corner of the box" },
+  { name = "center", type = "vec3", unit = "m", help = "a point instead of a box (lo = hi = center)" },
+  { name = "size", type = "number", unit = "m", range = { 0, math.huge, "()" }, required = true,
+    help = "the longest edge allowed in the box" },
+  { name = "growth", type = "number", unit = "1", default = 0, range = { 0, math.huge, "[)" },
+    help = "the bound grows by this many metres per metre of distance from the box; 0 = inside the box only" },
+  help = "a refinement zone of a graded mesh (mesh:tetrahedralize{zones = {...}})",
+  check = function(o)
+    if o.center ~= nil and (o.lo ~= nil or o.hi ~= nil) then return "give center, or lo and hi, not both" end
+    if o.center == nil and (o.lo == nil or o.hi == nil) then return "give lo and hi (a box), or center (a point)" end
   end,
 }
 
@@ -248,7 +266,24 @@ function Mesh:tetrahedralize(opts)
   def.max_volume = o.max_volume
   def.max_steiner = o.max_steiner
   def.verbose = o.verbose and 1 or 0
-  return new_mesh_out(C.cl_mesh_tetrahedralize, p, def)
+  local zones
+  if o.zones ~= nil then
+    if type(o.zones) ~= "table" or #o.zones == 0 then
+      raise("mesh:tetrahedralize: zones must be a list of {lo =, hi =, size =, growth =}, got " .. show(o.zones))
+    end
+    zones = ffi.new("cl_mesh_size_zone[?]", #o.zones)
+    for i, z in ipairs(o.zones) do
+      local zo = schema.check(specs.size_zone, z, string.format("mesh:tetrahedralize zones[%d]", i))
+      local lo, hi = zo.lo or zo.center, zo.hi or zo.center
+      vec3_into(zones[i - 1].lo, lo)
+      vec3_into(zones[i - 1].hi, hi)
+      zones[i - 1].size, zones[i - 1].growth = zo.size, zo.growth
+    end
+    def.zones, def.zone_count = zones, #o.zones
+  end
+  local m = new_mesh_out(C.cl_mesh_tetrahedralize, p, def)
+  zones = nil -- kept alive across the call above
+  return m
 end
 
 -- Boundary triangles of a tet mesh, outward, sharing its point numbering.

@@ -43,7 +43,7 @@ local shape_help = {
   cylinder = "a cylinder along z", icosphere = "a subdivided icosahedron sphere",
   hollow_sphere = "a sphere with a concentric cavity (two nested shells)",
   charpy = "the ISO 148-1 Charpy V-notch specimen (55 x 10 x 10 mm at scale 1)",
-  notched_beam = "a beam (length x height x depth) with a notch in the middle of its lower face",
+  notched_beam = "a beam (length x height x depth) with a notch in the middle of its upper face (y = +height/2), cut down to y = height/2 - notch_depth",
   heart = "a heart inside the size bounding box",
 }
 

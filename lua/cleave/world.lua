@@ -92,7 +92,8 @@ local static_spec = {
   { name = "max_iterations", type = "integer", default = 50, range = { 1, 100000 },
     help = "Newton iterations per increment" },
   { name = "tolerance", type = "number", default = 1e-6, range = { 0, 1, "()" },
-    help = "unbalanced force on the free dofs relative to the load at which it stops" },
+    help = "unbalanced force on the free dofs, relative to the load (or to the reactions when only supports, "
+      .. "constraints or contacts drive the body), at which it stops" },
 }
 specs["world.solve_static"] = static_spec
 

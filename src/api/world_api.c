@@ -34,6 +34,16 @@ const char *cl_registry_name(cl_registry which, int32_t i) {
   return NULL;
 }
 
+cl_status cl_solver_get_info(const char *name, cl_solver_info *info) {
+  CHECK_NULL(info, "cl_solver_get_info");
+  memset(info, 0, sizeof *info);
+  const cl_solver_ops *s;
+  CL_TRY(cl_solver_find(name, &s));
+  info->uses_moduli = !s->caps.moduli_readouts_only;
+  info->static_solve = s->equilibrium != NULL;
+  return CL_OK;
+}
+
 cl_status cl_param_table(cl_registry which, const char *name, const cl_param_info **table, int32_t *count) {
   CHECK_NULL(table, "cl_param_table");
   CHECK_NULL(count, "cl_param_table");

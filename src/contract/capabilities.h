@@ -22,6 +22,9 @@ typedef struct cl_solver_caps {
   int32_t conserves_angular_momentum;
   /* 1: measure fills cl_unit_fields.damage (a damage variable per unit, e.g. graph_fem's edges) */
   int32_t reports_damage;
+  /* 1: the material's young and poisson feed only its stress and energy read-outs, not its dynamics
+   * (shape matching: the stiffness comes from alpha and the iterations); 0: they set its stiffness. */
+  int32_t moduli_readouts_only;
 } cl_solver_caps;
 
 typedef struct cl_criterion_caps {

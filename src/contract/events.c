@@ -68,6 +68,13 @@ cl_fracture_event cl_event_damage_edge(int32_t a, int32_t b, int32_t unit, doubl
   return e;
 }
 
+cl_fracture_event cl_event_damage_edge_in(int32_t a, int32_t b, int32_t unit, double damage, double priority,
+                                          double value) {
+  cl_fracture_event e = cl_event_damage_edge(a, b, unit, damage, priority, value);
+  e.damage_edge.in_unit = 1;
+  return e;
+}
+
 cl_fracture_event cl_event_cut_surface(const double tri[9], double priority) {
   cl_fracture_event e = event_of(CL_EVENT_CUT_SURFACE, priority, 0.0);
   memcpy(e.cut_surface.tri, tri, sizeof e.cut_surface.tri);

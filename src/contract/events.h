@@ -50,6 +50,8 @@ typedef struct cl_fracture_event {
     struct {
       int32_t a, b;       /* the edge's end nodes */
       int32_t unit;       /* a unit holding the edge, or -1 */
+      int32_t in_unit;    /* 0: the edge's damage in every unit that has it; 1: in `unit` only (a crack
+                           * crossing that element: cl_event_damage_edge_in) */
       double damage;      /* added damage in (0, 1]; an edge at 1 is broken */
     } damage_edge;
     struct {
@@ -68,6 +70,9 @@ cl_fracture_event cl_event_split_node(int32_t node, int32_t unit, const double n
 cl_fracture_event cl_event_split_unit(int32_t unit, const double normal[3], double priority, double value);
 cl_fracture_event cl_event_damage_edge(int32_t a, int32_t b, int32_t unit, double damage, double priority,
                                        double value);
+/* The same, for the edge inside `unit` only (in_unit = 1). */
+cl_fracture_event cl_event_damage_edge_in(int32_t a, int32_t b, int32_t unit, double damage, double priority,
+                                          double value);
 /* A cut along the triangle tri (3 corners, world coordinates, m); value 0. */
 cl_fracture_event cl_event_cut_surface(const double tri[9], double priority);
 

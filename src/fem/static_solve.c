@@ -19,7 +19,7 @@ static double load_norm(const cl_body_state *st, const cl_step_input *in) {
   return sqrt(s);
 }
 
-cl_status cl_fem_static_solve(void *solver, cl_fem_static_iteration iterate, cl_body_state *st, const cl_step_input *in,
+cl_status cl_fem_static_solve(void *solver, const cl_fem_static_ops *ops, cl_body_state *st, const cl_step_input *in,
                               const cl_static_def *opt, cl_static_report *report) {
   const size_t n3 = 3 * (size_t)st->n;
   double *x_start = cl_malloc(sizeof(double) * n3, "static solve positions");
@@ -32,22 +32,38 @@ cl_status cl_fem_static_solve(void *solver, cl_fem_static_iteration iterate, cl_
   cl_step_input one = *in;
   one.dt = 1.0;
   const double load = load_norm(st, in);
-  double ref = load, merit_prev = INFINITY, merit = INFINITY, scale = 0.0, shift = 0.0;
+  double ref = 0.0, merit_prev = INFINITY, merit = INFINITY, scale = 0.0, shift = 0.0;
   int32_t it = 0, rejected = 0;
   cl_status r = CL_OK, warn = CL_OK;
   for (it = 0; it < opt->max_iterations; ++it) {
     memset(st->v, 0, sizeof(double) * n3);
     memcpy(x_start, st->x, sizeof(double) * n3);
-    r = iterate(solver, st, &one, shift, it > 0, &merit, it == 0 ? &scale : NULL);
+    cl_fem_static_result res = {0.0, 0.0, 0.0, 0.0};
+    r = ops->iterate(solver, st, &one, shift, it > 0, it == 0, &res);
     if (r < 0) break;
     if (r > warn) warn = r;
-    if (it == 0 && !(ref > 0.0)) ref = merit;
+    merit = res.merit;
+    /* The merit is the unbalanced force of a state that meets the constraints (header): an iteration
+     * whose held rows had to move, by more than rounding against the whole move, is no comparison. */
+    double moved2 = 0.0;
+    for (size_t d = 0; d < n3; ++d) moved2 += (st->x[d] - x_start[d]) * (st->x[d] - x_start[d]);
+    const int feasible = !(res.imposed2 > 1e-12 * moved2);
+    if (it == 0) {
+      /* the force scale: the load, or what the constraints and contacts carry when they drive it */
+      ref = fmax(load, res.reactions);
+      scale = res.k_over_m;
+    }
     if (!isfinite(merit)) {
       r = cl_fail(CL_ERR_NUMERICAL, "static solve: the unbalanced force became non-finite at iteration %d", (int)it + 1);
       break;
     }
-    if (merit <= opt->tolerance * ref || !(ref > 0.0)) break; /* x_start was converged; keep the last tiny step */
+    if (!(ref > 0.0)) break;                               /* no load, nothing held away from rest */
+    if (feasible && merit <= opt->tolerance * ref) break; /* x_start was converged; keep the last tiny step */
     if (it == 0) shift = 1e-6 * scale;
+    if (!feasible) { /* no comparison with a state that broke a constraint */
+      merit_prev = INFINITY;
+      continue;
+    }
     if (merit > 100.0 * merit_prev) {
       /* the last step was far too long: back to where it started, with a larger shift */
       memcpy(st->x, x_prev, sizeof(double) * n3);
@@ -65,6 +81,7 @@ cl_status cl_fem_static_solve(void *solver, cl_fem_static_iteration iterate, cl_
     memcpy(x_prev, x_start, sizeof(double) * n3);
   }
   memset(st->v, 0, sizeof(double) * n3);
+  if (r >= 0 && ops->record_contacts && in->colliders) ops->record_contacts(solver, st, in->colliders);
   free(x_start);
   free(x_prev);
   report->iterations = it + (it < opt->max_iterations);

@@ -139,14 +139,35 @@ static void turn_out(const double *Q, double *x) {
   x[0] = a, x[1] = b, x[2] = c;
 }
 
+/* The turn that takes node i from the frame it is in to its basis: the basis itself from x y z
+ * (turn = 1), basis pbasis^T from the frame pbasis it was in (turn = 2: a supported node that comes
+ * into contact). */
+static void turn_of(const cl_fem_system *sys, int32_t i, double T[9]) {
+  const double *B = sys->basis + 9 * (size_t)i;
+  if (sys->turn[i] != 2) {
+    memcpy(T, B, 9 * sizeof(double));
+    return;
+  }
+  const double *P = sys->pbasis + 9 * (size_t)i;
+  for (int r = 0; r < 3; ++r)
+    for (int c = 0; c < 3; ++c) T[3 * r + c] = B[3 * r] * P[3 * c] + B[3 * r + 1] * P[3 * c + 1] + B[3 * r + 2] * P[3 * c + 2];
+}
+
 /* Turn the nodes marked in sys->turn (their basis in sys->basis) into their local frames: every
- * block A_ij <- Q_i A_ij Q_j^T (Q = I for unmarked nodes), and their parts of b, r0, v, dv and dv_prev.
- * One pass over A, made only when some node is marked. Clears the marks and sets sys->frame. */
+ * block A_ij <- Q_i A_ij Q_j^T (Q = I for unmarked nodes; the turn of turn_of, kept in pbasis for
+ * the nodes marked 2), and their parts of b, r0, v, dv and dv_prev. One pass over A, made only when
+ * some node is marked. Clears the marks, sets sys->frame and counts the change in frames_version. */
 static void frames_in(cl_fem_system *sys) {
   cl_bsr *A = sys->A;
   const uint8_t *tn = sys->turn;
+  for (int32_t l = 0; l < sys->n; ++l) /* pbasis <- the turn of each node marked 2 */
+    if (tn[l] == 2) {
+      double T[9];
+      turn_of(sys, l, T);
+      memcpy(sys->pbasis + 9 * (size_t)l, T, sizeof T);
+    }
   for (int32_t i = 0; i < A->n; ++i) {
-    const double *Qi = sys->basis + 9 * (size_t)i;
+    const double *Qi = tn[i] == 2 ? sys->pbasis + 9 * (size_t)i : sys->basis + 9 * (size_t)i;
     for (int64_t q = A->row_ptr[i]; q < A->row_ptr[i + 1]; ++q) {
       const int32_t j = A->col[q];
       if (!tn[i] && !tn[j]) continue;
@@ -157,7 +178,7 @@ static void frames_in(cl_fem_system *sys) {
         memcpy(B, T, sizeof T);
       }
       if (tn[j]) { /* B = B Q_j^T */
-        const double *Qj = sys->basis + 9 * (size_t)j;
+        const double *Qj = tn[j] == 2 ? sys->pbasis + 9 * (size_t)j : sys->basis + 9 * (size_t)j;
         for (int r = 0; r < 3; ++r)
           for (int c = 0; c < 3; ++c)
             T[3 * r + c] = B[3 * r] * Qj[3 * c] + B[3 * r + 1] * Qj[3 * c + 1] + B[3 * r + 2] * Qj[3 * c + 2];
@@ -167,7 +188,7 @@ static void frames_in(cl_fem_system *sys) {
   }
   for (int32_t i = 0; i < sys->n; ++i) {
     if (!tn[i]) continue;
-    const double *Q = sys->basis + 9 * (size_t)i;
+    const double *Q = tn[i] == 2 ? sys->pbasis + 9 * (size_t)i : sys->basis + 9 * (size_t)i;
     const size_t o = 3 * (size_t)i;
     turn_in(Q, sys->b + o);
     turn_in(Q, sys->r0 + o);
@@ -177,6 +198,7 @@ static void frames_in(cl_fem_system *sys) {
     sys->frame[i] = 1;
     sys->turn[i] = 0;
   }
+  sys->frames_version++;
 }
 
 /* Back to x, y, z for the vectors the step reads after the solve (v, dv, dv_prev); A, b and r0 stay
@@ -191,6 +213,7 @@ static void frames_out(cl_fem_system *sys) {
     turn_out(Q, sys->dv_prev + o);
     sys->frame[i] = 0;
   }
+  sys->frames_version++;
 }
 
 /* ---- contact ------------------------------------------------------------------------------------ */
@@ -200,53 +223,85 @@ enum { CONTACT_NONE = 0, CONTACT_SLIDE = 1, CONTACT_STICK = 2 };
 /* The end velocity of local node l along row k (of its frame when it has one). */
 static double end_velocity(const cl_fem_system *sys, int32_t l, int k) { return sys->v[3 * l + k] + sys->dv[3 * l + k]; }
 
+/* The end velocity of local node l in x y z. */
+static void end_velocity_xyz(const cl_fem_system *sys, int32_t l, double *u) {
+  for (int k = 0; k < 3; ++k) u[k] = end_velocity(sys, l, k);
+  if (sys->frame[l]) turn_out(sys->basis + 9 * (size_t)l, u);
+}
+
 /* Hold the rows of contact l for its mode: the normal row at the surface point, the tangential rows
- * at the surface's motion when it sticks, nothing once let go. dv of a held row = the velocity that
- * lands it there. Called in the node's frame. */
+ * at the surface's motion when it sticks, nothing once let go; a support's rows (0..nsup-1) stay as
+ * cl_fem_system_prepare set them, and the normal row (nsup) lands where the gap closes given the
+ * support's targets (top of system.h). dv of a held row = the velocity that lands it there. Called
+ * in the node's frame. */
 static void contact_hold(cl_fem_system *sys, const cl_body_state *st, int32_t l, double dt) {
   const double *Q = sys->basis + 9 * (size_t)l, *x = st->x + 3 * (size_t)node_of(sys, l);
-  double xl[3] = {x[0], x[1], x[2]}, pl[3], vsl[3];
+  double xl[3] = {x[0], x[1], x[2]}, pl[3], vsl[3], nl[3];
   memcpy(pl, sys->cx + 3 * (size_t)l, sizeof pl);
   memcpy(vsl, sys->cv + 3 * (size_t)l, sizeof vsl);
+  memcpy(nl, sys->cn + 3 * (size_t)l, sizeof nl);
   turn_in(Q, xl);
   turn_in(Q, pl);
   turn_in(Q, vsl);
+  turn_in(Q, nl);
+  const int ns = sys->nsup[l];
   uint8_t *f = sys->fixed + 3 * (size_t)l;
   double *dv = sys->dv + 3 * (size_t)l;
   const double *v = sys->v + 3 * (size_t)l;
-  f[0] = sys->contact[l] != CONTACT_NONE;
-  f[1] = f[2] = sys->contact[l] == CONTACT_STICK;
-  if (f[0]) dv[0] = (pl[0] - xl[0]) / dt - v[0];
-  for (int k = 1; k < 3; ++k)
+  f[ns] = sys->contact[l] != CONTACT_NONE;
+  for (int k = ns + 1; k < 3; ++k) f[k] = sys->contact[l] == CONTACT_STICK;
+  if (f[ns]) {
+    double target = pl[ns]; /* e . x' = e . p - sum_k (n . a_k)(t_k - a_k . p) / |n_perp| */
+    for (int k = 0; k < ns; ++k) target -= nl[k] * (xl[k] + dt * (v[k] + dv[k]) - pl[k]) / nl[ns];
+    dv[ns] = (target - xl[ns]) / dt - v[ns];
+  }
+  for (int k = ns + 1; k < 3; ++k)
     if (f[k]) dv[k] = vsl[k] - v[k];
 }
 
-/* Free nodes whose end position x + dt v' lies inside a collider become contacts (sticking when the
- * collider has friction), marked to be turned into their frames. Returns how many. */
+/* Free and supported nodes whose end position x + dt v' lies inside a collider become contacts
+ * (sticking when the collider has friction and leaves a tangent row), marked to be turned into their
+ * frames: a free node's basis starts with the normal, a supported node's with its support's rows and
+ * then the part of the normal across them (top of system.h; a normal within the held directions
+ * leaves the node to its support). Returns how many. */
 static int32_t find_contacts(cl_fem_system *sys, const cl_body_state *st, const cl_collider_view *view, double dt) {
   int32_t found = 0;
   for (int32_t l = 0; l < sys->n; ++l) {
-    if (sys->role[l] != CL_FEM_FREE) continue;
+    if (sys->role[l] != CL_FEM_FREE && sys->role[l] != CL_FEM_SUPPORTED) continue;
     const int32_t i = node_of(sys, l);
-    double xp[3];
-    for (int k = 0; k < 3; ++k) xp[k] = st->x[3 * (size_t)i + k] + dt * end_velocity(sys, l, k);
+    const int ns = sys->nsup[l];
+    double xp[3], u[3];
+    end_velocity_xyz(sys, l, u);
+    for (int k = 0; k < 3; ++k) xp[k] = st->x[3 * (size_t)i + k] + dt * u[k];
     for (int32_t c = 0; c < view->count; ++c) {
       const cl_collider_shape *sh = &view->shapes[c];
       double p[3], n[3];
       if (!cl_collider_penetration(sh, xp, p, n)) continue;
-      double *Q = sys->basis + 9 * (size_t)l, *vs = sys->cv + 3 * (size_t)l;
-      memcpy(Q, n, sizeof n);
-      basis_complete(Q, 1);
+      double *Q = sys->basis + 9 * (size_t)l, *vs = sys->cv + 3 * (size_t)l, e[3] = {n[0], n[1], n[2]};
+      for (int k = 0; k < ns; ++k) { /* n_perp = n - sum_k (n . a_k) a_k */
+        const double *a = Q + 3 * k, na = n[0] * a[0] + n[1] * a[1] + n[2] * a[2];
+        for (int q = 0; q < 3; ++q) e[q] -= na * a[q];
+      }
+      const double en = sqrt(e[0] * e[0] + e[1] * e[1] + e[2] * e[2]);
+      if (!(en > 1e-6)) continue; /* the support already decides the motion along n */
+      if (sys->frame[l]) { /* already turned into its support's frame: turn on from there */
+        memcpy(sys->pbasis + 9 * (size_t)l, Q, 9 * sizeof(double));
+        sys->turn[l] = 2;
+      } else {
+        sys->turn[l] = 1;
+      }
+      for (int q = 0; q < 3; ++q) Q[3 * ns + q] = e[q] / en;
+      basis_complete(Q, ns + 1);
+      memcpy(sys->cn + 3 * (size_t)l, n, sizeof n);
       memcpy(sys->cx + 3 * (size_t)l, p, sizeof p);
       cl_collider_surface_velocity(sh, p, vs);
       double vr = 0.0; /* the approach speed, for the restitution after the step */
-      for (int k = 0; k < 3; ++k) vr += n[k] * (end_velocity(sys, l, k) - vs[k]);
+      for (int k = 0; k < 3; ++k) vr += n[k] * (u[k] - vs[k]);
       sys->capproach[l] = vr < 0.0 ? vr : 0.0;
       sys->cfric[2 * l] = sys->cfric[2 * l + 1] = 0.0;
       sys->ccol[l] = c;
       sys->role[l] = CL_FEM_CONTACT;
-      sys->contact[l] = sh->friction > 0.0 ? CONTACT_STICK : CONTACT_SLIDE;
-      sys->turn[l] = 1;
+      sys->contact[l] = sh->friction > 0.0 && ns < 2 ? CONTACT_STICK : CONTACT_SLIDE;
       ++found;
       break;
     }
@@ -254,13 +309,15 @@ static int32_t find_contacts(cl_fem_system *sys, const cl_body_state *st, const 
   return found;
 }
 
-/* Change the kinetic friction impulse on the tangent rows of contact l to (f0, f1): a load on r0. */
+/* Change the kinetic friction impulse on the tangent rows of contact l (rows nsup+1.., the first one
+ * f0, the second f1) to (f0, f1): a load on r0. */
 static void set_friction(cl_fem_system *sys, int32_t l, double f0, double f1) {
   double *fr = sys->cfric + 2 * (size_t)l, *r0 = sys->r0 + 3 * (size_t)l;
-  r0[1] += f0 - fr[0];
-  r0[2] += f1 - fr[1];
-  fr[0] = f0;
-  fr[1] = f1;
+  const int t = sys->nsup[l] + 1;
+  if (t < 3) r0[t] += f0 - fr[0];
+  if (t < 2) r0[2] += f1 - fr[1];
+  fr[0] = t < 3 ? f0 : 0.0;
+  fr[1] = t < 2 ? f1 : 0.0;
 }
 
 /* The active-set update of every live contact from its reaction R (its rows' residual in its frame,
@@ -276,32 +333,36 @@ static int32_t update_contacts(cl_fem_system *sys, const cl_collider_view *view)
     if (sys->role[l] != CL_FEM_CONTACT || mode == CONTACT_NONE) continue;
     const double mu = view->shapes[sys->ccol[l]].friction;
     const double *fr = sys->cfric + 2 * (size_t)l;
-    double R[3];
+    const int ns = sys->nsup[l], t1 = ns + 1 < 3 ? ns + 1 : -1, t2 = ns + 2 < 3 ? ns + 2 : -1;
+    double R[3], nl[3];
     row_residual(sys, l, R);
-    R[1] += fr[0];
-    R[2] += fr[1];
+    memcpy(nl, sys->cn + 3 * (size_t)l, sizeof nl);
+    turn_in(sys->basis + 9 * (size_t)l, nl);
+    /* the normal force lambda = R_e / |n_perp| (R_0 of a free node) and the tangential reaction
+     * (rows t1, t2) */
+    const double Rn = R[ns] / nl[ns], R1 = t1 >= 0 ? R[t1] + fr[0] : 0.0, R2 = t2 >= 0 ? R[t2] + fr[1] : 0.0;
     uint8_t next = mode;
     double f0 = 0.0, f1 = 0.0;
-    if (R[0] < 0.0) {
+    if (Rn < 0.0) {
       next = CONTACT_NONE;
     } else if (mode == CONTACT_STICK) {
-      const double rt = sqrt(R[1] * R[1] + R[2] * R[2]);
-      if (rt > mu * R[0]) { /* it slides, at first along the reaction that could not hold it */
+      const double rt = sqrt(R1 * R1 + R2 * R2);
+      if (rt > mu * Rn) { /* it slides, at first along the reaction that could not hold it */
         next = CONTACT_SLIDE;
-        f0 = mu * R[0] * R[1] / rt;
-        f1 = mu * R[0] * R[2] / rt;
+        f0 = mu * Rn * R1 / rt;
+        f1 = mu * Rn * R2 / rt;
       }
-    } else if (mu > 0.0) {
+    } else if (mu > 0.0 && t1 >= 0) {
       double vsl[3];
       memcpy(vsl, sys->cv + 3 * (size_t)l, sizeof vsl);
       turn_in(sys->basis + 9 * (size_t)l, vsl);
-      const double s1 = end_velocity(sys, l, 1) - vsl[1], s2 = end_velocity(sys, l, 2) - vsl[2];
+      const double s1 = end_velocity(sys, l, t1) - vsl[t1], s2 = t2 >= 0 ? end_velocity(sys, l, t2) - vsl[t2] : 0.0;
       const double sn = sqrt(s1 * s1 + s2 * s2);
       if (sn > 0.0 && s1 * fr[0] + s2 * fr[1] > 0.0) {
         next = CONTACT_STICK; /* the friction would drive the slip: it stops instead */
       } else if (sn > 0.0) {
-        f0 = -mu * R[0] * s1 / sn;
-        f1 = -mu * R[0] * s2 / sn;
+        f0 = -mu * Rn * s1 / sn;
+        f1 = -mu * Rn * s2 / sn;
       } else {
         f0 = fr[0];
         f1 = fr[1];
@@ -316,23 +377,42 @@ static int32_t update_contacts(cl_fem_system *sys, const cl_collider_view *view)
   return changed;
 }
 
-/* The impulse (N s, x y z) each held node's rows took, in cimp: the held rows' residual (free rows
- * carry only the solver's tolerance) plus a sliding contact's friction load. Called while the frames
- * are in place. */
+/* The impulse (N s, x y z) each held node's rows took: the held rows' residual (free rows carry only
+ * the solver's tolerance) plus a sliding contact's friction load; in cimp for a constraint or a
+ * contact, in simp for a support. A supported node in contact splits it (top of system.h): the
+ * contact takes lambda n plus its tangent rows, the support R_k - lambda (n . a_k) along its rows.
+ * Called while the frames are in place. */
 static void held_impulses(cl_fem_system *sys) {
   for (int32_t l = 0; l < sys->n; ++l) {
-    if (sys->role[l] == CL_FEM_FREE) continue;
-    double R[3];
-    row_residual(sys, l, R);
-    const uint8_t *f = sys->fixed + 3 * (size_t)l;
-    for (int k = 0; k < 3; ++k)
-      if (!f[k]) R[k] = 0.0;
-    if (sys->role[l] == CL_FEM_CONTACT) {
-      R[1] += sys->cfric[2 * l];
-      R[2] += sys->cfric[2 * l + 1];
+    double R[3] = {0.0, 0.0, 0.0}, S[3] = {0.0, 0.0, 0.0};
+    if (sys->role[l] != CL_FEM_FREE) {
+      row_residual(sys, l, R);
+      const uint8_t *f = sys->fixed + 3 * (size_t)l;
+      for (int k = 0; k < 3; ++k)
+        if (!f[k]) R[k] = 0.0;
     }
-    if (sys->frame[l]) turn_out(sys->basis + 9 * (size_t)l, R);
+    const int ns = sys->nsup[l];
+    if (sys->role[l] == CL_FEM_CONTACT) {
+      if (ns + 1 < 3) R[ns + 1] += sys->cfric[2 * l];
+      if (ns + 2 < 3) R[ns + 2] += sys->cfric[2 * l + 1];
+      double nl[3];
+      memcpy(nl, sys->cn + 3 * (size_t)l, sizeof nl);
+      turn_in(sys->basis + 9 * (size_t)l, nl);
+      const double lambda = sys->contact[l] != CONTACT_NONE ? R[ns] / nl[ns] : 0.0;
+      for (int k = 0; k < ns; ++k) {
+        S[k] = R[k] - lambda * nl[k];
+        R[k] = lambda * nl[k];
+      }
+    } else if (sys->role[l] == CL_FEM_SUPPORTED) {
+      memcpy(S, R, sizeof S);
+      R[0] = R[1] = R[2] = 0.0;
+    }
+    if (sys->frame[l]) {
+      turn_out(sys->basis + 9 * (size_t)l, R);
+      turn_out(sys->basis + 9 * (size_t)l, S);
+    }
     memcpy(sys->cimp + 3 * (size_t)l, R, sizeof R);
+    memcpy(sys->simp + 3 * (size_t)l, S, sizeof S);
   }
 }
 
@@ -351,16 +431,20 @@ cl_status cl_fem_system_alloc(cl_fem_system *sys, int32_t n, const char *what) {
   sys->frame = cl_calloc(nn, 1, what);
   sys->turn = cl_calloc(nn, 1, what);
   sys->basis = cl_calloc(3 * n3, sizeof(double), what);
+  sys->pbasis = cl_calloc(3 * n3, sizeof(double), what);
+  sys->nsup = cl_calloc(nn, 1, what);
   sys->hold = cl_calloc(n3, sizeof(double), what);
   sys->ccol = cl_calloc(nn, sizeof(int32_t), what);
+  sys->cn = cl_calloc(n3, sizeof(double), what);
   sys->cx = cl_calloc(n3, sizeof(double), what);
   sys->cv = cl_calloc(n3, sizeof(double), what);
   sys->capproach = cl_calloc(nn, sizeof(double), what);
   sys->cfric = cl_calloc(2 * nn, sizeof(double), what);
   sys->cimp = cl_calloc(n3, sizeof(double), what);
+  sys->simp = cl_calloc(n3, sizeof(double), what);
   if (!sys->b || !sys->r0 || !sys->v || !sys->dv || !sys->dv_prev || !sys->fixed || !sys->role || !sys->contact ||
-      !sys->frame || !sys->turn || !sys->basis || !sys->hold || !sys->ccol || !sys->cx || !sys->cv ||
-      !sys->capproach || !sys->cfric || !sys->cimp)
+      !sys->frame || !sys->turn || !sys->basis || !sys->pbasis || !sys->nsup || !sys->hold || !sys->ccol ||
+      !sys->cn || !sys->cx || !sys->cv || !sys->capproach || !sys->cfric || !sys->cimp || !sys->simp)
     return CL_ERR_OUT_OF_MEMORY;
   return CL_OK;
 }
@@ -377,22 +461,28 @@ void cl_fem_system_free(cl_fem_system *sys) {
   free(sys->frame);
   free(sys->turn);
   free(sys->basis);
+  free(sys->pbasis);
+  free(sys->nsup);
   free(sys->hold);
   free(sys->ccol);
+  free(sys->cn);
   free(sys->cx);
   free(sys->cv);
   free(sys->capproach);
   free(sys->cfric);
   free(sys->cimp);
-  sys->b = sys->r0 = sys->v = sys->dv = sys->dv_prev = sys->basis = sys->hold = NULL;
-  sys->cx = sys->cv = sys->capproach = sys->cfric = sys->cimp = NULL;
-  sys->fixed = sys->role = sys->contact = sys->frame = sys->turn = NULL;
+  free(sys->simp);
+  sys->b = sys->r0 = sys->v = sys->dv = sys->dv_prev = sys->basis = sys->pbasis = sys->hold = NULL;
+  sys->cn = sys->cx = sys->cv = sys->capproach = sys->cfric = sys->cimp = sys->simp = NULL;
+  sys->fixed = sys->role = sys->contact = sys->frame = sys->turn = sys->nsup = NULL;
   sys->ccol = NULL;
 }
 
 void cl_fem_system_begin(cl_fem_system *sys, const cl_body_state *st, int keep_contacts) {
   memset(sys->fixed, 0, 3 * (size_t)sys->n);
+  memset(sys->nsup, 0, (size_t)sys->n);
   sys->ncons = sys->nfull = 0;
+  sys->imposed2 = 0.0;
   if (!keep_contacts) {
     memset(sys->role, CL_FEM_FREE, (size_t)sys->n);
     memset(sys->contact, CONTACT_NONE, (size_t)sys->n);
@@ -430,15 +520,19 @@ void cl_fem_hold_constraint(cl_fem_system *sys, int32_t l, const double *x_t, co
 void cl_fem_hold_support(cl_fem_system *sys, int32_t l, const double *axes, int held, const double *p,
                          const double *x, const double *v, double dt) {
   double *Q = sys->basis + 9 * (size_t)l;
-  memcpy(Q, axes, 9 * sizeof(double));
-  basis_complete(Q, held);
+  sys->nsup[l] = (uint8_t)held;
+  /* a contact kept from the last static iteration keeps its basis: the support's rows come first in it */
+  if (sys->role[l] != CL_FEM_CONTACT) {
+    memcpy(Q, axes, 9 * sizeof(double));
+    basis_complete(Q, held);
+    sys->role[l] = CL_FEM_SUPPORTED;
+  }
   for (int h = 0; h < held; ++h) {
     const double *a = Q + 3 * h;
     sys->fixed[3 * l + h] = 1;
     sys->hold[3 * (size_t)l + h] =
         (a[0] * (p[0] - x[0]) + a[1] * (p[1] - x[1]) + a[2] * (p[2] - x[2])) / dt - (a[0] * v[0] + a[1] * v[1] + a[2] * v[2]);
   }
-  sys->role[l] = CL_FEM_SUPPORTED;
   sys->turn[l] = 1;
   sys->ncons++;
 }
@@ -447,9 +541,7 @@ double cl_fem_system_prepare(cl_fem_system *sys, const cl_body_state *st, double
   if (sys->ncons > sys->nfull) {
     frames_in(sys);
     for (int32_t l = 0; l < sys->n; ++l) {
-      if (sys->role[l] == CL_FEM_SUPPORTED)
-        for (int h = 0; h < 3; ++h)
-          if (sys->fixed[3 * l + h]) sys->dv[3 * l + h] = sys->hold[3 * (size_t)l + h];
+      for (int h = 0; h < sys->nsup[l]; ++h) sys->dv[3 * l + h] = sys->hold[3 * (size_t)l + h];
       if (sys->role[l] == CL_FEM_CONTACT) contact_hold(sys, st, l, dt); /* kept from the last iteration */
     }
   }
@@ -489,6 +581,11 @@ void cl_fem_system_finish(cl_fem_system *sys, const cl_collider_view *view, int 
     dynamic = sys->role[l] == CL_FEM_CONTACT && sys->contact[l] != CONTACT_NONE &&
               view->shapes[sys->ccol[l]].impulse != NULL;
   if (dynamic) balance_free_rows(sys);
+  if (sys->statics) { /* what the held rows were moved by: the constraints the iteration's start broke */
+    sys->imposed2 = 0.0;
+    for (int64_t d = 0; d < 3 * (int64_t)sys->n; ++d)
+      if (sys->fixed[d]) sys->imposed2 += sys->dv[d] * sys->dv[d];
+  }
   held_impulses(sys);
   frames_out(sys);
 }
@@ -523,8 +620,11 @@ void cl_fem_system_update(cl_fem_system *sys, cl_body_state *st, const cl_collid
       x[c] += dt * v[c];
     }
     if (sys->role[l] == CL_FEM_CONTACT && sys->contact[l] != CONTACT_NONE) {
+      /* a static iteration has no velocity to reset; the contact forces are recorded at the
+       * equilibrium (cl_fem_system_record_contacts), and colliders are held still */
+      if (sys->statics) continue;
       const cl_collider_shape *sh = &view->shapes[sys->ccol[l]];
-      const double *n = sys->basis + 9 * (size_t)l, *vs = sys->cv + 3 * (size_t)l;
+      const double *n = sys->cn + 3 * (size_t)l, *vs = sys->cv + 3 * (size_t)l;
       double vn = 0.0, *I = sys->cimp + 3 * (size_t)l;
       for (int c = 0; c < 3; ++c) vn += n[c] * (v[c] - vs[c]);
       const double dvn = -sh->restitution * sys->capproach[l] - vn;
@@ -532,12 +632,112 @@ void cl_fem_system_update(cl_fem_system *sys, cl_body_state *st, const cl_collid
         v[c] += dvn * n[c];
         I[c] += st->m[i] * dvn * n[c];
       }
-      if (sys->statics) continue; /* colliders are held still and record nothing in a static solve */
       cl_collider_record(sh, x, I);
       if (sh->impulse) give_back(sh, x, I);
       continue;
     }
-    if (sys->role[l] == CL_FEM_SUPPORTED) continue;
+    if (sys->nsup[l]) continue; /* the support puts its held rows on target (the solver) */
     if (view->count) cl_collider_project_mass(view, x, v, sys->statics ? 0.0 : st->m[i]);
   }
+}
+
+double cl_fem_system_reaction2(const cl_fem_system *sys) {
+  double r2 = 0.0;
+  for (int32_t l = 0; l < sys->n; ++l) {
+    if (sys->role[l] == CL_FEM_FREE) continue;
+    for (int k = 0; k < 3; ++k) r2 += sys->cimp[3 * l + k] * sys->cimp[3 * l + k] + sys->simp[3 * l + k] * sys->simp[3 * l + k];
+  }
+  return r2;
+}
+
+void cl_fem_system_record_contacts(const cl_fem_system *sys, const cl_body_state *st, const cl_collider_view *view) {
+  for (int32_t l = 0; l < sys->n; ++l)
+    if (sys->role[l] == CL_FEM_CONTACT && sys->contact[l] != CONTACT_NONE)
+      cl_collider_record(&view->shapes[sys->ccol[l]], st->x + 3 * (size_t)node_of(sys, l), sys->cimp + 3 * (size_t)l);
+}
+
+/* ---- a preconditioner across changes of frame (system.h) ---------------------------------------- */
+
+void cl_fem_frames_snapshot(const cl_fem_system *sys, double *Fs) {
+  for (int32_t l = 0; l < sys->n; ++l) {
+    double *F = Fs + 9 * (size_t)l;
+    if (sys->frame[l]) {
+      memcpy(F, sys->basis + 9 * (size_t)l, 9 * sizeof(double));
+    } else {
+      memset(F, 0, 9 * sizeof(double));
+      F[0] = F[4] = F[8] = 1.0;
+    }
+  }
+}
+
+void cl_fem_frame_turn(const cl_fem_system *sys, int32_t l, const double *Fs_l, const double *Q, double G[9]) {
+  double T[9]; /* T = Q Fs_l^T */
+  for (int r = 0; r < 3; ++r)
+    for (int c = 0; c < 3; ++c)
+      T[3 * r + c] = Q ? Q[3 * r] * Fs_l[3 * c] + Q[3 * r + 1] * Fs_l[3 * c + 1] + Q[3 * r + 2] * Fs_l[3 * c + 2]
+                       : Fs_l[3 * c + r];
+  if (!sys->frame[l]) {
+    memcpy(G, T, sizeof T);
+    return;
+  }
+  const double *F = sys->basis + 9 * (size_t)l; /* G = F T */
+  for (int r = 0; r < 3; ++r)
+    for (int c = 0; c < 3; ++c) G[3 * r + c] = F[3 * r] * T[c] + F[3 * r + 1] * T[3 + c] + F[3 * r + 2] * T[6 + c];
+}
+
+cl_status cl_fem_turned_precond(int32_t n, const double *G, double *tmp, cl_precond_fn inner, void *inner_ctx,
+                                const double *r, double *z) {
+  for (int32_t l = 0; l < n; ++l) { /* tmp = G^T r */
+    memcpy(tmp + 3 * (size_t)l, r + 3 * (size_t)l, 3 * sizeof(double));
+    turn_out(G + 9 * (size_t)l, tmp + 3 * (size_t)l);
+  }
+  CL_TRY(inner(inner_ctx, tmp, tmp));
+  for (int32_t l = 0; l < n; ++l) { /* z = G tmp */
+    memcpy(z + 3 * (size_t)l, tmp + 3 * (size_t)l, 3 * sizeof(double));
+    turn_in(G + 9 * (size_t)l, z + 3 * (size_t)l);
+  }
+  return CL_OK;
+}
+
+cl_status cl_fem_frame_wrap_alloc(cl_fem_frame_wrap *w, const cl_fem_system *sys) {
+  const size_t nn = (size_t)(sys->n > 0 ? sys->n : 1);
+  w->sys = sys;
+  w->Fs = cl_calloc(9 * nn, sizeof(double), "frame wrap");
+  w->G = cl_calloc(9 * nn, sizeof(double), "frame wrap");
+  w->tmp = cl_calloc(3 * nn, sizeof(double), "frame wrap");
+  w->version = 0;
+  w->stale = 1;
+  if (!w->Fs || !w->G || !w->tmp) return CL_ERR_OUT_OF_MEMORY;
+  cl_fem_frames_snapshot(sys, w->Fs);
+  return CL_OK;
+}
+
+void cl_fem_frame_wrap_free(cl_fem_frame_wrap *w) {
+  free(w->Fs);
+  free(w->G);
+  free(w->tmp);
+  w->Fs = w->G = w->tmp = NULL;
+}
+
+/* The preconditioner was just made: the frames of now are its frames. */
+static void frame_wrap_refreshed(void *ctx) {
+  cl_fem_frame_wrap *w = ctx;
+  cl_fem_frames_snapshot(w->sys, w->Fs);
+  w->stale = 1;
+}
+
+static cl_status frame_wrap_apply(void *ctx, cl_precond_fn inner, void *inner_ctx, const double *r, double *z) {
+  cl_fem_frame_wrap *w = ctx;
+  const cl_fem_system *sys = w->sys;
+  if (w->stale || w->version != sys->frames_version) {
+    for (int32_t l = 0; l < sys->n; ++l) cl_fem_frame_turn(sys, l, w->Fs + 9 * (size_t)l, NULL, w->G + 9 * (size_t)l);
+    w->stale = 0;
+    w->version = sys->frames_version;
+  }
+  return cl_fem_turned_precond(sys->n, w->G, w->tmp, inner, inner_ctx, r, z);
+}
+
+cl_precond_wrap cl_fem_frame_wrap_of(cl_fem_frame_wrap *w) {
+  cl_precond_wrap pw = {frame_wrap_apply, frame_wrap_refreshed, w};
+  return pw;
 }

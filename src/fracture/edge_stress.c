@@ -1,33 +1,46 @@
 /* The edge criterion of graph-based FEM ("edge_stress"): Mandal, Chaudhuri and Chaudhuri, GRAPP 2025
- * ("the paper"), sec 3.1, eq 1 and Algorithm 1, with a regularised variant.
+ * ("the paper"), sec 3.1, eq 1 and Algorithm 1, with a regularised variant. docs/solvers/graph_fem.md,
+ * "Fracture", has the equations, the choices and what they were measured to do.
  *
  * mode = "threshold" (the paper): every step, the stress sigma of each tet is projected on the
  * current direction n of each of its six edges,
  *     sigma_n = n^T sigma n = sum_ij sigma_ij n_i n_j                                       (eq 1)
  * and an edge whose largest sigma_n over the tets around it exceeds the tensile strength breaks for
- * good (damage 1). Eq 1 as printed lists the shear terms once (sigma_xy cos phi_x cos phi_y + ...);
- * the tensor projection counts each twice (sigma_xy and sigma_yx), so the printed form under-weights
- * shear: a misprint, the tensor form is used here. The paper projects the Piola-Kirchhoff stress;
- * this criterion reads the Cauchy stress every solver measures (cl_unit_fields), the normal traction
- * on the plane across the edge, equal at the small strains where brittle cracks start.
+ * good (damage 1, in every element that has it). Eq 1 as printed lists the shear terms once
+ * (sigma_xy cos phi_x cos phi_y + ...); the tensor projection counts each twice (sigma_xy and
+ * sigma_yx), so the printed form under-weights shear: a misprint, the tensor form is used here. The
+ * paper projects the Piola-Kirchhoff stress; this criterion reads the Cauchy stress every solver
+ * measures (cl_unit_fields), the normal traction on the plane across the edge, equal at the small
+ * strains where brittle cracks start.
  *
- * mode = "softening" (not in the paper): all-or-nothing damage at a stress threshold dissipates an
- * energy that shrinks with the element size, so results depend on the mesh. Here each edge follows a
- * linear softening law in its own strain eps = |x_b - x_a| / L - 1 (L its rest length), with
- * kappa = the largest eps so far: stress E eps up to eps_0 = f_t / E, then falling linearly to zero at
- *     eps_f = 2 G_f / (f_t L)
- * so the energy per unit crack area, (f_t eps_f / 2) L, is the fracture energy G_f whatever the edge
- * length (the crack band of Bazant and Oh 1983, with the band width the edge's length). The solver
- * condenses a damaged edge's strain in proportion to d (graph_fem/element.c), so a 1D chain of edges
- * carries (1 - d) E eps; the damage that puts the law's stress there is
- * d = 1 - sigma(kappa) / (E kappa). An edge longer than
- * 2 E G_f / f_t^2 would snap back (eps_f < eps_0): its strength is lowered to sqrt(2 E G_f / L) so it
- * still dissipates G_f, and bind warns (CL_WARN_CLAMPED) with the count.
+ * mode = "softening" (not in the paper): the threshold's all-or-nothing damage dissipates an energy
+ * that shrinks with the element size, and a single broken edge leaves its elements carrying most of
+ * their stress, so damage spreads in a band before anything separates. Here each element is a crack
+ * band (Bazant and Oh 1983) of its own width (Oliver 1989), and its damage is carried by its six
+ * edges inside it (damage_edge events with in_unit):
+ *   - initiation: the largest principal value sigma_1 of the element's effective stress
+ *     sigma_eff = lambda tr(E) I + 2 mu E (E the Green strain, rest frame, so rotations do not count)
+ *     reaches the strength f_t; its direction m then gives the band width h, the element's extent
+ *     along m;
+ *   - softening: with kappa the largest sigma_1 / E so far (damage never heals), the traction is the
+ *     softening law's sigma(w) (softening_law: linear, or the bilinear law of the fib Model Code
+ *     2010) at the crack opening w = h_b (kappa - sigma / E), the strain beyond the elastic part
+ *     spread over the band; the damage D = 1 - sigma / (E kappa) is raised on all six edges of the
+ *     element alone, so its energy is (1 - D) W (fem/edge_elastic.h, eq L: a secant damage model);
+ *   - regularisation: the element dissipates r V int sigma de_cr with r = W / (V E kappa^2 / 2) at
+ *     initiation (1 in uniaxial tension), so with the band h_b = r h every element dissipates
+ *     V G_f / h and a crack G_f per unit area whatever the mesh. An element wider than E over the
+ *     law's steepest slope would snap back: it breaks at once and dissipates more; bind warns
+ *     (CL_WARN_CLAMPED) when the longest edge is that long.
+ *   At D = 1 the element is gone: its edges hold nothing inside it, and an edge is cut in the graph
+ *   once every element that has it is gone (graph_fem, edges.c), so a band of broken elements
+ *   splits the body and a node whose elements are all broken moves freely.
  *
  * diffusion_radius R_d (the paper's crack diffusion kernel of support R_d, whose shape it leaves
- * open): when an edge breaks (reaches damage 1) by its own stress or strain, every edge whose rest
- * midpoint lies at distance r < R_d from its rest midpoint gets damage at least 1 - r / R_d (a hat
- * kernel), so a larger R_d gives more diffuse cracks. R_d = 0 turns it off.
+ * open): when an edge breaks (reaches damage 1) by its own stress, or an element's crack band
+ * breaks (its six edges), every edge whose rest midpoint lies at distance r < R_d from its rest midpoint
+ * gets damage at least 1 - r / R_d in every element (a hat kernel), so a larger R_d gives more
+ * diffuse cracks. R_d = 0 turns it off.
  *
  * Events: damage_edge (a, b, a tet of the edge, damage, priority = sigma_n / f_t or kappa / eps_0).
  * Solvers that damage edges (caps.applies has damage_edge): graph_fem. */
@@ -38,6 +51,7 @@
 
 #include "base/alloc.h"
 #include "base/error.h"
+#include "base/mat3.h"
 #include "fracture/criterion.h"
 #include "geom/hash_grid.h"
 #include "geom/tet_edges.h"
@@ -49,39 +63,54 @@ typedef struct es {
   int mode;
   double gf;            /* G_f, J/m^2 */
   double rd;            /* R_d, m */
-  double young;
+  double young, lambda, mu;
   int32_t n, ntets, nedges;
   int32_t *edge;        /* 2 per edge, a < b */
   int32_t *tet_edge;    /* 6 per tet */
   int32_t *edge_tet;    /* per edge: one tet that has it (the event's unit) */
-  double *len;          /* per edge: rest length, m */
-  double *ft;           /* per edge: strength (lowered for long edges in softening mode), Pa */
-  double *kappa;        /* per edge: largest strain so far (softening) */
-  double *sent;         /* per edge: damage already raised */
+  double *sent;         /* per edge: damage raised in every element (threshold, diffusion) */
   double *sig;          /* per edge scratch: largest projected stress of this step (threshold) */
-  int32_t *broke;       /* scratch: edges that broke by their own measure this step */
+  int32_t *broke;       /* scratch: edges that broke or were cut through this step (for R_d) */
   cl_hash_grid grid;    /* rest midpoints, for the diffusion kernel */
   int grid_built;
+
+  /* softening: the crack of each element */
+  uint8_t *cracked;     /* per tet: 1 once its crack started */
+  double *kappa;        /* per tet: largest sigma_1 / E so far */
+  double *band;         /* per tet: its energy-equivalent band width r h, m */
+  int law;              /* ES_LINEAR or ES_BILINEAR */
+  int npts;             /* the law's corners (w_i, sigma_i), w_0 = 0, sigma_0 = f_t, last sigma = 0 */
+  double lw[4], ls[4];  /* crack opening (m) and traction (Pa) at the corners */
+  double *dsent;        /* per tet: damage raised on its six edges */
 } es;
 
-enum { ES_STRENGTH, ES_MODE, ES_FRACTURE_ENERGY, ES_DIFFUSION_RADIUS, ES_PARAM_COUNT };
+enum { ES_STRENGTH, ES_MODE, ES_FRACTURE_ENERGY, ES_DIFFUSION_RADIUS, ES_LAW, ES_PARAM_COUNT };
+enum { ES_LINEAR = 0, ES_BILINEAR = 1 };
 
 static const cl_param_info k_params[ES_PARAM_COUNT] = {
     [ES_STRENGTH] = {.name = "strength", .unit = "Pa",
-                     .help = "tensile strength f_t: an edge breaks (threshold) or starts to soften (softening) when "
-                             "the normal stress along it reaches this (eq 1)",
+                     .help = "tensile strength f_t: an edge breaks when the normal stress along it reaches this "
+                             "(threshold, eq 1), or an element's crack starts when its largest principal stress "
+                             "does (softening)",
                      .value = 1e5, .min = 0.0, .max = 1e300},
     [ES_MODE] = {.name = "mode", .unit = "1",
-                 .help = "threshold: the paper's all-or-nothing damage at the strength; softening: linear softening "
-                         "per edge dissipating fracture_energy per crack area whatever the mesh size",
+                 .help = "threshold: the paper's all-or-nothing edge damage at the strength; softening: a crack "
+                         "band per element on its six edges, the softening_law dissipating fracture_energy per "
+                         "crack area whatever the mesh size",
                  .value = ES_THRESHOLD, .min = 0.0, .max = 1.0, .kind = CL_PARAM_CHOICE, .choices = "threshold|softening"},
     [ES_FRACTURE_ENERGY] = {.name = "fracture_energy", .unit = "J/m^2",
-                            .help = "G_f, energy per unit crack area of the softening mode (concrete ~100, glass ~10)",
+                            .help = "G_f, energy per unit crack area of the softening mode (concrete ~100-150, glass "
+                                    "~10, steel ~1e4 and up)",
                             .value = 100.0, .min = 0.0, .max = 1e300},
     [ES_DIFFUSION_RADIUS] = {.name = "diffusion_radius", .unit = "m",
                              .help = "R_d: a broken edge damages the edges within this distance by 1 - r / R_d (more "
                                      "diffuse cracks); 0 = off",
                              .value = 0.0, .min = 0.0, .max = 1e300},
+    [ES_LAW] = {.name = "softening_law", .unit = "1",
+                .help = "traction against crack opening of the softening mode, both with area fracture_energy: linear "
+                        "(f_t to 0 at w_c = 2 G_f / f_t) or bilinear (fib Model Code 2010: f_t (1 - 0.8 w / w_1) up to "
+                        "w_1 = G_f / f_t, then f_t (0.25 - 0.05 w / w_1) to 0 at 5 w_1; concrete)",
+                .value = ES_LINEAR, .min = 0.0, .max = 1.0, .kind = CL_PARAM_CHOICE, .choices = "linear|bilinear"},
 };
 
 static cl_status es_create(void **out) {
@@ -97,12 +126,13 @@ static void es_destroy(void *p) {
   free(s->edge);
   free(s->tet_edge);
   free(s->edge_tet);
-  free(s->len);
-  free(s->ft);
-  free(s->kappa);
   free(s->sent);
   free(s->sig);
   free(s->broke);
+  free(s->cracked);
+  free(s->kappa);
+  free(s->band);
+  free(s->dsent);
   if (s->grid_built) cl_hash_grid_free(&s->grid);
   free(s);
 }
@@ -114,12 +144,31 @@ static cl_status es_bind(void *p, const cl_criterion_bind_input *in) {
   s->mode = (int)in->params[ES_MODE];
   s->gf = in->params[ES_FRACTURE_ENERGY];
   s->rd = in->params[ES_DIFFUSION_RADIUS];
-  s->young = in->material->young;
-  if (!(s->strength > 0.0))
-    return cl_fail(CL_ERR_INVALID_ARGUMENT, "criterion 'edge_stress': strength = %g Pa must be > 0", s->strength);
-  if (s->mode == ES_SOFTENING && !(s->gf > 0.0))
+  s->law = (int)in->params[ES_LAW];
+  const double ft = s->strength, gf = s->gf;
+  if (s->law == ES_BILINEAR) { /* fib Model Code 2010, sec 5.1.5.2 */
+    s->npts = 3;
+    s->lw[0] = 0.0, s->ls[0] = ft;
+    s->lw[1] = gf / ft, s->ls[1] = 0.2 * ft;
+    s->lw[2] = 5.0 * gf / ft, s->ls[2] = 0.0;
+  } else {
+    s->npts = 2;
+    s->lw[0] = 0.0, s->ls[0] = ft;
+    s->lw[1] = 2.0 * gf / ft, s->ls[1] = 0.0;
+  }
+  const double E = in->material->young, nu = in->material->poisson;
+  s->young = E;
+  s->lambda = E * nu / ((1.0 + nu) * (1.0 - 2.0 * nu));
+  s->mu = E / (2.0 * (1.0 + nu));
+  if (!(s->strength > 0.0) || !isfinite(s->strength))
+    return cl_fail(CL_ERR_INVALID_ARGUMENT, "criterion 'edge_stress': strength = %g Pa must be > 0 and finite",
+                   s->strength);
+  if (s->mode == ES_SOFTENING && !(s->gf > 0.0 && isfinite(s->gf)))
     return cl_fail(CL_ERR_INVALID_ARGUMENT, "criterion 'edge_stress': mode = \"softening\" needs fracture_energy > 0 "
-                   "J/m^2 (got %g)", s->gf);
+                   "J/m^2 and finite (got %g)", s->gf);
+  if (!(s->rd >= 0.0) || !isfinite(s->rd))
+    return cl_fail(CL_ERR_INVALID_ARGUMENT, "criterion 'edge_stress': diffusion_radius = %g m must be >= 0 and finite",
+                   s->rd);
   if (st->cell_size != 4 || st->ncells < 1)
     return cl_fail(CL_ERR_INVALID_ARGUMENT, "criterion 'edge_stress' needs a body of tets (solver '%s' has %d cells of "
                    "%d nodes)", in->solver, st->ncells, st->cell_size);
@@ -128,36 +177,38 @@ static cl_status es_bind(void *p, const cl_criterion_bind_input *in) {
   s->tet_edge = cl_malloc(sizeof(int32_t) * 6 * (size_t)s->ntets, "edge_stress edges");
   if (!s->tet_edge) return CL_ERR_OUT_OF_MEMORY;
   CL_TRY(cl_tet_edge_list(st->n, st->ncells, st->cells, &s->edge, &s->nedges, s->tet_edge));
-  const size_t ne = (size_t)s->nedges;
+  const size_t ne = (size_t)s->nedges, nt = (size_t)s->ntets;
   s->edge_tet = cl_malloc(sizeof(int32_t) * ne, "edge_stress edges");
-  s->len = cl_malloc(sizeof(double) * ne, "edge_stress edges");
-  s->ft = cl_malloc(sizeof(double) * ne, "edge_stress edges");
-  s->kappa = cl_calloc(ne, sizeof(double), "edge_stress edges");
   s->sent = cl_calloc(ne, sizeof(double), "edge_stress edges");
   s->sig = cl_malloc(sizeof(double) * ne, "edge_stress edges");
-  s->broke = cl_malloc(sizeof(int32_t) * ne, "edge_stress edges");
-  double *mid = cl_malloc(sizeof(double) * 3 * ne, "edge_stress edges");
-  if (!s->edge_tet || !s->len || !s->ft || !s->kappa || !s->sent || !s->sig || !s->broke || !mid) {
-    free(mid);
-    return CL_ERR_OUT_OF_MEMORY;
+  /* softening lists the six edges of every element that breaks in a step: up to 6 per tet */
+  s->broke = cl_malloc(sizeof(int32_t) * (s->mode == ES_SOFTENING ? 6 * nt + 1 : ne + 1), "edge_stress edges");
+  if (!s->edge_tet || !s->sent || !s->sig || !s->broke) return CL_ERR_OUT_OF_MEMORY;
+  if (s->mode == ES_SOFTENING) {
+    s->cracked = cl_calloc(nt, 1, "edge_stress cracks");
+    s->kappa = cl_calloc(nt, sizeof(double), "edge_stress cracks");
+    s->band = cl_calloc(nt, sizeof(double), "edge_stress cracks");
+    s->dsent = cl_calloc(nt, sizeof(double), "edge_stress cracks");
+    if (!s->cracked || !s->kappa || !s->band || !s->dsent)
+      return CL_ERR_OUT_OF_MEMORY;
   }
   for (int32_t t = s->ntets - 1; t >= 0; --t)
     for (int k = 0; k < 6; ++k) s->edge_tet[s->tet_edge[6 * (size_t)t + k]] = t;
-  const double lmax = 2.0 * s->young * s->gf / (s->strength * s->strength);
-  int32_t lowered = 0;
+  double *mid = cl_malloc(sizeof(double) * 3 * (ne ? ne : 1), "edge_stress edges");
+  if (!mid) return CL_ERR_OUT_OF_MEMORY;
   double longest = 0.0;
+  int32_t too_long = 0;
+  /* the widest band that softens without snapping back: E over the law's steepest slope */
+  double steep = 0.0;
+  for (int i = 0; i + 1 < s->npts; ++i) steep = fmax(steep, (s->ls[i] - s->ls[i + 1]) / (s->lw[i + 1] - s->lw[i]));
+  const double lmax = s->young / steep;
   for (size_t q = 0; q < ne; ++q) {
     const double *a = st->X + 3 * (size_t)s->edge[2 * q], *b = st->X + 3 * (size_t)s->edge[2 * q + 1];
     const double d[3] = {b[0] - a[0], b[1] - a[1], b[2] - a[2]};
-    s->len[q] = sqrt(d[0] * d[0] + d[1] * d[1] + d[2] * d[2]);
+    const double L = sqrt(d[0] * d[0] + d[1] * d[1] + d[2] * d[2]);
     for (int c = 0; c < 3; ++c) mid[3 * q + c] = 0.5 * (a[c] + b[c]);
-    s->ft[q] = s->strength;
-    if (s->mode == ES_SOFTENING && s->len[q] >= lmax) {
-      /* 2 G_f / (f L) = f / E at f = sqrt(2 E G_f / L); keep eps_f a little above eps_0 */
-      s->ft[q] = 0.99 * sqrt(2.0 * s->young * s->gf / s->len[q]);
-      ++lowered;
-      longest = fmax(longest, s->len[q]);
-    }
+    longest = fmax(longest, L);
+    too_long += L > lmax;
   }
   cl_status r = CL_OK;
   if (s->rd > 0.0) {
@@ -166,12 +217,11 @@ static cl_status es_bind(void *p, const cl_criterion_bind_input *in) {
   }
   free(mid);
   if (r < 0) return r;
-  if (lowered)
+  if (s->mode == ES_SOFTENING && too_long)
     return cl_fail(CL_WARN_CLAMPED, "criterion 'edge_stress' on %s: %d of %d edges (longest %.3g m) are longer than "
-                   "2 E G_f / f_t^2 = %.3g m, where linear softening would snap back; their strength is lowered to "
-                   "sqrt(2 E G_f / L) so each still dissipates G_f. Refine the mesh below that length to keep f_t = "
-                   "%g Pa everywhere", in->body_name ? in->body_name : "the body", lowered, s->nedges, longest, lmax,
-                   s->strength);
+                   "E / (the softening law's steepest slope) = %.3g m: an element that wide would snap back "
+                   "instead of softening, so it breaks at once and dissipates more than G_f. Refine the mesh below that length",
+                   in->body_name ? in->body_name : "the body", too_long, s->nedges, longest, lmax);
   return CL_OK;
 }
 
@@ -215,6 +265,117 @@ static void project_stresses(es *s, const cl_unit_fields *u, const cl_body_state
   }
 }
 
+static cl_status threshold(es *s, const cl_unit_fields *u, const cl_body_state *st, cl_event_list *out,
+                           int32_t *nbroke) {
+  project_stresses(s, u, st);
+  for (int32_t q = 0; q < s->nedges; ++q) {
+    if (!(s->sig[q] > s->strength) || s->sent[q] >= 1.0) continue;
+    s->sent[q] = 1.0;
+    s->broke[(*nbroke)++] = q;
+    cl_fracture_event e = cl_event_damage_edge(s->edge[2 * q], s->edge[2 * q + 1], s->edge_tet[q], 1.0,
+                                               s->sig[q] / s->strength, s->sig[q]);
+    CL_TRY(cl_event_push(out, &e));
+  }
+  return CL_OK;
+}
+
+/* The Green strain E = (F^T F - I) / 2 (rest frame, so rotations leave it unchanged). */
+static cl_mat3 green_strain(const double *Fm) {
+  cl_mat3 F, E;
+  memcpy(F.m, Fm, sizeof F.m);
+  E = cl_mat3_mul_tn(&F, &F);
+  for (int k = 0; k < 9; ++k) E.m[k] *= 0.5;
+  for (int k = 0; k < 3; ++k) E.m[4 * k] -= 0.5;
+  return E;
+}
+
+/* The effective stress sigma_eff = lambda tr(E) I + 2 mu E of the Green strain E. */
+static cl_mat3 effective_stress(const es *s, const cl_mat3 *Eg) {
+  const cl_mat3 E = *Eg;
+  const double tr = E.m[0] + E.m[4] + E.m[8];
+  cl_mat3 S;
+  for (int k = 0; k < 9; ++k) S.m[k] = 2.0 * s->mu * E.m[k];
+  for (int k = 0; k < 3; ++k) S.m[4 * k] += s->lambda * tr;
+  return S;
+}
+
+/* A crack starts in tet t with effective stress S, Green strain Eg and largest principal stress
+ * sigma_1 along m: its energy-equivalent band width r h, from its width along m (h) and the energy
+ * it releases per unit damage (r). */
+static void start_crack(es *s, const cl_body_state *st, int32_t t, const double *m, const cl_mat3 *S,
+                        const cl_mat3 *Eg, double sigma1) {
+  s->cracked[t] = 1;
+  const int32_t *v = st->cells + 4 * (size_t)t;
+  double lo = INFINITY, hi = -INFINITY;
+  for (int a = 0; a < 4; ++a) {
+    const double *X = st->X + 3 * (size_t)v[a];
+    const double q = X[0] * m[0] + X[1] * m[1] + X[2] * m[2];
+    lo = fmin(lo, q);
+    hi = fmax(hi, q);
+  }
+  const double h = hi - lo;
+  /* r = W / (E kappa^2 / 2) with W = sigma_eff : E / 2 (energy densities): 1 in uniaxial tension */
+  double w = 0.0;
+  for (int k = 0; k < 9; ++k) w += 0.5 * S->m[k] * Eg->m[k];
+  double r = w / (0.5 * sigma1 * sigma1 / s->young);
+  if (!(r > 0.05)) r = 0.05;
+  s->band[t] = r * h;
+}
+
+/* The traction of the softening law at the largest equivalent strain k of an element of band width
+ * hb: sigma = law(w) with the crack opening w = hb (k - sigma / E) (the strain beyond the elastic
+ * part, spread over the band), solved piece by piece of the law. 0 once the crack is open; also for
+ * a band so wide that a piece would snap back (1 + slope hb / E <= 0: it breaks at once). */
+static double law_traction(const es *s, double k, double hb) {
+  for (int i = 0; i + 1 < s->npts; ++i) {
+    const double slope = (s->ls[i + 1] - s->ls[i]) / (s->lw[i + 1] - s->lw[i]); /* < 0 */
+    const double den = 1.0 + slope * hb / s->young;
+    if (!(den > 0.0)) return 0.0;
+    const double sig = (s->ls[i] + slope * (hb * k - s->lw[i])) / den;
+    if (hb * (k - sig / s->young) <= s->lw[i + 1]) return sig > 0.0 ? sig : 0.0;
+  }
+  return 0.0;
+}
+
+static cl_status softening(es *s, const cl_unit_fields *u, const cl_body_state *st, cl_event_list *out,
+                           int32_t *nbroke) {
+  const double e0 = s->strength / s->young;
+  for (int32_t t = 0; t < s->ntets; ++t) {
+    if (s->dsent[t] >= 1.0) continue;
+    const cl_mat3 Eg = green_strain(u->F + 9 * (size_t)t);
+    const cl_mat3 S = effective_stress(s, &Eg);
+    /* Gershgorin bound first: most elements are far below the strength and their kappa */
+    double bound = -INFINITY;
+    for (int i = 0; i < 3; ++i)
+      bound = fmax(bound, S.m[4 * i] + fabs(S.m[3 * i + (i + 1) % 3]) + fabs(S.m[3 * i + (i + 2) % 3]));
+    if (!(bound > s->strength) && !(bound > s->young * s->kappa[t])) continue;
+    cl_vec3 ev;
+    cl_mat3 Q;
+    if (cl_eig_sym3(&S, &ev, &Q) < 0) continue;
+    if (!s->cracked[t]) {
+      if (!(ev.x > s->strength)) continue;
+      const double m[3] = {Q.m[0], Q.m[3], Q.m[6]};
+      start_crack(s, st, t, m, &S, &Eg, ev.x);
+    }
+    const double keq = ev.x / s->young;
+    if (keq > s->kappa[t]) s->kappa[t] = keq;
+    const double k = s->kappa[t];
+    if (!(k > e0)) continue;
+    const double D = 1.0 - law_traction(s, k, s->band[t]) / (s->young * k);
+    /* raise in steps of 1e-3 (and always the final break), so a slowly opening crack does not
+     * rebuild its element's stiffness every step for nothing */
+    if (!(D >= 1.0 || D > s->dsent[t] + 1e-3)) continue;
+    s->dsent[t] = D;
+    const int32_t *tq = s->tet_edge + 6 * (size_t)t;
+    for (int q = 0; q < 6; ++q) {
+      if (D >= 1.0) s->broke[(*nbroke)++] = tq[q];
+      cl_fracture_event e = cl_event_damage_edge_in(s->edge[2 * tq[q]], s->edge[2 * tq[q] + 1], t, D, k / e0, k);
+      CL_TRY(cl_event_push(out, &e));
+    }
+  }
+  return CL_OK;
+}
+
 static cl_status es_evaluate(void *p, const cl_unit_fields *u, const cl_body_state *st, double dt,
                              cl_event_list *out) {
   (void)dt;
@@ -224,39 +385,10 @@ static cl_status es_evaluate(void *p, const cl_unit_fields *u, const cl_body_sta
                    "%d nodes and %d tets): it needs a solver that never remeshes", st->n, st->ncells, u->count, s->n,
                    s->ntets);
   int32_t nbroke = 0;
-  if (s->mode == ES_THRESHOLD) {
-    project_stresses(s, u, st);
-    for (int32_t q = 0; q < s->nedges; ++q) {
-      if (!(s->sig[q] > s->ft[q]) || s->sent[q] >= 1.0) continue;
-      s->sent[q] = 1.0;
-      s->broke[nbroke++] = q;
-      cl_fracture_event e =
-          cl_event_damage_edge(s->edge[2 * q], s->edge[2 * q + 1], s->edge_tet[q], 1.0, s->sig[q] / s->ft[q], s->sig[q]);
-      CL_TRY(cl_event_push(out, &e));
-    }
-  } else {
-    for (int32_t q = 0; q < s->nedges; ++q) {
-      if (s->sent[q] >= 1.0) continue;
-      const double *a = st->x + 3 * (size_t)s->edge[2 * q], *b = st->x + 3 * (size_t)s->edge[2 * q + 1];
-      const double d3[3] = {b[0] - a[0], b[1] - a[1], b[2] - a[2]};
-      const double eps = sqrt(d3[0] * d3[0] + d3[1] * d3[1] + d3[2] * d3[2]) / s->len[q] - 1.0;
-      if (eps > s->kappa[q]) s->kappa[q] = eps;
-      const double k = s->kappa[q], e0 = s->ft[q] / s->young, ef = 2.0 * s->gf / (s->ft[q] * s->len[q]);
-      if (!(k > e0)) continue;
-      double d = 1.0;
-      if (k < ef) {
-        const double sigma = s->ft[q] * (ef - k) / (ef - e0); /* the law's stress at kappa */
-        d = 1.0 - sigma / (s->young * k);
-      }
-      /* raise in steps of 1e-3 (and always the final break), so a slowly opening edge does not
-       * rebuild its elements' stiffness every step for nothing */
-      if (!(d >= 1.0 || d > s->sent[q] + 1e-3)) continue;
-      if (d >= 1.0) s->broke[nbroke++] = q;
-      s->sent[q] = d;
-      cl_fracture_event e = cl_event_damage_edge(s->edge[2 * q], s->edge[2 * q + 1], s->edge_tet[q], d, k / e0, k);
-      CL_TRY(cl_event_push(out, &e));
-    }
-  }
+  if (s->mode == ES_THRESHOLD)
+    CL_TRY(threshold(s, u, st, out, &nbroke));
+  else
+    CL_TRY(softening(s, u, st, out, &nbroke));
   if (s->rd > 0.0)
     for (int32_t i = 0; i < nbroke; ++i) {
       const int32_t q = s->broke[i];
@@ -272,8 +404,8 @@ static cl_status es_evaluate(void *p, const cl_unit_fields *u, const cl_body_sta
 const cl_criterion_ops cl_edge_stress_criterion_ops = {
     .name = "edge_stress",
     .help = "graph-based FEM edge fracture: element stress projected on each edge (eq 1 of Mandal, Chaudhuri and "
-            "Chaudhuri, GRAPP 2025) against a strength, or linear softening with a fracture energy; crack diffusion "
-            "radius R_d",
+            "Chaudhuri, GRAPP 2025) against a strength, or a softening crack band per element on its six edges "
+            "with a fracture energy; crack diffusion radius R_d",
     .params = k_params,
     .param_count = ES_PARAM_COUNT,
     .caps = {.reads = CL_UNIT_BIT(CL_UNITS_TETS), .emits = CL_EVENT_BIT(CL_EVENT_DAMAGE_EDGE)},

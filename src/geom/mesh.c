@@ -70,9 +70,19 @@ cl_status cl_mesh_validate(const cl_mesh *m, const char *source) {
     }
     if (m->kind == CL_MESH_TETS) {
       double vol = cl_tet_volume(m->x + 3 * v[0], m->x + 3 * v[1], m->x + 3 * v[2], m->x + 3 * v[3]);
-      /* relative to the cube of the mesh size: 1e-14 catches exact and numerically flat tets */
-      /* written as !(>) so a NaN volume (coordinates whose differences overflow) fails too */
-      if (!(fabs(vol) > 1e-14 * scale * scale * scale))
+      /* Flat when the volume is below what the coordinates resolve: their rounding is ~1e-16 of the
+       * mesh size, which moves a volume by about that times the square of the tet's longest edge; so
+       * 1e-14 scale lmax^2 catches exact and numerically flat tets (1e-14 scale^3 for a tet as large
+       * as the mesh) and still takes the small tets of a graded mesh (TetGen size zones), whose
+       * volume is far below the mesh size cubed. Written as !(>) so a NaN volume (coordinates whose
+       * differences overflow) fails too. */
+      double lmax2 = 0.0;
+      for (int a = 0; a < 4; ++a)
+        for (int b = a + 1; b < 4; ++b) {
+          const double *p = m->x + 3 * v[a], *q = m->x + 3 * v[b];
+          lmax2 = fmax(lmax2, (p[0] - q[0]) * (p[0] - q[0]) + (p[1] - q[1]) * (p[1] - q[1]) + (p[2] - q[2]) * (p[2] - q[2]));
+        }
+      if (!(fabs(vol) > 1e-14 * scale * lmax2))
         return cl_fail(CL_ERR_MESH, "%s: tet %d has zero volume (%g m^3)", source, c, vol);
       if (vol < 0)
         return cl_fail(CL_ERR_MESH, "%s: tet %d is inverted (volume %g m^3 < 0)", source, c, vol);

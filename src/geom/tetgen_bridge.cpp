@@ -58,6 +58,26 @@ cl_status map_tetgen_code(int code) {
   }
 }
 
+// TetGen's size callback (tetgenio::tetunsuitable, asked by checktet4split during refinement) is a
+// plain function pointer without a user pointer, so the sizing of the run in progress is reached
+// through a thread-local: one run per thread at a time, which is how TetGen runs anyway.
+thread_local const cl_tetgen_sizing *active_sizing = nullptr;
+
+bool tet_unsuitable(REAL *a, REAL *b, REAL *c, REAL *d, REAL *elen, REAL vol) {
+  (void)elen;
+  (void)vol;
+  const cl_tetgen_sizing *s = active_sizing;
+  return s && s->too_big(s->ctx, a, b, c, d) != 0;
+}
+
+// Clears the thread-local however the run ends (TetGen throws on failure).
+struct sizing_scope {
+  explicit sizing_scope(const cl_tetgen_sizing *s) { active_sizing = s; }
+  ~sizing_scope() { active_sizing = nullptr; }
+  sizing_scope(const sizing_scope &) = delete;
+  sizing_scope &operator=(const sizing_scope &) = delete;
+};
+
 double orient3d_volume(const double *a, const double *b, const double *c, const double *d) {
   double u[3], v[3], w[3];
   for (int k = 0; k < 3; ++k) {
@@ -105,7 +125,7 @@ void fill_input(tetgenio &in, const double *xyz, int32_t npoints, const int32_t 
 
 extern "C" cl_status cl_tetgen_run(const double *xyz, int32_t npoints, const int32_t *tris, int32_t ntris,
                                    const double *holes, int32_t nholes, const char *switches,
-                                   double **xyz_out, int32_t *npoints_out, int32_t **tets_out,
+                                   const cl_tetgen_sizing *sizing, double **xyz_out, int32_t *npoints_out, int32_t **tets_out,
                                    int32_t *ntets_out) {
   if (!xyz_out || !npoints_out || !tets_out || !ntets_out || !switches || !xyz || !tris)
     return cl_fail(CL_ERR_INVALID_ARGUMENT, "cl_tetgen_run: NULL argument");
@@ -116,6 +136,8 @@ extern "C" cl_status cl_tetgen_run(const double *xyz, int32_t npoints, const int
     return cl_fail(CL_ERR_MESH, "TetGen needs a closed surface: %d points and %d triangles are too few", npoints, ntris);
   if (nholes < 0 || (nholes > 0 && !holes))
     return cl_fail(CL_ERR_INVALID_ARGUMENT, "cl_tetgen_run: bad hole list (%d holes)", nholes);
+  if (sizing && !sizing->too_big)
+    return cl_fail(CL_ERR_INVALID_ARGUMENT, "cl_tetgen_run: sizing without a too_big function");
   if (!std::strchr(switches, 'z'))
     return cl_fail(CL_ERR_INVALID_ARGUMENT, "cl_tetgen_run: switches '%s' lack 'z' (zero-based output)", switches);
   char sw[256];
@@ -128,6 +150,8 @@ extern "C" cl_status cl_tetgen_run(const double *xyz, int32_t npoints, const int
   try {
     tetgenio in, out;
     fill_input(in, xyz, npoints, tris, ntris, holes, nholes);
+    sizing_scope scope(sizing);
+    if (sizing) in.tetunsuitable = tet_unsuitable;
     tetrahedralize(sw, &in, &out);
     if (out.numberoftetrahedra <= 0 || out.numberofpoints <= 0 || !out.tetrahedronlist || !out.pointlist)
       return cl_fail(CL_ERR_MESH, "TetGen produced no tetrahedra (is the surface closed and non-degenerate?)");

@@ -11,6 +11,14 @@
 extern "C" {
 #endif
 
+/* A size bound for TetGen's refinement: `too_big(ctx, a, b, c, d)` returns 1 when the tet with
+ * corners a, b, c, d (3 doubles each) must be split (TetGen inserts its circumcentre), 0 when it may
+ * stay. Called from inside TetGen's Delaunay refinement (the -q pass), on the calling thread. */
+typedef struct cl_tetgen_sizing {
+  int (*too_big)(const void *ctx, const double *a, const double *b, const double *c, const double *d);
+  const void *ctx;
+} cl_tetgen_sizing;
+
 /* Tetrahedralize the piecewise linear complex given by `ntris` triangles (3 zero-based indices each)
  * over `npoints` points (3 doubles each). `holes` holds 3 doubles per hole point (a point inside a
  * cavity that must stay empty), may be NULL when nholes == 0. `switches` is a TetGen switch string
@@ -19,9 +27,10 @@ extern "C" {
  * det[x1-x0, x2-x0, x3-x0] > 0) are malloc'd arrays the caller frees with free().
  * Errors: CL_ERR_OUT_OF_MEMORY; CL_ERR_MESH for input TetGen rejects (self-intersection, facets too
  * close, features below its tolerance, bad input); CL_ERR_EXTERNAL for TetGen's internal errors.
- * The message names the TetGen code. */
+ * The message names the TetGen code. `sizing` (NULL for none) refines further wherever it says so;
+ * it acts only when the switches ask for quality refinement ('q'). */
 cl_status cl_tetgen_run(const double *xyz, int32_t npoints, const int32_t *tris, int32_t ntris,
-                        const double *holes, int32_t nholes, const char *switches,
+                        const double *holes, int32_t nholes, const char *switches, const cl_tetgen_sizing *sizing,
                         double **xyz_out, int32_t *npoints_out, int32_t **tets_out, int32_t *ntets_out);
 
 #ifdef __cplusplus

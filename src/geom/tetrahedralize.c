@@ -568,6 +568,119 @@ static cl_status check_extent(const cl_mesh *s) {
   return CL_OK;
 }
 
+/* ---- graded meshes: size zones ------------------------------------------------------------------ */
+
+static const double PI = 3.14159265358979323846;
+
+/* Distance between the boxes [alo, ahi] and [blo, bhi] (0 when they overlap). */
+static double box_distance(const double *alo, const double *ahi, const double *blo, const double *bhi) {
+  double d2 = 0.0;
+  for (int k = 0; k < 3; ++k) {
+    const double e = ahi[k] < blo[k] ? blo[k] - ahi[k] : (alo[k] > bhi[k] ? alo[k] - bhi[k] : 0.0);
+    d2 += e * e;
+  }
+  return sqrt(d2);
+}
+
+/* The longest edge the zones allow for a tet whose bounding box is [lo, hi] (m), INFINITY where none
+ * bounds it: the distance to a zone is the distance between the boxes, so a large tet that reaches
+ * into a thin zone (its centroid and corners all outside) is split too. */
+static double zone_size(const cl_mesh_size_zone *z, int32_t n, const double *lo, const double *hi) {
+  double h = INFINITY;
+  for (int32_t i = 0; i < n; ++i) {
+    const double d = box_distance(lo, hi, z[i].lo, z[i].hi);
+    if (d > 0.0 && z[i].growth == 0.0) continue;
+    h = fmin(h, z[i].size + z[i].growth * d);
+  }
+  return h;
+}
+
+typedef struct zone_sizing {
+  const cl_mesh_size_zone *zones;
+  int32_t count;
+} zone_sizing;
+
+/* TetGen's refinement asks this of every tet it checks: split it when an edge is longer than the
+ * zones allow where it is. Each split inserts the circumcentre, so edges shrink towards the bound
+ * and, with a positive bound that grows at most linearly, the refinement terminates as TetGen's own
+ * volume bound does. */
+static int zone_too_big(const void *ctx, const double *a, const double *b, const double *c, const double *d) {
+  const zone_sizing *zs = ctx;
+  const double *v[4] = {a, b, c, d};
+  double lo[3], hi[3], lmax2 = 0.0;
+  for (int k = 0; k < 3; ++k) {
+    lo[k] = fmin(fmin(a[k], b[k]), fmin(c[k], d[k]));
+    hi[k] = fmax(fmax(a[k], b[k]), fmax(c[k], d[k]));
+  }
+  for (int i = 0; i < 4; ++i)
+    for (int j = i + 1; j < 4; ++j) {
+      const double e0 = v[i][0] - v[j][0], e1 = v[i][1] - v[j][1], e2 = v[i][2] - v[j][2];
+      lmax2 = fmax(lmax2, e0 * e0 + e1 * e1 + e2 * e2);
+    }
+  const double h = zone_size(zs->zones, zs->count, lo, hi);
+  return lmax2 > h * h;
+}
+
+static cl_status check_zones(const cl_tetgen_def *def, int quality) {
+  if (def->zone_count < 0)
+    return cl_fail(CL_ERR_INVALID_ARGUMENT, "tetgen zone_count = %d: must be >= 0", (int)def->zone_count);
+  if (def->zone_count == 0) return CL_OK;
+  if (!def->zones)
+    return cl_fail(CL_ERR_INVALID_ARGUMENT, "tetgen zone_count = %d with zones NULL", (int)def->zone_count);
+  if (!quality)
+    return cl_fail(CL_ERR_INVALID_ARGUMENT, "tetgen size zones need the quality refinement that applies them: set "
+                   "max_radius_edge >= 1 (quality = 2 in Lua)");
+  for (int32_t i = 0; i < def->zone_count; ++i) {
+    const cl_mesh_size_zone *z = def->zones + i;
+    for (int k = 0; k < 3; ++k) {
+      if (!isfinite(z->lo[k]) || !isfinite(z->hi[k]))
+        return cl_fail(CL_ERR_INVALID_ARGUMENT, "tetgen zone %d: lo[%d] = %g, hi[%d] = %g m must be finite", (int)i + 1,
+                       k, z->lo[k], k, z->hi[k]);
+      if (z->lo[k] > z->hi[k])
+        return cl_fail(CL_ERR_INVALID_ARGUMENT, "tetgen zone %d: lo[%d] = %g m is above hi[%d] = %g m", (int)i + 1, k,
+                       z->lo[k], k, z->hi[k]);
+    }
+    if (!(z->size > 0.0) || isinf(z->size))
+      return cl_fail(CL_ERR_INVALID_ARGUMENT, "tetgen zone %d: size = %g m must be positive and finite", (int)i + 1,
+                     z->size);
+    if (!(z->growth >= 0.0) || isinf(z->growth))
+      return cl_fail(CL_ERR_INVALID_ARGUMENT, "tetgen zone %d: growth = %g must be finite and >= 0", (int)i + 1,
+                     z->growth);
+  }
+  return CL_OK;
+}
+
+/* The number of regular tets (volume h^3 / (6 sqrt 2) for edge h) that would fill the parts of the
+ * body's bounding box [blo, bhi] each zone bounds: an estimate of the mesh's size (TetGen's tets
+ * are smaller than regular ones, a few per regular tet). Per zone, the box clipped to the bounding
+ * box, then the shells at distance s around it, whose area is the derivative of Steiner's formula
+ * for a box of sides a, b, c: S + 2 pi (a + b + c) s + 4 pi s^2 (an overestimate near the bounding
+ * box's faces), integrated on a geometric grid of s to the bounding box's diagonal. */
+static double zone_tet_estimate(const cl_mesh_size_zone *zones, int32_t n, const double *blo, const double *bhi) {
+  const double per = 6.0 * sqrt(2.0); /* regular tets per h^3 */
+  double diag = 0.0;
+  for (int k = 0; k < 3; ++k) diag += (bhi[k] - blo[k]) * (bhi[k] - blo[k]);
+  diag = sqrt(diag);
+  double total = 0.0;
+  for (int32_t i = 0; i < n; ++i) {
+    const cl_mesh_size_zone *z = zones + i;
+    double e[3];
+    for (int k = 0; k < 3; ++k) e[k] = fmax(0.0, fmin(z->hi[k], bhi[k]) - fmax(z->lo[k], blo[k]));
+    const double h3 = z->size * z->size * z->size;
+    total += e[0] * e[1] * e[2] * per / h3;
+    if (z->growth == 0.0) continue;
+    const double S = 2.0 * (e[0] * e[1] + e[1] * e[2] + e[2] * e[0]), M = 2.0 * PI * (e[0] + e[1] + e[2]);
+    /* s from size / 100 to diag, 400 geometric intervals, midpoint rule; [0, s0] as one slab */
+    const double s0 = 0.01 * z->size, q = pow(diag / s0, 1.0 / 400.0);
+    total += S * s0 * per / h3;
+    for (double s = s0; s < diag; s *= q) {
+      const double sm = s * sqrt(q), ds = s * (q - 1.0), h = z->size + z->growth * sm;
+      total += (S + M * sm + 4.0 * PI * sm * sm) * ds * per / (h * h * h);
+    }
+  }
+  return total;
+}
+
 cl_status cl_mesh_tetrahedralize(const cl_mesh *surface, const cl_tetgen_def *def, cl_mesh **out) {
   if (!out) return cl_fail(CL_ERR_INVALID_ARGUMENT, "cl_mesh_tetrahedralize: out is NULL");
   *out = NULL;
@@ -586,6 +699,8 @@ cl_status cl_mesh_tetrahedralize(const cl_mesh *surface, const cl_tetgen_def *de
     return cl_fail(CL_ERR_INVALID_ARGUMENT, "tetgen max_steiner = %d: must be -1 (unbounded) or >= 0", def->max_steiner);
   if (def->verbose != 0 && def->verbose != 1)
     return cl_fail(CL_ERR_INVALID_ARGUMENT, "tetgen verbose = %d: must be 0 or 1", def->verbose);
+  int quality = def->max_radius_edge > 0 || def->min_dihedral > 0;
+  CL_TRY(check_zones(def, quality));
 
   CL_TRY(cl_mesh_validate(surface, "surface"));
   CL_TRY(check_extent(surface));
@@ -601,10 +716,23 @@ cl_status cl_mesh_tetrahedralize(const cl_mesh *surface, const cl_tetgen_def *de
     return cl_fail(CL_ERR_INVALID_ARGUMENT,
                    "tetgen max_volume = %g m^3 would give more than %.3g tets for a volume of %g m^3 (limit 2e7)",
                    def->max_volume, vol / def->max_volume, vol);
+  double zone_tets = 0.0;
+  if (def->zone_count > 0) {
+    double blo[3] = {INFINITY, INFINITY, INFINITY}, bhi[3] = {-INFINITY, -INFINITY, -INFINITY};
+    for (int32_t i = 0; i < surface->npoints; ++i)
+      for (int k = 0; k < 3; ++k) {
+        blo[k] = fmin(blo[k], surface->x[3 * (size_t)i + k]);
+        bhi[k] = fmax(bhi[k], surface->x[3 * (size_t)i + k]);
+      }
+    zone_tets = zone_tet_estimate(def->zones, def->zone_count, blo, bhi);
+    if (zone_tets > 2e6)
+      return cl_fail(CL_ERR_INVALID_ARGUMENT,
+                     "tetgen size zones would give about %.3g tets (%.3g regular tets of the bounded edge lengths; "
+                     "limit 2e6 of those): raise a zone's size or growth", 4.0 * zone_tets, zone_tets);
+  }
 
   char sw[200];
   int len = snprintf(sw, sizeof sw, "pz%s", def->verbose ? "V" : "Q");
-  int quality = def->max_radius_edge > 0 || def->min_dihedral > 0;
   if (quality) {
     /* a dihedral bound alone uses TetGen's default ratio 2 */
     double ratio = def->max_radius_edge > 0 ? def->max_radius_edge : 2.0;
@@ -621,7 +749,8 @@ cl_status cl_mesh_tetrahedralize(const cl_mesh *surface, const cl_tetgen_def *de
   if (def->max_steiner >= 0) {
     len += snprintf(sw + len, sizeof sw - (size_t)len, "S%d", def->max_steiner);
   } else if (quality) {
-    auto_cap = 20000.0 + 20.0 * surface->npoints + (def->max_volume > 0 ? 4.0 * vol / def->max_volume : 0.0);
+    auto_cap = 20000.0 + 20.0 * surface->npoints + (def->max_volume > 0 ? 4.0 * vol / def->max_volume : 0.0) +
+               4.0 * zone_tets;
     if (auto_cap > 1e9) auto_cap = 1e9;
     len += snprintf(sw + len, sizeof sw - (size_t)len, "S%.0f", auto_cap);
   }
@@ -642,8 +771,10 @@ cl_status cl_mesh_tetrahedralize(const cl_mesh *surface, const cl_tetgen_def *de
                                             "bounds the work)" : "");
     cl_progress_note(&progress, what);
   }
-  cl_status st = cl_tetgen_run(surface->x, surface->npoints, surface->cells, surface->ncells, holes, nholes, sw, &x, &np,
-                               &tets, &nt);
+  const zone_sizing zs = {def->zones, def->zone_count};
+  const cl_tetgen_sizing sizing = {zone_too_big, &zs};
+  cl_status st = cl_tetgen_run(surface->x, surface->npoints, surface->cells, surface->ncells, holes, nholes, sw,
+                               def->zone_count > 0 ? &sizing : NULL, &x, &np, &tets, &nt);
   free(holes);
   if (st < 0) return cl_fail_context(st, "tetrahedralize (switches -%s): ", sw);
   {

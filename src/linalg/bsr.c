@@ -406,9 +406,18 @@ cl_status cl_bsr_diag_inverse(const cl_bsr *A, const uint8_t *fixed, double *Din
     int fx[3] = {0, 0, 0};
     if (fixed)
       for (int r = 0; r < 3; ++r) fx[r] = fixed[3 * (int64_t)i + r] != 0;
+    /* a held row and column become d e_r, d the size of the free part's entries: with 1 there the
+     * singularity test of inv3 (relative to the largest entry) called the block of a node held in two
+     * rows singular once its stiffness passed 1e7 (det K against 1e-14 K^3; a steel shell's node on
+     * two symmetry planes). The held rows' output is zeroed below, so d does not reach the result. */
+    double d = 0.0;
+    for (int r = 0; r < 3; ++r)
+      for (int c = 0; c < 3; ++c)
+        if (!fx[r] && !fx[c]) d = fmax(d, fabs(m[3 * r + c]));
+    if (!(d > 0.0) || !isfinite(d)) d = 1.0;
     for (int r = 0; r < 3; ++r)
       if (fx[r])
-        for (int c = 0; c < 3; ++c) m[3 * r + c] = m[3 * c + r] = (r == c) ? 1.0 : 0.0;
+        for (int c = 0; c < 3; ++c) m[3 * r + c] = m[3 * c + r] = (r == c) ? d : 0.0;
     double *o = Dinv + 9 * (int64_t)i;
     if (!inv3(m, o)) {
       if (i < bad) bad = i;

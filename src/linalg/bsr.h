@@ -87,9 +87,9 @@ cl_status cl_bsr_apply_dirichlet(cl_bsr *A, const uint8_t *fixed, const double *
 void cl_bsr_diag_blocks(const cl_bsr *A, double *D);
 
 /* Inverted diagonal blocks for block Jacobi / block Gauss-Seidel: Dinv[9i..] = A(i,i)^-1, where
- * rows and columns of fixed dofs (fixed may be NULL) are replaced by the identity before inverting
- * and zeroed in the inverse, so Dinv maps a residual that is zero on fixed dofs to a correction that
- * is zero there too. CL_ERR_NUMERICAL naming the node if a block is singular or not finite. */
+ * rows and columns of fixed dofs (fixed may be NULL) are replaced by the identity (scaled to the
+ * free entries, so the singularity test stays relative to them) before inverting and zeroed in the
+ * inverse, so Dinv maps a residual that is zero on fixed dofs to a correction that is zero there too. CL_ERR_NUMERICAL naming the node if a block is singular or not finite. */
 cl_status cl_bsr_diag_inverse(const cl_bsr *A, const uint8_t *fixed, double *Dinv);
 
 /* Bytes held by the matrix (pattern and values), for reports. */

@@ -31,6 +31,13 @@ typedef struct mg_entry {
   int32_t n;
   const cl_linear_solver_def *def; /* of the solve running: the preconditioner reads it */
   int64_t analyses, solves, iterations;
+  /* mg_reuse (rent or buy, flops): the prices of a full set-up and of one CG iteration (a V-cycle and
+   * a product with A), the iterations of the first solve after the last full set-up (-1: none yet), the
+   * extra iterations' price since, and whether the set-up in use kept older coarse levels */
+  double setup_flops, iter_flops, debt;
+  int32_t fresh_iterations, last_iterations;
+  int first_solve;                 /* the next solve is the first after a set-up */
+  int kept;
 } mg_entry;
 
 static cl_status mge_create(void **data) {
@@ -68,11 +75,70 @@ static cl_status mge_analyse(void *data, const cl_linear_solver_def *def, const 
   return CL_OK;
 }
 
+/* The flops of a full set-up and of one preconditioned CG iteration, for the rent-or-buy rule of
+ * mg_reuse: per block of a fine level, 1080 for its part of P^T A P ((12x3)(3x3)(3x12) products) and
+ * 18 for each smoothing sweep, the residual and (level 0) CG's product with A; the coarsest level's
+ * factorisation (CHOLMOD's count; n^3/3 dense) and solve (4 nnz(L); 2 n^2; the CG iterations' products). */
+static void price(mg_entry *e, const cl_linear_solver_def *def) {
+  cl_mg_stats st;
+  cl_mg_get_stats(e->mg, &st);
+  double setup = 0.0, iter = 18.0 * (double)st.level[0].blocks;
+  for (int32_t l = 0; l + 1 < st.levels; ++l) {
+    const double nb = (double)st.level[l].blocks;
+    setup += 1080.0 * nb;
+    iter += 18.0 * nb * (double)(def->mg_pre_sweeps + def->mg_post_sweeps + 1);
+  }
+  const mg_coarse *c = &e->mg->coarse;
+  const double n = (double)c->n;
+  if (c->chol) {
+    cl_cholmod_stats cs;
+    cl_cholmod_get_stats(c->chol, &cs);
+    setup += cs.flops;
+    iter += 4.0 * cs.nnz_l;
+  } else if (c->dense) {
+    setup += n * n * n / 3.0;
+    iter += 2.0 * n * n;
+  } else if (st.levels > 0) {
+    iter += (double)def->mg_coarse_iterations * 18.0 * (double)st.level[st.levels - 1].blocks;
+  }
+  e->setup_flops = setup;
+  e->iter_flops = iter;
+}
+
+static cl_status full_setup(mg_entry *e, const cl_linear_solver_def *def, const cl_bsr *A, const uint8_t *fixed,
+                            int *why) {
+  cl_status s = cl_mg_setup(e->mg, def, A, fixed, why);
+  e->kept = 0;
+  e->debt = 0.0;
+  e->fresh_iterations = -1;
+  e->first_solve = 1;
+  if (s >= 0) price(e, def);
+  return s;
+}
+
+/* mg_reuse: keep the coarse levels of the last full set-up for A? Only in mode pcg, with the same mask,
+ * once a solve after the full set-up told its iterations, while the extra iterations since cost less
+ * than a full set-up and the last solve needed at most refactor_iterations more iterations than that
+ * first solve (a multigrid's own count varies with the problem: 20-40 on the same bar for 2 or 1
+ * sweeps, so the cap is on the extra ones). */
+static int keep_coarse(const mg_entry *e, const cl_linear_solver_def *def, const uint8_t *fixed) {
+  return def->mg_reuse && def->mg_mode == CL_MG_MODE_PCG && def->refactor_iterations > 0 && cl_mg_usable(e->mg) &&
+         cl_mg_same_mask(e->mg, fixed) && e->fresh_iterations >= 0 && e->debt < e->setup_flops &&
+         e->last_iterations - e->fresh_iterations <= def->refactor_iterations;
+}
+
 static cl_status mge_setup(void *data, const cl_linear_solver_def *def, const cl_bsr *A, const uint8_t *fixed,
                            cl_solve_reason *reason) {
   mg_entry *e = data;
   int why = CL_SOLVE_CONVERGED;
-  cl_status s = cl_mg_setup(e->mg, def, A, fixed, &why);
+  cl_status s;
+  if (keep_coarse(e, def, fixed)) {
+    s = cl_mg_refresh_fine(e->mg, A, &why);
+    e->kept = 1;
+    e->first_solve = 1;
+  } else {
+    s = full_setup(e, def, A, fixed, &why);
+  }
   *reason = (cl_solve_reason)why;
   return s;
 }
@@ -133,7 +199,9 @@ static cl_status mge_solve(void *data, const cl_linear_solver_def *def, const cl
   if (!cl_mg_same_mask(e->mg, fixed)) {
     /* the hierarchy is only right for its own mask: rebuild the coarse matrices for this one */
     int why = CL_SOLVE_CONVERGED;
-    cl_status s = cl_mg_setup(e->mg, def, A, fixed, &why);
+    const int first = e->first_solve;
+    cl_status s = full_setup(e, def, A, fixed, &why);
+    e->first_solve = first; /* a re-solve with contacts held stays out of the reuse bookkeeping */
     e->mg->st.rebuilds++;
     res->factorizations++;
     if (s < 0) {
@@ -174,7 +242,25 @@ static cl_status mge_solve(void *data, const cl_linear_solver_def *def, const cl
     e->def = def;
     const int32_t before = res->iterations;
     s = cl_linear_cg(A, def, CL_PRECOND_USER, vcycle_precond, e, e->ws, b, x, fixed, res);
+    if (s == CL_WARN_NOT_CONVERGED && e->kept) {
+      /* the kept coarse levels were too stale: a full set-up, and CG again from where it stopped */
+      int why = CL_SOLVE_CONVERGED;
+      cl_status f = full_setup(e, def, A, fixed, &why);
+      res->factorizations++;
+      if (f < 0) {
+        res->reason = (cl_solve_reason)why;
+        return f;
+      }
+      if (cl_mg_usable(e->mg)) s = cl_linear_cg(A, def, CL_PRECOND_USER, vcycle_precond, e, e->ws, b, x, fixed, res);
+      e->first_solve = 0; /* this solve's count mixes both set-ups: the next full one measures again */
+    }
     cycles = res->iterations - before;
+    if (e->first_solve) {
+      e->first_solve = 0;
+      e->last_iterations = cycles;
+      if (e->fresh_iterations < 0 && !e->kept) e->fresh_iterations = cycles;
+      else if (e->kept && cycles > e->fresh_iterations) e->debt += (cycles - e->fresh_iterations) * e->iter_flops;
+    }
     if (cycles > 0 && r0 > 0.0) factor = pow(res->rel_residual * ref / r0, 1.0 / cycles);
   }
   e->iterations += res->iterations;

@@ -100,6 +100,8 @@ static cl_status check_multigrid(const cl_linear_solver_def *def) {
   if (def->mg_cycles < 1 || def->mg_cycles > 100000)
     return cl_fail(CL_ERR_INVALID_ARGUMENT, "linear solver: parameter 'mg_cycles' = %d is outside [1, 100000]",
                    def->mg_cycles);
+  if (def->mg_reuse != 0 && def->mg_reuse != 1)
+    return cl_fail(CL_ERR_INVALID_ARGUMENT, "linear solver: parameter 'mg_reuse' = %d is outside [0, 1]", def->mg_reuse);
   if (!(def->mg_regularization >= 1e-14 && def->mg_regularization <= 1e-2))
     return cl_fail(CL_ERR_INVALID_ARGUMENT, "linear solver: parameter 'mg_regularization' = %g is outside [1e-14, 1e-2]",
                    def->mg_regularization);

@@ -23,7 +23,7 @@
  * iterate) or an error (< 0: not positive definite, breakdown, NaN/Inf) with a message naming it.
  *
  * The entries, in this order (the index is what a numeric parameter such as the corotational
- * solver's linear_solver = 0/1 selects; cl_linear_solver_name(i) gives the name of entry i):
+ * solver's linear_solver = 0/1/2 selects; cl_linear_solver_name(i) gives the name of entry i):
  *   0 "pcg"      conjugate gradients with the block-Jacobi preconditioner (inverted 3x3 diagonal
  *                blocks). No symbolic work; the set-up records A (the inverted blocks depend on the
  *                solve's mask and are made by each solve, cg.h).
@@ -39,7 +39,10 @@
  *                geodesic distances, skinning prolongations, the patterns of R A P and the scatter
  *                that fills them), setup = the Galerkin products and the coarse factor, solve =
  *                mg_cycles V-cycles (mode fixed, the paper's) or CG preconditioned by one symmetric
- *                V-cycle (mode pcg). It needs the nodes' rest positions (mg_positions).
+ *                V-cycle (mode pcg). It needs the nodes' rest positions (mg_positions). Option
+ *                mg_reuse (below): in mode pcg, a set-up may keep the coarse levels of an older matrix
+ *                while that pays (rent or buy, as reuse_factor for cholmod); reuses_setup stays 0 for
+ *                it: its finest level always smooths with the matrix of now, so def.wrap never applies.
  * Entries ignore the options of others (the mg_ fields below are checked for everyone, so a def
  * stays valid whichever entry it is given to). */
 #ifndef CL_LINALG_LINEAR_SOLVER_H
@@ -104,6 +107,18 @@ typedef struct cl_linear_solver_def {
   double mg_regularization;    /* a pivot of a coarse handle's 12x12 diagonal block below this times the
                                   block's mean diagonal is a null direction, raised to the mean diagonal
                                   (cl_mg_regularize), [1e-14, 1e-2]; default 1e-10 */
+  int32_t mg_reuse;            /* mode pcg: 1 = a set-up may keep the coarse levels (Galerkin products and
+                                  coarse factor) of an earlier one, refreshing only the finest level (its
+                                  matrix and the smoother's diagonal blocks), while it pays: the rent-or-buy
+                                  rule of reuse_factor counted in flops (the extra CG iterations against
+                                  the first solve after a full set-up, priced per V-cycle, against the
+                                  price of a full set-up), and not after a solve needed more than
+                                  refactor_iterations iterations beyond that first solve's (0: never
+                                  keep). A solve that reaches
+                                  max_iter with kept coarse levels makes a full set-up and starts again.
+                                  The V-cycle stays a symmetric positive definite preconditioner (a
+                                  Galerkin coarse matrix of an older A is still one). 0 = a full set-up
+                                  every time; default 0 */
 } cl_linear_solver_def;
 
 void cl_linear_solver_def_default(cl_linear_solver_def *def);

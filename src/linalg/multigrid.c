@@ -241,6 +241,30 @@ cl_status cl_mg_setup(cl_mg *mg, const cl_linear_solver_def *def, const cl_bsr *
   return CL_OK;
 }
 
+cl_status cl_mg_refresh_fine(cl_mg *mg, const cl_bsr *A, int *reason) {
+  if (!mg->usable) {
+    *reason = CL_SOLVE_INVALID;
+    return cl_fail(CL_ERR_STATE, "Galerkin multigrid: no usable set-up to keep");
+  }
+  const uint64_t t0 = cl_time_ns();
+  mg->usable = 0;
+  mg->lev[0].A = A;
+  if (!all_finite(A)) {
+    *reason = CL_SOLVE_NON_FINITE;
+    return cl_fail(CL_ERR_NUMERICAL, "Galerkin multigrid set-up: the matrix has NaN or Inf entries");
+  }
+  cl_status s = cl_bsr_diag_inverse(A, mg->has_fixed ? mg->fixed : NULL, mg->lev[0].dinv);
+  if (s < 0) {
+    *reason = CL_SOLVE_NOT_POSDEF;
+    return cl_fail_context(CL_WARN_NOT_POSDEF, "Galerkin multigrid set-up, smoother of level 0: ");
+  }
+  mg->usable = 1;
+  mg->st.reuses++;
+  mg->st.galerkin_ms = mg->st.coarse_factor_ms = 0.0;
+  mg->st.setup_ms = 1e-6 * (double)(cl_time_ns() - t0);
+  return CL_OK;
+}
+
 void cl_mg_note_solve(cl_mg *mg, double ms, int32_t cycles, double factor) {
   if (!mg) return;
   mg->st.solve_ms = ms;

@@ -97,6 +97,7 @@ typedef struct cl_mg_stats {
   double galerkin_ms;                       /* of which the Galerkin products (eq 14) */
   double coarse_factor_ms;                  /* of which the coarsest level's factorisation */
   int64_t setups;                           /* set-ups, and rebuilds of the coarse matrices a solve */
+  int64_t reuses;                           /* set-ups that kept the coarse levels (cl_mg_refresh_fine) */
   int64_t rebuilds;                         /* made because its mask differed from the set-up's */
   int64_t cycles;                           /* V-cycles over all solves */
   double solve_ms;                          /* the last solve */
@@ -120,6 +121,12 @@ cl_status cl_mg_analyse(cl_mg *mg, const struct cl_linear_solver_def *def, const
  * (*reason CL_SOLVE_NOT_POSDEF: the hierarchy is then unusable until the next set-up). */
 cl_status cl_mg_setup(cl_mg *mg, const struct cl_linear_solver_def *def, const cl_bsr *A, const uint8_t *fixed,
                       int *reason);
+
+/* The cheap set-up of a kept hierarchy: A (the analysed pattern, new values) becomes the finest level's
+ * matrix and the smoother's diagonal blocks are inverted again for it and the mask of the last full
+ * set-up; the coarse matrices and the coarsest factor stay those of the older matrix. Needs a usable
+ * hierarchy. Returns as cl_mg_setup (on failure the hierarchy is unusable until the next full set-up). */
+cl_status cl_mg_refresh_fine(cl_mg *mg, const cl_bsr *A, int *reason);
 
 /* Whether the last set-up left a usable hierarchy, and whether `fixed` is the mask it was made with. */
 int cl_mg_usable(const cl_mg *mg);

@@ -69,8 +69,11 @@ cl_status cl_collider_check(const cl_collider_def *d) {
    * c + v t and the spin stay finite over any run (world.h) */
   CL_TRY(cl_kinematic_check(d, "collider"));
   CL_TRY(cl_check_vec3_limit("collider: angular_velocity", d->angular_velocity, CL_LIMIT_SPIN, "rad/s"));
-  if (!(d->friction >= 0.0) || isinf(d->friction))
-    return cl_fail(CL_ERR_INVALID_ARGUMENT, "collider: friction = %g must be finite and >= 0", d->friction);
+  if (!(d->friction >= 0.0) || isinf(d->friction)) {
+    static const char *const kinds[3] = {"plane", "sphere", "box"};
+    return cl_fail(CL_ERR_INVALID_ARGUMENT, "%s collider: friction = %g must be finite and >= 0 (a Coulomb coefficient)",
+                   kinds[d->kind], d->friction);
+  }
   if (!(d->restitution >= 0.0 && d->restitution <= 1.0))
     return cl_fail(CL_ERR_INVALID_ARGUMENT, "collider: restitution = %g is outside [0, 1]", d->restitution);
   if (!(d->momentum_scale >= 0.0) || isinf(d->momentum_scale))

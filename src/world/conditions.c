@@ -124,8 +124,16 @@ static void support_axes(cl_condition *c) {
  * rest area vectors. */
 static cl_status surface_triangles(cl_condition *c, cl_body *body, const unsigned char *mark) {
   CL_TRY(cl_body_surface(body));
+  /* A surface load needs a closed, oriented boundary: its triangles carry the area a traction
+   * integrates over and the outward normal a pressure pushes against (the loaded triangles may be a
+   * patch of it, such as the inner surface of a shell). A body of particles alone (shape matching)
+   * has none: no area, no inside or outside, so there is nothing a pressure could mean. */
   if (body->ntris == 0)
-    return cl_fail(CL_ERR_INVALID_ARGUMENT, "%s has no boundary surface to load (its solver gives none)", body->label);
+    return cl_fail(CL_ERR_INVALID_ARGUMENT, "%s has no boundary surface to load: solver '%s' gives its particles no "
+                   "surface triangles, so a %s has no area to act on%s; spread a total force with world:force "
+                   "(cl_world_apply_force), or use a tet body (solver 'corotational')", body->label, body->ops->name,
+                   c->load.kind == CL_LOAD_PRESSURE ? "pressure" : "traction",
+                   c->load.kind == CL_LOAD_PRESSURE ? " and no outward normal to push against" : "");
   int32_t count = 0;
   for (int32_t t = 0; t < body->ntris; ++t) {
     const int32_t *v = body->tris + 3 * t;

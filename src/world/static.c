@@ -6,7 +6,10 @@
  * held node's target (and each supported node's held components) at x0 + s (target - x0), x0 where
  * the node was when the solve began, so large prescribed displacements are reached gradually too.
  * Targets are those of the current world time; time does not advance. Colliders stay where they are
- * (contact as in the solvers' steps, without the colliders moving). */
+ * (contact as in the solvers' steps, without the colliders moving). A pressure on the current surface
+ * is rebuilt at each equilibrium and the body solved again until it settles. Contact probes read the contact
+ * forces of the equilibrium: the solver records them (forces, dt = 1) once it has converged, and the
+ * probes, which read a record over the world's dt, get them times dt. */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -161,6 +164,20 @@ done:
   return r;
 }
 
+/* Equilibria per load step at most while a follower pressure settles. */
+enum { FOLLOWER_PASSES = 20 };
+
+/* Whether a body carries a pressure on its current surface (a follower load). */
+static int has_follower_load(const cl_world *w, const cl_body *b) {
+  for (int32_t i = 0; i < w->conditions.slots; ++i) {
+    const cl_condition *c = cl_pool_at(&w->conditions, i);
+    if (c && c->body == b->id && c->kind == CL_CONDITION_SURFACE_LOAD && c->load.kind == CL_LOAD_PRESSURE &&
+        c->load.follow)
+      return 1;
+  }
+  return 0;
+}
+
 void cl_static_def_default(cl_static_def *def) {
   if (!def) return;
   memset(def, 0, sizeof *def);
@@ -202,6 +219,11 @@ cl_status cl_world_static(cl_world *w, const cl_static_def *def, cl_static_repor
     cl_body_state *st = &b->state;
     double *x0 = cl_malloc(sizeof(double) * 3 * (size_t)st->n, "static solve positions");
     if (!x0) return CL_ERR_OUT_OF_MEMORY;
+    double *f_prev = NULL; /* the forces of the last pass, for a body with a follower pressure */
+    if (has_follower_load(w, b) && !(f_prev = cl_malloc(sizeof(double) * 3 * (size_t)st->n, "static solve forces"))) {
+      free(x0);
+      return CL_ERR_OUT_OF_MEMORY;
+    }
     memcpy(x0, st->x, sizeof(double) * 3 * (size_t)st->n);
     cl_status s = CL_OK;
     for (int32_t j = 1; j <= def->load_steps && s >= 0; ++j) {
@@ -233,14 +255,47 @@ cl_status cl_world_static(cl_world *w, const cl_static_def *def, cl_static_repor
                           .supports = {b->s_count, b->s_nodes, b->s_held, b->s_axes, b->s_x, b->s_v, b->s_r},
                           .colliders = &view,
                           .threads = w->threads};
-      cl_static_report rep = {0, 0, 0.0};
-      s = b->ops->equilibrium(b->solver, st, &in, def, &rep);
-      total.iterations += rep.iterations;
-      total.residual = fmax(total.residual, rep.residual);
-      if (s > warn) warn = s;
-      if (s < 0) cl_fail_context(s, "%s: load step %d of %d: ", b->label, (int)j, (int)def->load_steps);
+      /* A follower pressure depends on where the surface ends: the solver holds f_ext fixed, so
+       * the forces are rebuilt at its equilibrium and it is solved again until they stop changing
+       * (a fixed point; each pass starts next to the last equilibrium). */
+      for (int32_t pass = 0;; ++pass) {
+        cl_static_report rep = {0, 0, 0.0};
+        if (w->contact_probes) { /* the last equilibrium's contact forces only */
+          for (int32_t q = 0; q < w->probes.slots; ++q) {
+            cl_probe *p = cl_pool_at(&w->probes, q);
+            if (p && p->def.kind == CL_PROBE_CONTACT && p->def.body == b->id) memset(p->contact, 0, sizeof p->contact);
+          }
+          cl_world_contact_records_on(w, &view);
+        }
+        s = b->ops->equilibrium(b->solver, st, &in, def, &rep);
+        if (w->contact_probes) cl_world_contact_records_off(w, b, &view, w->def.dt);
+        total.iterations += rep.iterations;
+        total.residual = fmax(total.residual, rep.residual);
+        if (s > warn) warn = s;
+        if (s < 0) {
+          cl_fail_context(s, "%s: load step %d of %d: ", b->label, (int)j, (int)def->load_steps);
+          break;
+        }
+        if (!f_prev) break;
+        memcpy(f_prev, b->f_ext, sizeof(double) * 3 * (size_t)st->n);
+        cl_world_build_forces(w, b, t);
+        double df2 = 0.0, f2 = 0.0;
+        for (int64_t d = 0; d < 3 * (int64_t)st->n; ++d) {
+          b->f_ext[d] *= f;
+          df2 += (b->f_ext[d] - f_prev[d]) * (b->f_ext[d] - f_prev[d]);
+          f2 += b->f_ext[d] * b->f_ext[d];
+        }
+        if (df2 <= def->tolerance * def->tolerance * f2) break;
+        if (pass + 1 >= FOLLOWER_PASSES) {
+          warn = cl_fail(CL_WARN_NOT_CONVERGED, "static solve: %s: the follower pressure still changed by %.3g of "
+                         "the load after %d equilibria at load step %d; raise load_steps", b->label,
+                         sqrt(df2 / f2), (int)FOLLOWER_PASSES, (int)j);
+          break;
+        }
+      }
     }
     free(x0);
+    free(f_prev);
     if (s < 0) return s;
     int32_t bad = -1;
     const char *what = "value";

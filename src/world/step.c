@@ -182,14 +182,14 @@ static cl_status after_topology(cl_world *w, cl_body *b) {
   return CL_OK;
 }
 
-/* Contact probes: before a body's step every collider records into its scratch (zeroed), after it
- * the scratch of each probed collider is added to the probes of that body. */
-static void contact_records_on(cl_world *w, cl_collider_view *view) {
+/* Contact probes (world.h): before a body's step every collider records into its scratch (zeroed),
+ * after it the scratch of each probed collider is added to the probes of that body. */
+void cl_world_contact_records_on(cl_world *w, cl_collider_view *view) {
   memset(w->contact_scratch, 0, sizeof(double) * 7 * (size_t)view->count);
   for (int32_t c = 0; c < view->count; ++c) w->shapes[c].contact = w->contact_scratch + 7 * c;
 }
 
-static void contact_records_off(cl_world *w, const cl_body *b, cl_collider_view *view) {
+void cl_world_contact_records_off(cl_world *w, const cl_body *b, cl_collider_view *view, double scale) {
   for (int32_t c = 0; c < view->count; ++c) w->shapes[c].contact = NULL;
   for (int32_t i = 0; i < w->probes.slots; ++i) {
     cl_probe *p = cl_pool_at(&w->probes, i);
@@ -198,7 +198,7 @@ static void contact_records_off(cl_world *w, const cl_body *b, cl_collider_view 
     if (cl_pool_get(&w->colliders, p->def.collider, "collider", (void **)&c) < 0) continue;
     const int32_t k = w->shape_of_slot[cl_pool_slot(p->def.collider)];
     if (k < 0) continue;
-    for (int q = 0; q < 7; ++q) p->contact[q] += w->contact_scratch[7 * k + q];
+    for (int q = 0; q < 7; ++q) p->contact[q] += scale * w->contact_scratch[7 * k + q];
     for (int q = 0; q < 3; ++q) p->center[q] = w->shapes[k].center[q];
   }
 }
@@ -264,9 +264,9 @@ static cl_status one_step(cl_world *w, cl_status *warning) {
                           .colliders = &view,
                           .threads = w->threads};
       cl_step_report rep = {0, 0.0};
-      if (w->contact_probes) contact_records_on(w, &view);
+      if (w->contact_probes) cl_world_contact_records_on(w, &view);
       cl_status st = b->ops->step(b->solver, &b->state, &in, &rep);
-      if (w->contact_probes) contact_records_off(w, b, &view);
+      if (w->contact_probes) cl_world_contact_records_off(w, b, &view, 1.0);
       if (st < 0)
         return stop(w, cl_fail_context(st, "%s: solver '%s' failed at step %lld (t = %g s): ", b->label,
                                        b->ops->name, step_no, t0));

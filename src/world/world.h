@@ -452,6 +452,12 @@ cl_status cl_world_advance(cl_world *world, int32_t steps);
 int cl_world_build_forces(cl_world *world, cl_body *body, double t);
 void cl_world_build_constraints(cl_world *world, cl_body *body, double t0, double t1);
 void cl_world_accumulate_reactions(cl_world *world, cl_body *body, double t0);
+/* Contact probes: before a body's solve every collider of the view records into its scratch
+ * (zeroed); after it the scratch of each probed collider, times `scale`, is added to the contact
+ * probes of that body (1 in a step; dt in the static solve, whose solver records forces and whose
+ * probes read a record over dt). */
+void cl_world_contact_records_on(cl_world *world, cl_collider_view *view);
+void cl_world_contact_records_off(cl_world *world, const cl_body *body, cl_collider_view *view, double scale);
 /* Static equilibrium of every body (static.c). */
 cl_status cl_world_static(cl_world *world, const cl_static_def *def, cl_static_report *report);
 

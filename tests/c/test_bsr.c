@@ -432,6 +432,20 @@ static void test_diag_inverse(void **state) {
   for (int k = 0; k < 3; ++k) assert_true(Di[3 + k] == 0.0 && Di[3 * k + 1] == 0.0);
   double det = D[0] * D[8] - D[2] * D[6];
   assert_true(fabs(Di[0] - D[8] / det) < 1e-12 * fabs(Di[0]));
+  /* two held rows of a stiff block (entries near 1e11, a steel shell's node on two symmetry planes):
+   * the free entry inverts; held rows as the identity made the relative singularity test fail there */
+  for (int64_t q = 0; q < 9 * A->row_ptr[n]; ++q) A->val[q] *= 1e8;
+  fixed[0] = 1; /* node 0: x and y held, z free */
+  assert_int_equal(cl_bsr_diag_inverse(A, fixed, Di), CL_OK);
+  assert_true(fabs(Di[8] * D[8] * 1e8 - 1.0) < 1e-12);
+  for (int k = 0; k < 8; ++k) assert_true(Di[k] == 0.0);
+  /* a held row beside a tiny free diagonal (a loose node's mass, 4e-9: its elements broken) is not
+   * singular: the free 2x2 block inverts */
+  fixed[0] = 0; /* node 0: y held */
+  memset(A->val + 9 * A->diag[0], 0, 9 * sizeof(double));
+  for (int k = 0; k < 3; ++k) A->val[9 * A->diag[0] + 4 * k] = 4.2e-9;
+  assert_int_equal(cl_bsr_diag_inverse(A, fixed, Di), CL_OK);
+  assert_true(fabs(Di[0] * 4.2e-9 - 1.0) < 1e-12 && fabs(Di[8] * 4.2e-9 - 1.0) < 1e-12 && Di[4] == 0.0);
   /* a singular block is reported with its node */
   memset(A->val + 9 * A->diag[3], 0, 9 * sizeof(double));
   assert_int_equal(cl_bsr_diag_inverse(A, NULL, Di), CL_ERR_NUMERICAL);

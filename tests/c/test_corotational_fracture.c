@@ -1,7 +1,7 @@
 /* The corotational solver's topology operation (solvers/corotational/fracture.c, thesis sec 5.4):
  * node replication by the side of the plane, skipped events, detaching a unit, plastic relief,
  * aesthetic joint pruning (ball and hinge joints), the fragment veto, stale events, continued cracks,
- * islands and their cache, and stepping on. */
+ * islands and their cache (with CHOLMOD and with the Galerkin multigrid), and stepping on. */
 #include <math.h>
 #include <setjmp.h>
 #include <stdarg.h>
@@ -487,10 +487,9 @@ static void test_cracks_continue(void **state) {
   cl_mesh_destroy(m);
 }
 
-/* Two cubes in one body, CHOLMOD: fracturing one keeps the other's factor and analysis. */
-static void test_island_cache(void **state) {
-  (void)state;
-  cl_mesh *a = cube(4);
+/* Two cubes of n x n x n cells side by side (3 m apart) in one mesh: two islands. */
+static cl_mesh *two_cubes(int n) {
+  cl_mesh *a = cube(n);
   int32_t np = a->npoints, nc = a->ncells;
   double *xyz = malloc(sizeof(double) * 6 * (size_t)np);
   int32_t *cells = malloc(sizeof(int32_t) * 8 * (size_t)nc);
@@ -505,6 +504,16 @@ static void test_island_cache(void **state) {
   }
   cl_mesh *m;
   assert_int_equal(cl_mesh_from_arrays(CL_MESH_TETS, xyz, 2 * np, cells, 2 * nc, &m), CL_OK);
+  cl_mesh_destroy(a);
+  free(xyz);
+  free(cells);
+  return m;
+}
+
+/* Two cubes in one body, CHOLMOD: fracturing one keeps the other's factor and analysis. */
+static void test_island_cache(void **state) {
+  (void)state;
+  cl_mesh *m = two_cubes(4);
   cl_world *w = make_world();
   cl_world_set_gravity(w, (const double[3]){0, -9.81, 0});
   const cl_param p[] = {{"linear_solver", 1, NULL}};
@@ -531,9 +540,65 @@ static void test_island_cache(void **state) {
   assert_int_equal(after.analyses, before.analyses); /* no new symbolic analysis for the untouched cube */
   cl_world_destroy(w);
   cl_mesh_destroy(m);
-  cl_mesh_destroy(a);
-  free(xyz);
-  free(cells);
+}
+
+/* The same with galerkin_mg: each island has its own hierarchy; a fracture in the first cube gives it
+ * a new one (its pattern changed) and keeps the second's. Islands no bigger than the grid's finest
+ * coarse level, and islands under 64 nodes, use block-Jacobi PCG. */
+static void test_island_cache_multigrid(void **state) {
+  (void)state;
+  cl_mesh *m = two_cubes(4); /* 125 nodes each */
+  cl_world *w = make_world();
+  cl_world_set_gravity(w, (const double[3]){0, -9.81, 0});
+  const cl_param p[] = {{"linear_solver", CL_COROT_SOLVER_GALERKIN_MG, NULL}, {"grid", 0.0, "8/40/all"},
+                        {"tolerance", 1e-9, NULL}};
+  cl_id b = add(w, m, p, 3);
+  cl_body_state *st = cl_world_body_state(w, b);
+  cl_corot *s = solver_of(w, b);
+  assert_int_equal(cl_world_step(w, 2), CL_OK);
+  const cl_linear_solver *first = s->islands[0].ls, *second = s->islands[1].ls;
+  assert_non_null(cl_linear_solver_multigrid(first));
+  assert_non_null(cl_linear_solver_multigrid(second));
+  cl_linear_solver_stats before;
+  cl_linear_solver_get_stats(second, &before);
+  assert_int_equal(before.analyses, 1);
+  const int32_t centre = 2 + 5 * (2 + 5 * 2);
+  assert_int_equal(apply(s, st, 0, centre, 0.0, 1.0, 0.0), 1);
+  assert_int_equal(s->islands[1].reused, 1);
+  assert_ptr_equal(s->islands[1].ls, second);
+  assert_null(s->islands[0].ls); /* a new island: analysed at its first solve */
+  assert_int_equal(cl_world_step(w, 2), CL_OK);
+  assert_non_null(cl_linear_solver_multigrid(s->islands[0].ls));
+  cl_mg_stats ms;
+  cl_mg_get_stats(cl_linear_solver_multigrid(s->islands[0].ls), &ms);
+  assert_int_equal(ms.levels, 3);
+  assert_int_equal(ms.level[0].nodes, s->islands[0].nnodes); /* 126: the replicated node is in */
+  cl_linear_solver_stats after;
+  cl_linear_solver_get_stats(s->islands[1].ls, &after);
+  assert_int_equal(after.analyses, before.analyses);
+  cl_world_destroy(w);
+  cl_mesh_destroy(m);
+  /* islands too small for the grid: 64 nodes with "80/all" (no bigger than its coarse level), 27 nodes
+   * (under 64) with "10/all": block-Jacobi PCG, and the steps converge */
+  static const struct {
+    int n;
+    const char *grid;
+  } small[] = {{3, "80/all"}, {2, "10/all"}};
+  for (int k = 0; k < 2; ++k) {
+    cl_mesh *mk = two_cubes(small[k].n);
+    w = make_world();
+    cl_world_set_gravity(w, (const double[3]){0, -9.81, 0});
+    const cl_param q[] = {{"linear_solver", CL_COROT_SOLVER_GALERKIN_MG, NULL}, {"grid", 0.0, small[k].grid}};
+    b = add(w, mk, q, 2);
+    s = solver_of(w, b);
+    assert_int_equal(cl_world_step(w, 2), CL_OK);
+    for (int32_t i = 0; i < s->nislands; ++i) {
+      assert_null(cl_linear_solver_multigrid(s->islands[i].ls));
+      assert_string_equal(cl_linear_solver_entry(s->islands[i].ls), "pcg");
+    }
+    cl_world_destroy(w);
+    cl_mesh_destroy(mk);
+  }
 }
 
 int main(void) {
@@ -549,6 +614,7 @@ int main(void) {
       cmocka_unit_test(test_stale_events_skipped),
       cmocka_unit_test(test_cracks_continue),
       cmocka_unit_test(test_island_cache),
+      cmocka_unit_test(test_island_cache_multigrid),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }

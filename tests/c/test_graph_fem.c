@@ -581,49 +581,83 @@ static void test_threshold_is_the_tensor_projection(void **state) {
   }
 }
 
-/* Softening: the x edges (length 0.1 m) of a bar stretched uniformly along x follow the linear law:
- * d = 1 - sigma(kappa) / (E kappa), no event on unloading (kappa is the history), damage 1 at
- * eps_f = 2 G_f / (f_t L); and an edge too long to soften lowers its strength with a warning. */
+/* Softening (a crack band per element): a uniform stretch F = diag(1 + eps, 1, 1) gives every tet
+ * the effective stress (lambda + 2 mu) E_xx along x (E_xx = eps + eps^2 / 2, the Green strain) and
+ * lambda E_xx across, so sigma_1 / E = kappa, the energy ratio r = E / (lambda + 2 mu) and the width
+ * along x h = 0.1 m (every Kuhn tet spans its cell): band r h. The linear law then gives
+ * sigma = (f_t - s r h kappa) / (1 - s r h / E), s = f_t^2 / (2 G_f), and D = 1 - sigma / (E kappa)
+ * on all six edges of each tet, inside that tet alone (in_unit); no event below the strength or on
+ * unloading (kappa is the history); D = 1 once the crack is open; and an element too wide to
+ * soften warns. */
+static void set_stretch(crit_fixture *f, double eps) {
+  for (int32_t i = 0; i < f->st->n; ++i) f->st->x[3 * i] = f->st->X[3 * i] * (1.0 + eps);
+  for (int32_t e = 0; e < f->u.count; ++e) {
+    double *F = f->u.F + 9 * e;
+    memset(F, 0, 9 * sizeof(double));
+    F[0] = 1.0 + eps, F[4] = F[8] = 1.0;
+  }
+}
+
 static void test_softening_law(void **state) {
   (void)state;
-  const double ft = 5e3, gf = 50.0, L = 0.1, e0 = ft / k_young, ef = 2 * gf / (ft * L);
+  const double ft = 5e3, gf = 50.0, h = 0.1;
+  const double lam = k_young * k_poisson / ((1 + k_poisson) * (1 - 2 * k_poisson)), mu = k_young / (2 * (1 + k_poisson));
+  const double r = k_young / (lam + 2 * mu), hb = r * h, slope = ft * ft / (2 * gf);
+  /* kappa at which the law's traction reaches 0 */
+  const double kf = ft / (slope * hb), k0 = ft / k_young;
   cl_param cp[3] = {{"strength", ft, NULL}, {"mode", 1, NULL}, {"fracture_energy", gf, NULL}};
   crit_fixture f;
   crit_open(&f, cp, 3);
-  cl_body_state *st = f.st;
-  const double strains[4] = {0.5 * e0, 0.5 * (e0 + ef), 0.3 * (e0 + ef), 1.01 * ef};
+  const cl_body_state *st = f.st;
+  const double kappas[4] = {0.5 * k0, 0.5 * (k0 + kf), 0.3 * (k0 + kf), 1.01 * kf};
   double last = 0.0;
   for (int c = 0; c < 4; ++c) {
-    for (int32_t i = 0; i < st->n; ++i) st->x[3 * i] = st->X[3 * i] * (1.0 + strains[c]);
+    /* the stretch whose (lambda + 2 mu) E_xx / E is kappas[c] */
+    const double exx = kappas[c] * k_young / (lam + 2 * mu), eps = sqrt(1 + 2 * exx) - 1;
+    set_stretch(&f, eps);
     crit_eval(&f);
-    int32_t xedges = 0;
+    const double k = kappas[c];
+    const double sig = fmax(0.0, (ft - slope * hb * k) / (1 - slope * hb / k_young));
+    const double expect = 1.0 - sig / (k_young * k);
+    int32_t *count = calloc((size_t)st->ncells, sizeof(int32_t));
+    double worst = 0.0;
     for (int32_t i = 0; i < f.ev.count; ++i) {
       const cl_fracture_event *e = &f.ev.items[i];
-      const double dx = fabs(st->X[3 * e->damage_edge.a] - st->X[3 * e->damage_edge.b]);
-      const double dy = fabs(st->X[3 * e->damage_edge.a + 1] - st->X[3 * e->damage_edge.b + 1]);
-      const double dz = fabs(st->X[3 * e->damage_edge.a + 2] - st->X[3 * e->damage_edge.b + 2]);
-      if (!(fabs(dx - L) < 1e-12 && dy < 1e-12 && dz < 1e-12)) continue;
-      ++xedges;
-      const double k = strains[c];
-      const double expect = k >= ef ? 1.0 : 1.0 - ft * (ef - k) / (ef - e0) / (k_young * k);
-      assert_true(fabs(e->damage_edge.damage - expect) < 1e-12);
+      assert_int_equal(e->kind, CL_EVENT_DAMAGE_EDGE);
+      assert_int_equal(e->damage_edge.in_unit, 1);
+      const int32_t t = e->damage_edge.unit, *tv = st->cells + 4 * t;
+      int has_a = 0, has_b = 0;
+      for (int q = 0; q < 4; ++q) has_a |= tv[q] == e->damage_edge.a, has_b |= tv[q] == e->damage_edge.b;
+      assert_true(has_a && has_b); /* the edge is the tet's own */
+      count[t]++;
+      worst = fmax(worst, fabs(e->damage_edge.damage - expect));
       last = e->damage_edge.damage;
     }
-    print_message("edge_stress softening: strain %.4g (eps_0 %.4g, eps_f %.4g): %d events, %d on x edges, x damage %.4g\n",
-                  strains[c], e0, ef, f.ev.count, xedges, last);
-    if (c == 0 || c == 2) assert_int_equal(xedges, 0); /* below eps_0, then unloading */
-    else assert_true(xedges > 0);
+    print_message("edge_stress softening: kappa %.4g (kappa_0 %.4g, open at %.4g): %d events, damage %.6g "
+                  "(expected %.6g, worst difference %.2g)\n", k, k0, kf, f.ev.count, last, expect, worst);
+    if (c == 0 || c == 2) {
+      assert_int_equal(f.ev.count, 0); /* below the strength, then unloading */
+    } else {
+      for (int32_t t = 0; t < st->ncells; ++t) assert_int_equal(count[t], 6);
+      assert_true(worst < 1e-9);
+    }
+    free(count);
   }
   assert_true(last == 1.0);
+  crit_eval(&f); /* open for good: nothing again */
+  assert_int_equal(f.ev.count, 0);
   crit_close(&f);
 
-  /* G_f so small that 2 E G_f / f_t^2 = 0.04 m < 0.1 m: a warning, the edges still break */
-  cl_param weak[3] = {{"strength", ft, NULL}, {"mode", 1, NULL}, {"fracture_energy", 5e3 * 5e3 * 0.04 / (2 * k_young), NULL}};
+  /* G_f so small that E / (f_t^2 / (2 G_f)) = 0.04 m, below the 0.05 and 0.1 m edges: a warning, the
+   * elements still break */
+  cl_param weak[3] = {{"strength", ft, NULL}, {"mode", 1, NULL}, {"fracture_energy", ft * ft * 0.04 / (2 * k_young), NULL}};
   assert_int_equal(crit_open_status(&f, weak, 3), CL_WARN_CLAMPED);
+  print_message("edge_stress softening, long elements: %s\n", cl_last_error());
   assert_non_null(strstr(cl_last_error(), "snap back"));
-  for (int32_t i = 0; i < st->n; ++i) st->x[3 * i] = st->X[3 * i] * 1.5;
+  set_stretch(&f, 0.5);
   crit_eval(&f);
   assert_true(f.ev.count > 0);
+  for (int32_t i = 0; i < f.ev.count; ++i) assert_true(f.ev.items[i].damage_edge.damage == 1.0);
   crit_close(&f);
 }
 
@@ -669,6 +703,8 @@ static void test_bad_input(void **state) {
       {{{"strength", -1.0, NULL}}, 1, "strength"},
       {{{"mode", 1, NULL}, {"fracture_energy", 0.0, NULL}}, 2, "fracture_energy"},
       {{{"mode", 2, NULL}}, 1, "mode"},
+      {{{"mode", 1, NULL}, {"softening_law", 2, NULL}}, 2, "softening_law"},
+      {{{"mode", 1, NULL}, {"fracture_energy", INFINITY, NULL}}, 2, "fracture_energy"},
       {{{"diffusion_radius", -0.1, NULL}}, 1, "diffusion_radius"},
       {{{"diffusion_radius", INFINITY, NULL}}, 1, "diffusion_radius"},
   };

@@ -4,7 +4,7 @@
  * singular matrix, a negative definite one, NaN in the matrix or the right-hand side, its cycle cap;
  * held dofs in both modes: test_multigrid_cycle.c); one analysis serves several matrices (the set-ups
  * counted, no rebuild), a new pattern comes with new positions; a failed analysis leaves nothing
- * behind. */
+ * behind; mg_reuse keeps the coarse levels across set-ups by its rent-or-buy rule. */
 #include <math.h>
 #include <setjmp.h>
 #include <stdarg.h>
@@ -87,6 +87,114 @@ static void test_analyse_once_setup_many(void **state) {
   cl_linear_solver_destroy(ls);
   cl_test_mg_free(&s2);
   cl_test_mg_free(&s);
+}
+
+/* mg_reuse (mode pcg): a set-up keeps the coarse levels of the last full one while the extra CG
+ * iterations cost less than a full set-up; the finest level always gets the matrix of now, so the
+ * solve still reaches the tolerance on the new matrix. refactor_iterations = 0 or mg_reuse = 0: a full
+ * set-up every time; mode fixed never keeps. A bad value is named. */
+static void test_reuse_keeps_coarse_levels(void **state) {
+  (void)state;
+  cl_test_mg_sys s, stiffer[2]; /* the same mesh with E 5 % and 10 % higher: the matrices of later steps */
+  cl_test_mg_bar(&s, 8, 3, 3, 1.0, 0.5, 1e5, 0.3, 10.0);
+  cl_test_mg_bar(&stiffer[0], 8, 3, 3, 1.0, 0.5, 1.05e5, 0.3, 10.0);
+  cl_test_mg_bar(&stiffer[1], 8, 3, 3, 1.0, 0.5, 1.1e5, 0.3, 10.0);
+  for (int variant = 0; variant < 4; ++variant) { /* 0 reuse, 1 mg_reuse = 0, 2 refactor 0, 3 mode fixed */
+    cl_test_mg_sys t;
+    cl_test_mg_bar(&t, 8, 3, 3, 1.0, 0.5, 1e5, 0.3, 10.0);
+    cl_linear_solver_def def;
+    cl_test_mg_def(&t, "5/20/all", &def);
+    def.rel_tol = 1e-10;
+    def.mg_reuse = variant != 1;
+    def.refactor_iterations = variant == 2 ? 0 : 30;
+    if (variant == 3) {
+      def.mg_mode = CL_MG_MODE_FIXED;
+      def.mg_cycles = 200;
+    }
+    cl_linear_solver *ls = NULL;
+    assert_ok(cl_linear_solver_create("galerkin_mg", &def, &ls));
+    assert_ok(cl_linear_solver_analyse(ls, t.A));
+    int32_t its[3];
+    for (int j = 0; j < 3; ++j) {
+      if (j > 0) /* a slightly different matrix each time */
+        memcpy(t.A->val, stiffer[j - 1].A->val, sizeof(double) * 9 * (size_t)t.A->row_ptr[t.A->n]);
+      memset(t.x, 0, sizeof(double) * (size_t)t.n3);
+      assert_ok(cl_linear_solver_setup(ls, t.A, NULL));
+      cl_linear_result res;
+      assert_ok(cl_linear_solver_solve(ls, t.b, t.x, NULL, &res));
+      assert_int_equal(res.reason, CL_SOLVE_CONVERGED);
+      its[j] = res.iterations;
+      /* the residual on the matrix of now, whatever the coarse levels */
+      double *r = malloc(sizeof(double) * (size_t)t.n3);
+      const double rr = sqrt(cl_bsr_residual(t.A, t.b, t.x, NULL, r));
+      double bb = 0.0;
+      for (int64_t d = 0; d < t.n3; ++d) bb += t.b[d] * t.b[d];
+      assert_true(rr <= 1.01e-10 * sqrt(bb));
+      free(r);
+    }
+    cl_mg_stats ms;
+    cl_mg_get_stats(cl_linear_solver_multigrid(ls), &ms);
+    print_message("variant %d: iterations %d %d %d, full set-ups %lld, kept %lld\n", variant, its[0], its[1], its[2],
+                  (long long)ms.setups, (long long)ms.reuses);
+    if (variant == 0) {
+      assert_int_equal(ms.setups, 1);
+      assert_int_equal(ms.reuses, 2);
+      assert_true(its[1] <= its[0] + 30);
+    } else {
+      assert_int_equal(ms.setups, 3);
+      assert_int_equal(ms.reuses, 0);
+    }
+    cl_linear_solver_destroy(ls);
+    cl_test_mg_free(&t);
+  }
+  /* kept coarse levels that went stale (a matrix whose stiffness jumps by 10 % across the middle of the
+   * bar: its smooth modes move far): CG reaches its cap with them, makes a full set-up and goes on from
+   * where it stopped, to the tolerance */
+  {
+    cl_test_mg_sys t;
+    cl_test_mg_bar(&t, 8, 3, 3, 1.0, 0.5, 1e5, 0.3, 10.0);
+    cl_linear_solver_def d;
+    cl_test_mg_def(&t, "5/20/all", &d);
+    d.rel_tol = 1e-10;
+    d.mg_reuse = 1;
+    d.max_iter = 40;
+    cl_linear_solver *ls = NULL;
+    assert_ok(cl_linear_solver_create("galerkin_mg", &d, &ls));
+    assert_ok(cl_linear_solver_analyse(ls, t.A));
+    assert_ok(cl_linear_solver_setup(ls, t.A, NULL));
+    cl_linear_result res;
+    assert_ok(cl_linear_solver_solve(ls, t.b, t.x, NULL, &res));
+    assert_true(res.iterations < 40);
+    for (int32_t i = 0; i < t.A->n; ++i) /* D A D, D = sqrt(1.1) on the first half of the nodes */
+      for (int64_t q = t.A->row_ptr[i]; q < t.A->row_ptr[i + 1]; ++q) {
+        const double g = (i < t.A->n / 2 ? sqrt(1.1) : 1.0) * (t.A->col[q] < t.A->n / 2 ? sqrt(1.1) : 1.0);
+        for (int k = 0; k < 9; ++k) t.A->val[9 * q + k] *= g;
+      }
+    memset(t.x, 0, sizeof(double) * (size_t)t.n3);
+    assert_ok(cl_linear_solver_setup(ls, t.A, NULL)); /* keeps the coarse levels */
+    cl_mg_stats ms;
+    cl_mg_get_stats(cl_linear_solver_multigrid(ls), &ms);
+    assert_int_equal(ms.reuses, 1);
+    memset(&res, 0, sizeof res);
+    assert_ok(cl_linear_solver_solve(ls, t.b, t.x, NULL, &res));
+    cl_mg_get_stats(cl_linear_solver_multigrid(ls), &ms);
+    print_message("stale coarse levels: %d iterations, %d set-ups inside the solve, relative residual %.2g\n",
+                  res.iterations, res.factorizations, res.rel_residual);
+    assert_int_equal(res.reason, CL_SOLVE_CONVERGED);
+    assert_int_equal(res.factorizations, 1);
+    assert_int_equal(ms.setups, 2);
+    assert_true(res.iterations > 40 && res.iterations <= 80);
+    cl_linear_solver_destroy(ls);
+    cl_test_mg_free(&t);
+  }
+  cl_linear_solver_def def;
+  cl_test_mg_def(&s, "5/all", &def);
+  def.mg_reuse = 2;
+  cl_linear_solver *ls = NULL;
+  assert_error(cl_linear_solver_create("galerkin_mg", &def, &ls), CL_ERR_INVALID_ARGUMENT, "'mg_reuse' = 2");
+  cl_test_mg_free(&s);
+  cl_test_mg_free(&stiffer[0]);
+  cl_test_mg_free(&stiffer[1]);
 }
 
 /* The nodes of cl_test_two_node's system, at x = 0 and 1. */
@@ -229,6 +337,7 @@ int main(void) {
       cmocka_unit_test(test_analyse_once_setup_many),
       cmocka_unit_test(test_fixed_mode_reasons),
       cmocka_unit_test(test_misuse),
+      cmocka_unit_test(test_reuse_keeps_coarse_levels),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }

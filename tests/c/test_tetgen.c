@@ -135,6 +135,102 @@ static void test_cube(void **state) {
   cl_mesh_destroy(s);
 }
 
+/* Graded meshes (cl_tetgen_def.zones): a unit cube with a size zone at one corner. Every tet's
+ * longest edge stays within the bound the zone sets at its centroid (0.02 + 0.3 d, d the distance
+ * to the corner; the zone measures from the tet's bounding box, which is nearer), the tets at the
+ * corner are that small and those far from it much larger, and the whole mesh holds a small
+ * fraction of the tets a uniform mesh at the fine size would. A thin box zone without growth
+ * refines the slab it covers: big tets that reach into it are split although their centroids lie
+ * outside. */
+static void test_size_zones(void **state) {
+  (void)state;
+  cl_mesh *s = cube_mesh(), *m = NULL;
+  cl_tetgen_def d;
+  cl_tetgen_def_default(&d);
+  const cl_mesh_size_zone z = {.lo = {0, 0, 0}, .hi = {0, 0, 0}, .size = 0.02, .growth = 0.3};
+  d.zones = &z;
+  d.zone_count = 1;
+  assert_ok(cl_mesh_tetrahedralize(s, &d, &m));
+  double vol = 0, worst = 0, near_max = 0, far_min = INFINITY;
+  for (int32_t c = 0; c < m->ncells; ++c) {
+    const int32_t *v = m->cells + 4 * c;
+    double g[3] = {0, 0, 0}, lmax = 0;
+    for (int a = 0; a < 4; ++a)
+      for (int k = 0; k < 3; ++k) g[k] += 0.25 * m->x[3 * v[a] + k];
+    for (int a = 0; a < 4; ++a)
+      for (int b = a + 1; b < 4; ++b) {
+        double e2 = 0;
+        for (int k = 0; k < 3; ++k) e2 += (m->x[3 * v[a] + k] - m->x[3 * v[b] + k]) * (m->x[3 * v[a] + k] - m->x[3 * v[b] + k]);
+        lmax = fmax(lmax, sqrt(e2));
+      }
+    const double dist = sqrt(g[0] * g[0] + g[1] * g[1] + g[2] * g[2]);
+    worst = fmax(worst, lmax / (0.02 + 0.3 * dist));
+    if (dist < 0.02) near_max = fmax(near_max, lmax);
+    if (dist > 1.2) far_min = fmin(far_min, lmax);
+    vol += tet_vol(m, c);
+  }
+  print_message("  %d tets; longest edge / bound at most %.3f; near the corner <= %.4f m, far >= %.3f m\n", m->ncells,
+                worst, near_max, far_min);
+  assert_near(vol, 1.0, 1e-12);
+  assert_true(worst <= 1.1);
+  assert_true(near_max <= 1.1 * (0.02 + 0.3 * 0.02));
+  assert_true(far_min > 0.1);
+  /* a uniform mesh of 0.02 m edges: 1 / (0.02^3 / (6 sqrt 2)) ~ 1e6 regular tets */
+  assert_true(m->ncells < 60000);
+  cl_mesh_destroy(m);
+  /* edges of 0.1 mm at the corner of a 1 m cube: tets of ~1e-13 m^3, which the mesh check once
+   * called flat (its bound was 1e-14 of the mesh size cubed, 5e-14 m^3; now 1e-14 size lmax^2) */
+  const cl_mesh_size_zone fine = {.lo = {0, 0, 0}, .hi = {0, 0, 0}, .size = 1e-4, .growth = 0.3};
+  d.zones = &fine;
+  assert_ok(cl_mesh_tetrahedralize(s, &d, &m));
+  cl_mesh_destroy(m);
+  d.zones = &z;
+  /* a box zone with growth 0 refines inside the box only */
+  const cl_mesh_size_zone slab = {.lo = {0, 0, 0.9}, .hi = {1, 1, 1}, .size = 0.08, .growth = 0};
+  d.zones = &slab;
+  assert_ok(cl_mesh_tetrahedralize(s, &d, &m));
+  int32_t in_slab = 0, below = 0;
+  for (int32_t c = 0; c < m->ncells; ++c) {
+    const int32_t *v = m->cells + 4 * c;
+    double gz = 0;
+    for (int a = 0; a < 4; ++a) gz += 0.25 * m->x[3 * v[a] + 2];
+    in_slab += gz > 0.9;
+    below += gz < 0.5;
+  }
+  assert_true(in_slab > 4 * below);
+  cl_mesh_destroy(m);
+  /* bad zones: each named with its value */
+  cl_mesh_size_zone bad = z;
+  d.zones = &bad;
+  bad.size = 0;
+  assert_error(cl_mesh_tetrahedralize(s, &d, &m), CL_ERR_INVALID_ARGUMENT, "zone 1: size = 0 m");
+  bad = z;
+  bad.growth = -1;
+  assert_error(cl_mesh_tetrahedralize(s, &d, &m), CL_ERR_INVALID_ARGUMENT, "zone 1: growth = -1");
+  bad = z;
+  bad.lo[1] = 0.5;
+  assert_error(cl_mesh_tetrahedralize(s, &d, &m), CL_ERR_INVALID_ARGUMENT, "lo[1] = 0.5 m is above hi[1] = 0 m");
+  bad = z;
+  bad.hi[2] = NAN;
+  assert_error(cl_mesh_tetrahedralize(s, &d, &m), CL_ERR_INVALID_ARGUMENT, "must be finite");
+  bad = z;
+  d.zones = NULL;
+  assert_error(cl_mesh_tetrahedralize(s, &d, &m), CL_ERR_INVALID_ARGUMENT, "zones NULL");
+  d.zones = &bad;
+  d.zone_count = -1;
+  assert_error(cl_mesh_tetrahedralize(s, &d, &m), CL_ERR_INVALID_ARGUMENT, "zone_count = -1");
+  d.zone_count = 1;
+  d.max_radius_edge = 0;
+  assert_error(cl_mesh_tetrahedralize(s, &d, &m), CL_ERR_INVALID_ARGUMENT, "need the quality refinement");
+  d.max_radius_edge = 2;
+  bad.size = 1e-3; /* 1 mm edges throughout the cube, ~1e10 tets: refused before TetGen runs */
+  bad.hi[0] = bad.hi[1] = bad.hi[2] = 1;
+  bad.growth = 0;
+  assert_error(cl_mesh_tetrahedralize(s, &d, &m), CL_ERR_INVALID_ARGUMENT, "size zones would give about");
+  assert_null(m);
+  cl_mesh_destroy(s);
+}
+
 /* The output is numbered along a Morton curve (geom/tetrahedralize.c): the input points keep their
  * indices, and consecutive tets are neighbours in space, so the mean distance between the centroids
  * of consecutive tets is a small multiple of the tet size (in TetGen's own order it is a sizeable
@@ -309,7 +405,7 @@ static void test_self_intersection(void **state) {
   /* TetGen itself, given the same input, throws; the bridge turns that into an error, not a crash */
   double *xo = NULL;
   int32_t *to = NULL, np = 0, nt = 0;
-  cl_status st = cl_tetgen_run(x, 16, t, 24, NULL, 0, "pzQ", &xo, &np, &to, &nt);
+  cl_status st = cl_tetgen_run(x, 16, t, 24, NULL, 0, "pzQ", NULL, &xo, &np, &to, &nt);
   assert_true(st == CL_ERR_MESH || st == CL_ERR_EXTERNAL);
   assert_non_null(strstr(cl_last_error(), "TetGen"));
   assert_null(xo);
@@ -411,6 +507,7 @@ int main(void) {
       cmocka_unit_test(test_defaults),
       cmocka_unit_test(test_cube),
       cmocka_unit_test(test_spatial_order),
+      cmocka_unit_test(test_size_zones),
       cmocka_unit_test(test_bad_options),
       cmocka_unit_test(test_strict_quality_terminates),
       cmocka_unit_test(test_open_and_nonmanifold),

@@ -323,7 +323,11 @@ static void test_colliders(void **state) {
   assert_int_equal(c, 0);
   cl_collider_def_default(&d, CL_COLLIDER_PLANE);
   d.friction = -0.1;
-  expect(cl_world_add_collider(f->w, &d, &c), CL_ERR_INVALID_ARGUMENT, "friction = -0.1");
+  expect(cl_world_add_collider(f->w, &d, &c), CL_ERR_INVALID_ARGUMENT, "plane collider: friction = -0.1");
+  d.friction = NAN;
+  expect(cl_world_add_collider(f->w, &d, &c), CL_ERR_INVALID_ARGUMENT, "plane collider: friction = nan must be finite");
+  d.friction = INFINITY;
+  expect(cl_world_add_collider(f->w, &d, &c), CL_ERR_INVALID_ARGUMENT, "friction = inf");
   d.friction = 0.1;
   d.restitution = 1.5;
   expect(cl_world_add_collider(f->w, &d, &c), CL_ERR_INVALID_ARGUMENT, "restitution = 1.5 is outside [0, 1]");

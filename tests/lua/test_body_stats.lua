@@ -43,6 +43,25 @@ T.test("corotational reports tets, islands and CG iterations", function()
   local s1 = b:stats()
   T.eq(s1.steps, 1, "steps")
   T.truthy(s1.cg_iterations > 0, "CG ran")
+  -- the last step's phase times (experiments/papers/omalley_fig5.lua): finite, not negative
+  for _, k in ipairs { "element_ms", "assembly_ms", "solve_ms", "update_ms" } do
+    T.truthy(s1[k] >= 0 and s1[k] < math.huge, k)
+  end
+end)
+
+T.test("shape matching reports the last step's dynamics, plasticity and collision times", function()
+  local b = world:body { shape = cl.shape.box { size = { 0.1, 0.1, 0.1 } }, solver = "shape_matching",
+                         params = { particles = 300 }, material = { plastic = { yield = 0, flow = 60 } } }
+  local s0 = b:stats()
+  T.eq(s0.plasticity_ms, 0, "nothing timed before a step")
+  world:step(1)
+  local s = b:stats()
+  -- experiments/papers/jones_table1.lua splits the frame with these: finite, not negative, and the
+  -- proxies' time is part of the dynamics
+  for _, k in ipairs { "dynamics_ms", "plasticity_ms", "collision_ms" } do
+    T.truthy(s[k] >= 0 and s[k] < math.huge, k)
+  end
+  T.truthy(s.collision_ms <= s.dynamics_ms, "collisions are part of the dynamics")
 end)
 
 T.test("bad calls are clear errors", function()

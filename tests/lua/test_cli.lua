@@ -273,7 +273,7 @@ T.test("bench runs cleave-bench-SUITE found beside the executable, with its argu
   exe = saved
 end)
 
-T.test("OpenMP threads wait passively unless the user chose a policy", function()
+T.test("OpenMP threads wait passively and OpenBLAS runs one thread unless the user chose otherwise", function()
   -- libgomp reads OMP_WAIT_POLICY before main, so cleave re-executes itself with it set: the script,
   -- and libgomp (GOMP_SPINCOUNT 0 = no spinning, printed by OMP_DISPLAY_ENV), see the final value.
   local path = script("policy.lua", "print('policy=' .. tostring(os.getenv('OMP_WAIT_POLICY')) .. ' arg=' .. " ..
@@ -285,6 +285,14 @@ T.test("OpenMP threads wait passively unless the user chose a policy", function(
   out, err, code = run("run " .. q(path), "OMP_WAIT_POLICY=active")
   T.eq(code, 0, err)
   T.contains(out, "policy=active")
+  -- OpenBLAS (under CHOLMOD) is held at one thread the same way, unless the user chose a count
+  local blas = script("blas.lua", "print('blas=' .. tostring(os.getenv('OPENBLAS_NUM_THREADS')))\n")
+  out, err, code = run("run " .. q(blas), "env -u OPENBLAS_NUM_THREADS")
+  T.eq(code, 0, err)
+  T.contains(out, "blas=1")
+  out, err, code = run("run " .. q(blas), "env -u OMP_WAIT_POLICY OPENBLAS_NUM_THREADS=2")
+  T.eq(code, 0, err)
+  T.contains(out, "blas=2")
   -- a benchmark program gets the environment as it is
   local dir = T.tmpdir("bench-env")
   os.execute("cp " .. q(exe) .. " " .. q(dir .. "/cleave"))

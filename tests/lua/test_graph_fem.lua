@@ -150,11 +150,35 @@ T.test("mistakes name the key and the choices", function()
              fracture = { criterion = "edge_stress", mode = "soft" } }
   end, { "mode", "threshold", "softening" })
   T.error(function()
+    w:body { mesh = mesh, solver = "graph_fem", material = elastic,
+             fracture = { criterion = "edge_stress", mode = "softening", softening_law = "exponential" } }
+  end, { "softening_law", "linear", "bilinear" })
+  T.error(function()
     w:body { mesh = mesh, solver = "corotational", material = elastic, fracture = { criterion = "edge_stress" } }
   end, { "edge_stress", "graph_fem" })
   T.error(function()
     w:body { mesh = mesh, solver = "graph_fem", material = elastic, fracture = { criterion = "separation_tensor" } }
   end, { "separation_tensor", "edge_stress" })
+end)
+
+-- The Charpy scene and the notched beam of validation/charpy.lua refuse what they cannot build.
+T.test("the Charpy scene and the notched beam name the bad input", function()
+  local root = here .. "/../.."
+  local scenes = dofile(root .. "/experiments/scenes/init.lua")
+  local charpy = scenes.get("graph_fem/charpy")
+  T.error(function() charpy:build { span = 0.06 } end, { "span" })
+  T.error(function() charpy:build { striker_width = 0.05 } end, { "striker_width" })
+  T.error(function() charpy:build { speed = -5 } end, { "speed" })
+  T.error(function() charpy:build { linear_solver = "jacobi" } end, { "linear_solver", "galerkin_mg", "pcg" })
+  T.error(function() charpy:build { mg_cycles = 0 } end, { "mg_cycles" })
+  T.error(function() charpy:build { linear_solver = "galerkin_mg", grid = "all/50", max_volume = 2e-8 } end,
+          { "grid" }, { anywhere = true }) -- raised where the scene adds the body
+  local meshes = dofile(root .. "/validation/lib/meshes.lua")
+  local beam = dofile(root .. "/validation/lib/gregoire_beam.lua")
+  T.error(function() beam.run(cl, meshes, { h = 0 }) end, { "h = 0", "range" })
+  T.error(function() beam.run(cl, meshes, { nz = 2.5 }) end, { "nz", "integer" })
+  T.error(function() beam.run(cl, meshes, { step = 0 / 0 }) end, { "step", "range" })
+  T.error(function() beam.run(cl, meshes, { cmod_end = -1 }) end, { "cmod_end", "range" })
 end)
 
 T.done()

@@ -84,6 +84,41 @@ T.test("tetrahedralize keeps the volume; boundary closes it again", function()
   T.eq(tets:components(), 1)
 end)
 
+T.test("size zones grade a mesh: fine at a point or in a box, coarse away from it", function()
+  local box = cl.shape.box { size = { 0.1, 0.1, 0.1 }, center = { 0.05, 0.05, 0.05 } }
+  local graded = box:tetrahedralize { quality = 2, zones = { { center = { 0, 0, 0 }, size = 2e-3, growth = 0.3 } } }
+  local p, c = graded:points("flat"), graded:cells("flat")
+  local near, far = 0, math.huge
+  for t = 0, #c / 4 - 1 do
+    local g, lmax = { 0, 0, 0 }, 0
+    for a = 1, 4 do
+      for k = 1, 3 do g[k] = g[k] + 0.25 * p[3 * (c[4 * t + a] - 1) + k] end
+      for b = a + 1, 4 do
+        local e = 0
+        for k = 1, 3 do e = e + (p[3 * (c[4 * t + a] - 1) + k] - p[3 * (c[4 * t + b] - 1) + k]) ^ 2 end
+        lmax = math.max(lmax, math.sqrt(e))
+      end
+    end
+    local d = math.sqrt(g[1] ^ 2 + g[2] ^ 2 + g[3] ^ 2)
+    if d < 2e-3 then near = math.max(near, lmax) end
+    if d > 0.12 then far = math.min(far, lmax) end
+  end
+  T.truthy(near <= 2e-3 * 1.3 and near > 0, "edges at the point: " .. near)
+  T.truthy(far > 0.01, "edges far from it: " .. far)
+  T.near(graded:info().measure, 1e-3, 1e-15)
+  local slab = box:tetrahedralize { quality = 2, zones = { { lo = { 0, 0, 0.09 }, hi = { 0.1, 0.1, 0.1 }, size = 5e-3 } } }
+  T.truthy(slab:info().cells > box:tetrahedralize { quality = 2 }:info().cells, "a slab zone adds tets")
+  T.error(function() box:tetrahedralize { quality = 2, zones = { { center = { 0, 0, 0 } } } } end,
+          { "zones[1]", "size" })
+  T.error(function() box:tetrahedralize { quality = 2, zones = { { lo = { 0, 0, 0 }, size = 1 } } } end,
+          { "zones[1]", "give lo and hi" })
+  T.error(function() box:tetrahedralize { quality = 2, zones = { { lo = { 1, 0, 0 }, hi = { 0, 0, 0 }, size = 1 } } } end,
+          { "zone 1", "lo[0] = 1 m is above hi[0] = 0 m" })
+  T.error(function() box:tetrahedralize { quality = 2, zones = {} } end, { "zones must be a list" })
+  T.error(function() box:tetrahedralize { quality = 0, zones = { { center = { 0, 0, 0 }, size = 1e-3 } } } end,
+          { "need the quality refinement" })
+end)
+
 T.test("write and read back (.off, .obj, .node/.ele, .mesh)", function()
   local box = cl.shape.box { size = { 1, 2, 3 } }
   for _, ext in ipairs { "off", "obj" } do

@@ -120,11 +120,12 @@ end)
 T.test("a number where a name or a boolean belongs says what to write", function()
   local w = cl.world {}
   T.error(function() w:body { shape = bar, solver = "corotational", params = { linear_solver = 1 } } end,
-    "linear_solver = 1 is a number, not one of pcg, cholmod; write linear_solver = \"cholmod\"")
+    "linear_solver = 1 is a number, not one of pcg, cholmod, galerkin_mg; write linear_solver = \"cholmod\"")
   T.error(function() w:body { shape = bar, solver = "corotational", params = { factor_solve = 0 } } end,
     "factor_solve = 0 is a number, not one of cholmod, double, single; write factor_solve = \"cholmod\"")
   T.error(function() w:body { shape = bar, solver = "corotational", params = { linear_solver = 7 } } end,
-    { "linear_solver = 7 is a number, not one of pcg, cholmod.", "allowed: one of \"pcg\", \"cholmod\"" })
+    { "linear_solver = 7 is a number, not one of pcg, cholmod, galerkin_mg.",
+      "allowed: one of \"pcg\", \"cholmod\", \"galerkin_mg\"" })
   T.error(function() w:body { shape = bar, solver = "corotational", params = { joint_pruning = 0 } } end,
     "joint_pruning = 0 is a number, not true or false; write joint_pruning = false")
   T.error(function() w:body { shape = bar, solver = "corotational", params = { conserve_momentum = 1 } } end,
@@ -144,7 +145,7 @@ T.test("cl.params describes booleans and choices", function()
   local by = {}
   for _, e in ipairs(cl.params("corotational")) do by[e.name] = e end
   T.eq(by.linear_solver.type, "enum")
-  T.eq(table.concat(by.linear_solver.values, "|"), "pcg|cholmod")
+  T.eq(table.concat(by.linear_solver.values, "|"), "pcg|cholmod|galerkin_mg")
   T.eq(by.linear_solver.default, "pcg")
   T.eq(table.concat(by.factor_solve.values, "|"), "cholmod|double|single")
   T.eq(by.factor_solve.default, "single")

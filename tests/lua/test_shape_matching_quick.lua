@@ -97,6 +97,60 @@ T.test("a shattered plate: piece labels agree with the piece counts, the kick pu
   T.truthy(zmax > 1.0, "fastest particle " .. zmax .. " m/s along +z")
 end)
 
+T.test("the skin: a surface per piece around the particles, coloured and labelled by piece", function()
+  local C = dofile(here .. "/../../experiments/scenes/shape_matching/common.lua")
+  local w = cl.world { dt = 1 / 60, gravity = { 0, 0, 0 }, seed = 1 }
+  -- two 0.2 m cubes 0.1 m apart: two bodies' worth of particles in one body, so two pieces
+  local a = cl.shape.box { size = { 0.2, 0.2, 0.2 }, center = { -0.15, 0, 0 } }
+  local pts = a:sample { method = "poisson", spacing = 0.02, seed = 1 }
+  local P0, n0 = pts:points("flat"), pts:info().points
+  local flat = {}
+  for i = 1, 3 * n0 do flat[i] = P0[i] end
+  for i = 0, n0 - 1 do
+    flat[3 * (n0 + i) + 1], flat[3 * (n0 + i) + 2], flat[3 * (n0 + i) + 3] = P0[3 * i + 1] + 0.3, P0[3 * i + 2], P0[3 * i + 3]
+  end
+  local body = w:body { shape = cl.mesh.from_arrays { kind = "points", points = flat }, solver = "shape_matching",
+                        params = { spacing = 0.02, cluster_count = 8 } }
+  T.eq(body:info().pieces, 2, "two pieces")
+  local P, Tri, TC, TL = C.skin(body)
+  T.truthy(#Tri > 300, "triangles: " .. #Tri / 3)
+  T.eq(#TC, #Tri / 3, "a colour per triangle")
+  local labels = {}
+  for _, l in ipairs(TL) do labels[l] = true end
+  local count = 0
+  for _ in pairs(labels) do count = count + 1 end
+  T.eq(count, 2, "triangles of both pieces")
+  -- the surface wraps each cube within about a spacing: its extent along x per side of the gap
+  local lo, hi = { math.huge, math.huge }, { -math.huge, -math.huge }
+  for i = 0, #P / 3 - 1 do
+    local x = P[3 * i + 1]
+    local s = x < 0 and 1 or 2
+    lo[s], hi[s] = math.min(lo[s], x), math.max(hi[s], x)
+  end
+  T.near(lo[1], -0.25, 0.02, "left cube's left face")
+  T.near(hi[1], -0.05, 0.02, "left cube's right face")
+  T.near(lo[2], 0.05, 0.02, "right cube's left face")
+  T.near(hi[2], 0.25, 0.02, "right cube's right face")
+  -- closed surfaces: no edge bounds a single triangle (a hole); surface nets may join two sheets
+  -- along an edge (four triangles there), rarely
+  local edges = {}
+  for t = 0, #Tri / 3 - 1 do
+    for e = 0, 2 do
+      local u, v = Tri[3 * t + 1 + e], Tri[3 * t + 1 + (e + 1) % 3]
+      local k = math.min(u, v) .. ":" .. math.max(u, v)
+      edges[k] = (edges[k] or 0) + 1
+    end
+  end
+  local odd, other, total = 0, 0, 0
+  for _, c in pairs(edges) do
+    total = total + 1
+    if c % 2 == 1 then odd = odd + 1 elseif c ~= 2 then other = other + 1 end
+  end
+  T.eq(odd, 0, "edges of an odd number of triangles")
+  T.truthy(other < 0.01 * total, other .. " of " .. total .. " edges join two sheets")
+  w:destroy()
+end)
+
 T.test("bad input is a clear error at the caller's line", function()
   local w = cl.world {}
   local box = cl.shape.box { size = { 0.2, 0.2, 0.2 } }

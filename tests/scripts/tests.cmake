@@ -49,3 +49,4 @@ foreach(script ${CLEAVE_SCRIPTS})
   set_tests_properties(${name} PROPERTIES LABELS scripts TIMEOUT 300 ENVIRONMENT "${_lua_env}")
 endforeach()
 set_tests_properties(plot_bench_trace PROPERTIES FIXTURES_REQUIRED cleave_bench_trace)
+

@@ -36,8 +36,13 @@ function C.body_params(d)
            "mass damping rate (corotational, graph_fem: Rayleigh alpha; shape_matching: relaxation to the cluster's velocity)"),
     { name = "model", group = "solver", type = "enum", default = d.model or "stable_neohookean",
       values = { "corotated", "stvk", "stable_neohookean" }, help = "graph_fem's hyperelastic model" },
-    { name = "linear_solver", group = "solver", type = "enum", values = { "pcg", "cholmod" }, default = "pcg",
-      help = "the linear solver of corotational and graph_fem" },
+    { name = "linear_solver", group = "solver", type = "enum", values = { "pcg", "cholmod", "galerkin_mg" }, default = "pcg",
+      help = "the linear solver of corotational and graph_fem (galerkin_mg: graph_fem only, the Galerkin multigrid of " ..
+             "Mandal et al. 2025)" },
+    { name = "grid", group = "solver", type = "string", default = "50/all",
+      help = "graph_fem with galerkin_mg: the paper's grid spec, vertex counts of the coarse levels then 'all'" },
+    { name = "mg_mode", group = "solver", type = "enum", values = { "pcg", "fixed" }, default = "pcg",
+      help = "graph_fem with galerkin_mg: CG preconditioned by a V-cycle to the tolerance, or fixed V-cycles (the paper's Algorithm 2)" },
     number("alpha", "solver", d.alpha or 1, "1", { 0, 1 }, "shape_matching's goal stiffness (fraction of the way to the goal per step)"),
     P.integer("cluster_count", "solver", d.cluster_count or 0, { 0, 1e7 }, "shape_matching's cluster count (0 = particles / 40)"),
     P.integer("substeps", "solver", d.substeps or 1, { 1, 1000 }, "solver steps per frame of 1/60 s"),
@@ -63,8 +68,15 @@ end
 
 -- world:body's tables for the solver and criterion the parameters name.
 function C.params_table(p)
+  if p.linear_solver == "galerkin_mg" and p.solver ~= "graph_fem" then
+    error("linear_solver = galerkin_mg is graph_fem's (the " .. p.solver .. " solver takes pcg or cholmod)", 0)
+  end
   if p.solver == "corotational" then return { damping = p.damping, linear_solver = p.linear_solver } end
-  if p.solver == "graph_fem" then return { damping = p.damping, linear_solver = p.linear_solver, model = p.model } end
+  if p.solver == "graph_fem" then
+    local t = { damping = p.damping, linear_solver = p.linear_solver, model = p.model }
+    if p.linear_solver == "galerkin_mg" then t.grid, t.mg_mode = p.grid, p.mg_mode end
+    return t
+  end
   local t = { damping = p.damping, alpha = p.alpha }
   if p.cluster_count > 0 then t.cluster_count = p.cluster_count end
   return t

@@ -35,6 +35,8 @@ return cl.scene {
     P.number("damping", "solver", 4, "1/s", { 0, 1e6 }, "Rayleigh mass damping"),
     { name = "linear_solver", group = "solver", type = "enum", values = { "pcg", "cholmod", "galerkin_mg" },
       index_from = 0, default = "pcg", help = "graph_fem's linear solver (galerkin_mg: the paper's multigrid)" },
+    { name = "grid", group = "solver", type = "string", default = "50/all",
+      help = "galerkin_mg: the paper's grid spec, vertex counts of the coarse levels then 'all'" },
     P.threads(),
     P.number("max_volume", "resolution", 4e-6, "m^3", { 0, inf, "()" }, "largest tet volume (TetGen -a)"),
     P.number("quality", "resolution", 1.8, "1", { 1, 10 }, "TetGen radius-edge ratio bound (-q)"),
@@ -48,7 +50,8 @@ return cl.scene {
       :tetrahedralize { quality = p.quality, max_volume = p.max_volume }
     local body = w:body { name = "sphere", mesh = mesh, solver = "graph_fem",
                           material = { density = p.density, young = p.young, poisson = p.poisson },
-                          params = { damping = p.damping, linear_solver = p.linear_solver } }
+                          params = { damping = p.damping, linear_solver = p.linear_solver,
+                                     grid = p.linear_solver == "galerkin_mg" and p.grid or nil } }
     local tools = {}
     local function tool(name, t) tools[#tools + 1] = { name = name, tool = t } end
     -- the back (z < -0.7 R) is held from the start

@@ -17,6 +17,7 @@
 --   * the hardening variable is integrated over time in units of 1/60 s, so K keeps its meaning.
 -- bench/bench_shape_matching.c times these very scenes: it builds them from these files.
 local cl = require "cleave"
+local ffi = require "ffi"
 local here = debug.getinfo(1, "S").source:match("^@(.*)/[^/]*$") or "."
 local P = dofile(here .. "/../params.lua")
 
@@ -56,9 +57,10 @@ function C.paper(d)
       range = { -1e3, 1e3 }, help = "gravitational acceleration (the authors' scenes: 0, the cheese (0, -1, 0))" },
     { name = "self_collisions", group = "solver", type = "boolean", default = true,
       help = "cluster-proxy collisions between the pieces of the body (Jones et al. 2015)" },
-    { name = "proxy_whole", group = "solver", type = "boolean", default = false,
-      help = "proxies also act within a piece, intact bodies included (the authors' code; no result of these " ..
-             "scenes changes, docs/solvers/shape_matching.md)" },
+    { name = "proxy_whole", group = "solver", type = "boolean", default = true,
+      help = "proxies also act within a piece, intact bodies included, as the authors' code does (false: between " ..
+             "pieces only, the solver's default; it moves particles by up to a quarter spacing before the first " ..
+             "split, docs/solvers/shape_matching.md)" },
     { name = "proxy_origins", group = "solver", type = "boolean", default = true,
       help = "clusters holding copies of one original particle do not collide (the authors' neighbours)" },
     { name = "proxy_velocity", group = "solver", type = "boolean", default = false,
@@ -152,37 +154,286 @@ function C.piece_colors(body, small)
   return out, #order
 end
 
+-- A colour per particle by its nearest live cluster centre, as the paper renders its particles
+-- (Jones et al. 2016 sec 5: "particle color is used to indicate the nearest cluster center"),
+-- particles of pieces smaller than `small` (debris, crumbs) light grey as in C.piece_colors. A
+-- deleted cluster slot measures F = I and zero stress exactly (sm_measure.c) and is skipped. The
+-- search uses a grid of cells of the clustering radius; a particle with no centre in its 27 cells
+-- takes the nearest of all.
+function C.cluster_colors(body, small)
+  local x, count = body:positions("cdata")
+  local n = count / 3
+  local cen = body:unit_field("center", "cdata")
+  local F = body:unit_field("deformation_gradient", "cdata")
+  local S = body:unit_field("stress", "cdata")
+  local units = body:info().units
+  local live = {}
+  for c = 0, units - 1 do
+    local dead = true
+    for k = 0, 8 do
+      if F[9 * c + k] ~= ((k % 4 == 0) and 1 or 0) or S[9 * c + k] ~= 0 then dead = false break end
+    end
+    if not dead then live[#live + 1] = c end
+  end
+  local h = body:stats().cluster_radius
+  if not h or h <= 0 then h = 0.1 end
+  local function key(i, j, k) return ((i + 2 ^ 16) * 2 ^ 17 + (j + 2 ^ 16)) * 2 ^ 17 + (k + 2 ^ 16) end
+  local grid = {}
+  for _, c in ipairs(live) do
+    local i, j, k = math.floor(cen[3 * c] / h), math.floor(cen[3 * c + 1] / h), math.floor(cen[3 * c + 2] / h)
+    local kk = key(i, j, k)
+    local cell = grid[kk]
+    if not cell then cell = {} grid[kk] = cell end
+    cell[#cell + 1] = c
+  end
+  local piece = C.piece_colors(body, small)
+  local out = {}
+  for p = 0, n - 1 do
+    if piece[p + 1] == C.crumb_color or #live == 0 then
+      out[p + 1] = C.crumb_color
+    else
+      local px, py, pz = x[3 * p], x[3 * p + 1], x[3 * p + 2]
+      local i, j, k = math.floor(px / h), math.floor(py / h), math.floor(pz / h)
+      local best, bd = nil, math.huge
+      local function try(c)
+        local dx, dy, dz = cen[3 * c] - px, cen[3 * c + 1] - py, cen[3 * c + 2] - pz
+        local d = dx * dx + dy * dy + dz * dz
+        if d < bd then best, bd = c, d end
+      end
+      for di = -1, 1 do
+        for dj = -1, 1 do
+          for dk = -1, 1 do
+            local cell = grid[key(i + di, j + dj, k + dk)]
+            if cell then for _, c in ipairs(cell) do try(c) end end
+          end
+        end
+      end
+      if not best then for _, c in ipairs(live) do try(c) end end
+      -- a cluster's colour from its slot (a multiplicative hash spreads neighbouring slots)
+      out[p + 1] = piece_palette[(best * 2654435761) % 4294967296 % #piece_palette + 1]
+    end
+  end
+  return out, #live
+end
+
+-- The particles' spacing: the sampling distance, or (a tet mesh's nodes) the cube root of the
+-- box volume per particle.
+local function particle_spacing(body, x, n)
+  local sp = body:stats().spacing or 0
+  if sp > 0 then return sp end
+  local lo, hi = { math.huge, math.huge, math.huge }, { -math.huge, -math.huge, -math.huge }
+  for i = 0, n - 1 do
+    for k = 1, 3 do
+      local v = x[3 * i + k - 1]
+      if v < lo[k] then lo[k] = v end
+      if v > hi[k] then hi[k] = v end
+    end
+  end
+  local V = 1
+  for k = 1, 3 do V = V * math.max(hi[k] - lo[k], 1e-3) end
+  return (V / math.max(n, 1)) ^ (1 / 3)
+end
+
+-- A surface per piece skinned from the particles: each piece's particles spread the density
+-- sum_i (1 - |y - x_i|^2 / R^2)^3 (R = `radius` x the spacing) on a grid of cells of `cell` x the
+-- spacing, and the level set at `level` x the density the largest piece has at its particles (the
+-- median over them) is extracted by surface nets (Gibson 1998: one vertex per cell the surface
+-- crosses, at the mean of the crossings on the cell's edges; one quad per grid edge it crosses).
+-- Pieces of fewer than `small` particles are left out. Returns points (flat), 1-based triangles,
+-- the colour (C.piece_colors) and the piece label of every triangle. The grid is coarsened so
+-- that it holds at most `max_nodes` nodes over all pieces.
+function C.skin(body, opts)
+  opts = opts or {}
+  local x, cnt = body:positions("cdata")
+  local n = cnt / 3
+  local labels = body:piece_labels("cdata")
+  local pc = C.piece_colors(body, opts.small or 10)
+  local h = particle_spacing(body, x, n)
+  local R = (opts.radius or 1.5) * h
+  local R2 = R * R
+  -- the pieces drawn, largest first, with their particles and boxes
+  local groups, order = {}, {}
+  for i = 0, n - 1 do
+    if pc[i + 1] ~= C.crumb_color then
+      local l = labels[i]
+      local g = groups[l]
+      if not g then
+        g = { label = l, color = pc[i + 1], idx = {}, lo = { math.huge, math.huge, math.huge },
+              hi = { -math.huge, -math.huge, -math.huge } }
+        groups[l] = g
+        order[#order + 1] = g
+      end
+      g.idx[#g.idx + 1] = i
+      for k = 1, 3 do
+        local v = x[3 * i + k - 1]
+        if v < g.lo[k] then g.lo[k] = v end
+        if v > g.hi[k] then g.hi[k] = v end
+      end
+    end
+  end
+  table.sort(order, function(a, b) return #a.idx > #b.idx or (#a.idx == #b.idx and a.label < b.label) end)
+  local cell = (opts.cell or 0.6) * h
+  local vol = 0
+  for _, g in ipairs(order) do
+    local v = 1
+    for k = 1, 3 do v = v * (g.hi[k] - g.lo[k] + 2 * R + 2 * cell) end
+    vol = vol + v
+  end
+  cell = math.max(cell, (vol / (opts.max_nodes or 4e6)) ^ (1 / 3))
+  local P, T, TC, TL = {}, {}, {}, {}
+  local iso
+  for _, g in ipairs(order) do
+    local o, dim = {}, {}
+    for k = 1, 3 do
+      o[k] = g.lo[k] - R - cell
+      dim[k] = math.floor((g.hi[k] + R + cell - o[k]) / cell) + 2
+    end
+    local nx, ny, nz = dim[1], dim[2], dim[3]
+    local f = ffi.new("double[?]", nx * ny * nz)
+    local reach = math.ceil(R / cell)
+    for _, i in ipairs(g.idx) do
+      local px, py, pz = x[3 * i], x[3 * i + 1], x[3 * i + 2]
+      local ci = math.floor((px - o[1]) / cell + 0.5)
+      local cj = math.floor((py - o[2]) / cell + 0.5)
+      local ck = math.floor((pz - o[3]) / cell + 0.5)
+      for kk = math.max(ck - reach, 0), math.min(ck + reach, nz - 1) do
+        local dz = o[3] + kk * cell - pz
+        for jj = math.max(cj - reach, 0), math.min(cj + reach, ny - 1) do
+          local dy = o[2] + jj * cell - py
+          local dyz = dy * dy + dz * dz
+          if dyz < R2 then
+            local row = (kk * ny + jj) * nx
+            for ii = math.max(ci - reach, 0), math.min(ci + reach, nx - 1) do
+              local dx = o[1] + ii * cell - px
+              local d2 = dx * dx + dyz
+              if d2 < R2 then
+                local w = 1 - d2 / R2
+                f[row + ii] = f[row + ii] + w * w * w
+              end
+            end
+          end
+        end
+      end
+    end
+    if not iso then -- from the largest piece: the median density at its particles' nearest nodes
+      local at = {}
+      for a, i in ipairs(g.idx) do
+        local ci = math.floor((x[3 * i] - o[1]) / cell + 0.5)
+        local cj = math.floor((x[3 * i + 1] - o[2]) / cell + 0.5)
+        local ck = math.floor((x[3 * i + 2] - o[3]) / cell + 0.5)
+        at[a] = f[(ck * ny + cj) * nx + ci]
+      end
+      table.sort(at)
+      iso = (opts.level or 0.4) * at[math.max(1, math.floor(#at / 2))]
+    end
+    -- surface nets: a vertex in every cell with corners on both sides of the level
+    local cx, cy = nx - 1, ny - 1
+    local vid = ffi.new("int32_t[?]", cx * cy * (nz - 1))
+    local corner = { { 0, 0, 0 }, { 1, 0, 0 }, { 0, 1, 0 }, { 1, 1, 0 }, { 0, 0, 1 }, { 1, 0, 1 }, { 0, 1, 1 }, { 1, 1, 1 } }
+    local edges = { { 1, 2 }, { 3, 4 }, { 5, 6 }, { 7, 8 }, { 1, 3 }, { 2, 4 }, { 5, 7 }, { 6, 8 }, { 1, 5 }, { 2, 6 },
+                    { 3, 7 }, { 4, 8 } }
+    local val = {}
+    local base = #P / 3
+    local nv = 0
+    for kk = 0, nz - 2 do
+      for jj = 0, ny - 2 do
+        for ii = 0, nx - 2 do
+          local inside, outside = false, false
+          for c = 1, 8 do
+            local q = corner[c]
+            local v = f[((kk + q[3]) * ny + jj + q[2]) * nx + ii + q[1]] - iso
+            val[c] = v
+            if v > 0 then inside = true else outside = true end
+          end
+          local id = (kk * cy + jj) * cx + ii
+          if inside and outside then
+            local sx, sy, sz, m = 0, 0, 0, 0
+            for _, e in ipairs(edges) do
+              local a, b = val[e[1]], val[e[2]]
+              if (a > 0) ~= (b > 0) then
+                local t = a / (a - b)
+                local qa, qb = corner[e[1]], corner[e[2]]
+                sx = sx + qa[1] + t * (qb[1] - qa[1])
+                sy = sy + qa[2] + t * (qb[2] - qa[2])
+                sz = sz + qa[3] + t * (qb[3] - qa[3])
+                m = m + 1
+              end
+            end
+            P[#P + 1] = o[1] + (ii + sx / m) * cell
+            P[#P + 1] = o[2] + (jj + sy / m) * cell
+            P[#P + 1] = o[3] + (kk + sz / m) * cell
+            vid[id] = base + nv + 1
+            nv = nv + 1
+          else
+            vid[id] = 0
+          end
+        end
+      end
+    end
+    -- a quad around every grid edge the level crosses, facing out of the piece
+    local function quad(a, b, c, d, flip)
+      if a == 0 or b == 0 or c == 0 or d == 0 then return end
+      if flip then a, b, c, d = d, c, b, a end
+      local t = #T
+      T[t + 1], T[t + 2], T[t + 3], T[t + 4], T[t + 5], T[t + 6] = a, b, c, a, c, d
+      local u = #TC
+      TC[u + 1], TC[u + 2], TL[u + 1], TL[u + 2] = g.color, g.color, g.label, g.label
+    end
+    local function V(i, j, k) return vid[(k * cy + j) * cx + i] end
+    for kk = 1, nz - 2 do
+      for jj = 1, ny - 2 do
+        for ii = 1, nx - 2 do
+          local f0 = f[(kk * ny + jj) * nx + ii] > iso
+          if f0 ~= (f[(kk * ny + jj) * nx + ii + 1] > iso) then -- x edge
+            quad(V(ii, jj - 1, kk - 1), V(ii, jj, kk - 1), V(ii, jj, kk), V(ii, jj - 1, kk), not f0)
+          end
+          if f0 ~= (f[(kk * ny + jj + 1) * nx + ii] > iso) then -- y edge
+            quad(V(ii - 1, jj, kk - 1), V(ii - 1, jj, kk), V(ii, jj, kk), V(ii, jj, kk - 1), not f0)
+          end
+          if f0 ~= (f[((kk + 1) * ny + jj) * nx + ii] > iso) then -- z edge
+            quad(V(ii - 1, jj - 1, kk), V(ii, jj - 1, kk), V(ii, jj, kk), V(ii - 1, jj, kk), not f0)
+          end
+        end
+      end
+    end
+  end
+  return P, T, TC, TL
+end
+
+-- The skin (C.skin) as a triangle mesh with the piece label and colour of every triangle as cell
+-- fields, written to `path` (.vtu for ParaView).
+function C.write_skin(body, path, opts)
+  local P, T, _, TL = C.skin(body, opts)
+  if #T == 0 then return nil end
+  local m = cl.mesh.from_arrays { kind = "triangles", points = P, cells = T }
+  m:set_field("piece", "cell", 1, TL)
+  m:write(path)
+  m:destroy()
+  return path
+end
+
 -- A shaded snapshot of a particle body: each particle drawn as a small tetrahedron (of edge
 -- `size`, default 0.9 x the sampling spacing), coloured by piece (C.piece_colors) unless opts.color
--- gives one colour; particles of pieces smaller than 4 (debris flung far away by the projectiles)
--- are left out, so they do not shrink the picture; at most `max` particles (every k-th beyond).
+-- gives one colour or opts.colors one per particle (C.cluster_colors); particles of pieces smaller
+-- than 4 (debris flung far away by the projectiles), grey in those colourings, are left out, so
+-- they do not shrink the picture; at most `max` particles (every k-th beyond).
+-- With opts.style = "skin": the surface per piece of C.skin instead (pieces of fewer than 10
+-- particles left out), falling back to the particles when no piece is drawn.
 function C.snapshot(body, path, opts)
   opts = opts or {}
+  if opts.style == "skin" then
+    local P, T, TC = C.skin(body, opts.skin)
+    if #T > 0 then
+      return cl.plot.snapshot { points = P, triangles = T, base = 1, output = path, view = opts.view,
+                                title = opts.title, colors = TC, cull = false }
+    end
+  end
   local x, count = body:positions("cdata")
   local n = count / 3
   local max = opts.max or 20000
   local stride = math.max(1, math.ceil(n / max))
-  local pc = not opts.color and C.piece_colors(body) or nil
-  local size = opts.size
-  if not size then
-    local sp = body:stats().spacing or 0
-    if sp > 0 then
-      size = 0.9 * sp
-    else
-      local info = body:info()
-      local lo, hi = { math.huge, math.huge, math.huge }, { -math.huge, -math.huge, -math.huge }
-      for i = 0, n - 1 do
-        for k = 1, 3 do
-          local v = x[3 * i + k - 1]
-          if v < lo[k] then lo[k] = v end
-          if v > hi[k] then hi[k] = v end
-        end
-      end
-      local V = 1
-      for k = 1, 3 do V = V * math.max(hi[k] - lo[k], 1e-3) end
-      size = 0.9 * (V / math.max(info.nodes, 1)) ^ (1 / 3)
-    end
-  end
+  local pc = opts.colors or (not opts.color and C.piece_colors(body) or nil)
+  local size = opts.size or 0.9 * particle_spacing(body, x, n)
   local h = size / 2
   local P, T, TC = {}, {}, {}
   local corners = { { h, h, h }, { h, -h, -h }, { -h, h, -h }, { -h, -h, h } } -- a regular tetrahedron
@@ -229,7 +480,12 @@ function C.standard(built, paper_particles)
       "(%d debris), %d clusters, %d memberships, %.4g m^3", run.stats.time, st.cluster_pieces, info.pieces,
       info.nodes - st.debris, st.debris, st.clusters, st.memberships, run.probes.volume[#run.probes.volume]))
   end
-  built.snapshot = built.snapshot or function(png, title) return C.snapshot(body, png, { title = title }) end
+  -- the picture: a surface per piece skinned from the particles (C.skin), coloured by piece; the
+  -- same surface with each triangle's piece label beside it as <scene>_skin.vtu (ParaView)
+  built.snapshot = built.snapshot or function(png, title)
+    C.write_skin(body, (png:gsub("%.png$", "")) .. "_skin.vtu")
+    return C.snapshot(body, png, { title = title, style = "skin" })
+  end
   return built
 end
 

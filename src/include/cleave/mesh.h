@@ -82,12 +82,26 @@ cl_status cl_mesh_contains(const cl_mesh *surface, const double *p, int32_t *ins
 
 /* ---- TetGen --------------------------------------------------------------------------------- */
 
+/* A refinement zone of a graded mesh (cl_tetgen_def.zones). A tet that reaches into the box
+ * [lo, hi] must have no edge longer than `size`; a tet at a distance d from the box (between the box
+ * and the tet's bounding box) no edge longer than size + growth d, so the mesh coarsens smoothly away
+ * from it (growth 0: the bound holds in the box only). With several zones the smallest bound wins;
+ * max_volume still applies everywhere. A point is a box with lo = hi. */
+typedef struct cl_mesh_size_zone {
+  double lo[3], hi[3]; /* m, lo <= hi componentwise */
+  double size;         /* m, > 0: the longest edge allowed in the box */
+  double growth;       /* 1 (m of edge per m of distance), >= 0 */
+} cl_mesh_size_zone;
+
 typedef struct cl_tetgen_def {
   double max_radius_edge; /* quality bound on radius-edge ratio (TetGen -q); 0 = no quality; >= 1.0 */
   double min_dihedral;    /* minimal dihedral angle bound, degrees (TetGen -q/..); 0 = TetGen's default */
   double max_volume;      /* largest tet volume, m^3 (TetGen -a); 0 = unbounded */
   int32_t max_steiner;    /* cap on added Steiner points (TetGen -S); -1 = unbounded */
   int32_t verbose;        /* 0 silent, 1 TetGen statistics to stdout */
+  const cl_mesh_size_zone *zones; /* graded refinement (NULL = none); read during the call only.
+                                   * Needs the quality refinement (max_radius_edge >= 1) */
+  int32_t zone_count;     /* number of zones */
 } cl_tetgen_def;
 void cl_tetgen_def_default(cl_tetgen_def *def);
 /* Tetrahedralize a closed surface. A surface that is not closed or that self-intersects gets

@@ -61,6 +61,15 @@ const char *cl_registry_name(cl_registry which, int32_t i);
 cl_status cl_param_table(cl_registry which, const char *name, const cl_param_info **table,
                          int32_t *count);
 
+/* What a registered solver does with a body, for front ends that say so to their users. */
+typedef struct cl_solver_info {
+  int32_t uses_moduli;  /* 1: the material's young and poisson set the stiffness of its dynamics; 0: they
+                         * feed only its stress and energy read-outs (shape_matching: its stiffness
+                         * comes from alpha and the iterations) */
+  int32_t static_solve; /* 1: cl_world_solve_static can solve its bodies */
+} cl_solver_info;
+cl_status cl_solver_get_info(const char *name, cl_solver_info *info);
+
 /* ---- world ---------------------------------------------------------------------------------- */
 
 typedef struct cl_world_def {
@@ -422,7 +431,8 @@ typedef enum cl_probe_kind {
   CL_PROBE_CONTACT = 7        /* force (N, 3) the collider `collider` exerted on the body over the last
                                  step (impulse / dt), and its point of application (m, 3): the contact
                                  points weighted by the size of their impulses; the collider's centre
-                                 when they did not touch */
+                                 when they did not touch. After cl_world_solve_static: the contact
+                                 force of the equilibrium */
 } cl_probe_kind;
 
 typedef enum cl_phase {
@@ -463,8 +473,11 @@ typedef struct cl_static_def {
                               to full in this many equal increments (large deformation); default 1 */
   int32_t max_iterations;  /* Newton iterations per increment, >= 1; default 50 */
   double tolerance;        /* converged when the unbalanced force on the free dofs is at most this
-                              times the load (or the first unbalanced force when only displacements
-                              are prescribed), in (0, 1); default 1e-6 */
+                              times the force scale: the larger of the load and the reactions of
+                              the first iteration (what supports, constraints and contacts carry
+                              when prescribed displacements or a penetrating collider drive the
+                              body), in (0, 1); default 1e-6. A follower pressure is settled to
+                              the same relative change */
 } cl_static_def;
 void cl_static_def_default(cl_static_def *def);
 
@@ -476,8 +489,11 @@ typedef struct cl_static_report {
 
 /* Move every body to static equilibrium under the current loads, gravity, fixed/driven regions (their
  * targets at the current time), supports and colliders (frictional contact, colliders held still),
- * with Newton iterations on the solvers' stiffness and a backtracking line search; velocities are
- * zero afterwards and reaction probes read the equilibrium reactions. Time does not advance.
+ * with Newton iterations on the solvers' stiffness, globalised by pseudo-transient continuation (a
+ * mass shift that follows the unbalanced force, a step that makes it a hundred times worse undone);
+ * a pressure on the current surface is rebuilt at each equilibrium until it settles. Velocities are
+ * zero afterwards; reaction probes read the equilibrium reactions and contact probes the
+ * equilibrium contact forces. Time does not advance.
  * Errors: a solver without a static solve (names it), a piece of a body whose rigid motions the
  * constraints and supports leave free (names the modes), a non-finite state; CL_WARN_NOT_CONVERGED
  * with the residual when max_iterations did not reach the tolerance. report may be NULL. */

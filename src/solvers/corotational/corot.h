@@ -16,7 +16,8 @@
  *   islands.c     node-element incidence, connected components, per-island systems and their cache
  *   assembly.c    row-wise gather of A = M(1 + dt alpha) + (dt^2 + dt beta) K and b into an island's BSR
  *   linsolve.c    the island's solve through linalg's linear-solver table (warm start, tolerance
- *                 reference, the warped preconditioner around a reused CHOLMOD factor)
+ *                 reference, the warped preconditioner around a reused CHOLMOD factor, the Galerkin
+ *                 multigrid's rest positions per island)
  *   step.c        the time step: constraints, supports, contact active set, solve, positions, reactions
  *   static.c      static equilibrium: Newton iterations through step.c's static mode, line search
  *   fracture.c    node replication, joint pruning, topology_changed
@@ -40,7 +41,7 @@ extern const cl_solver_ops cl_corotational_solver_ops;
 typedef enum cl_corot_param {
   CL_COROT_ALPHA = 0,            /* "damping": Rayleigh mass damping alpha, 1/s */
   CL_COROT_BETA,                 /* "stiffness_damping": Rayleigh stiffness damping beta, s */
-  CL_COROT_LINEAR_SOLVER,        /* index of linalg's linear-solver table: 0 "pcg", 1 "cholmod" */
+  CL_COROT_LINEAR_SOLVER,        /* index of linalg's linear-solver table: 0 "pcg", 1 "cholmod", 2 "galerkin_mg" */
   CL_COROT_TOLERANCE,            /* CG relative residual */
   CL_COROT_MAX_ITERATIONS,       /* CG iteration cap */
   CL_COROT_REFACTOR_ITERATIONS,  /* refactor when preconditioned CG needed more than this */
@@ -53,6 +54,13 @@ typedef enum cl_corot_param {
   CL_COROT_TOLERANCE_REFERENCE,  /* 0: relative to ||b|| of eq 3.8, 1: to ||b - A v|| */
   CL_COROT_WARM_START,           /* 0: previous step's dv, 1: linear extrapolation of the last two */
   CL_COROT_FACTOR_SOLVE,         /* cl_cholmod_solve_mode of the factor in CG */
+  CL_COROT_GRID,                 /* galerkin_mg: the grid spec (a text); this and the five after it are
+                                    fem/mg_params.h's, in its order (CL_COROT_GRID + CL_FEM_MG_*) */
+  CL_COROT_MG_MODE,
+  CL_COROT_MG_CYCLES,
+  CL_COROT_MG_SMOOTHER,
+  CL_COROT_MG_SWEEPS,
+  CL_COROT_MG_COARSE,
   CL_COROT_CONTINUE_CRACKS,      /* 1: a node split continues the cracks at the node (fracture.c) */
   CL_COROT_MIN_FRAGMENT,         /* an event that cuts off a piece of at most this many elements (or mean
                                     element volumes) is undone */
@@ -62,9 +70,10 @@ typedef enum cl_corot_param {
 
 /* Values of linear_solver: indices of the entries of linalg's table (cl_linear_solver_name(i)), which
  * keeps its order fixed; tests/c/test_linear_solver.c checks that the names match. */
-enum { CL_COROT_SOLVER_PCG = 0, CL_COROT_SOLVER_CHOLMOD = 1 };
+enum { CL_COROT_SOLVER_PCG = 0, CL_COROT_SOLVER_CHOLMOD = 1, CL_COROT_SOLVER_GALERKIN_MG = 2 };
 enum { CL_COROT_ROTATION_POLAR = 0, CL_COROT_ROTATION_GRAM_SCHMIDT = 1 };
-/* Islands below this many nodes always use block-Jacobi PCG: a factorisation costs more there. */
+/* Islands below this many nodes always use block-Jacobi PCG: a factorisation or a hierarchy costs more
+ * there. With galerkin_mg, so do islands with no more nodes than the grid's finest coarse level. */
 enum { CL_COROT_CHOLMOD_MIN_NODES = 64 };
 
 /* One connected component of the mesh, solved as its own linear system (thesis sec 5.1.2). Local
@@ -81,8 +90,11 @@ typedef struct cl_corot_island {
   int has_prev;              /* solved steps behind dv (capped at 2): extrapolate from 2 */
   double *Rn;                /* 9 nnodes, node rotations this step (warped preconditioner only) */
   double *Rf;                /* 9 nnodes, node rotations when the factor was made */
-  double *Q;                 /* 9 nnodes, Rn Rf^T: the preconditioner's per-node rotation */
-  int q_stale;               /* Rn or Rf changed since Q was made */
+  double *Fs;                /* 9 nnodes, each node's local frame (basis, or I) when the factor was made */
+  double *Q;                 /* 9 nnodes, F Rn Rf^T Fs^T: the preconditioner's per-node turn (fem/system.h) */
+  int q_stale;               /* Rn, Rf or the frames when the factor was made changed since Q was made */
+  uint32_t q_frames;         /* the system's frames_version when Q was made (a frame turned since: stale) */
+  int warp_rot;              /* this solve turns the factor by the node rotations (warp_preconditioner) */
   double *tmp;               /* 3 nnodes, scratch of the preconditioner */
   double tol_scale;          /* this solve: the CG tolerance on r0 is tolerance * tol_scale */
   int reused;                /* 1 if carried over unchanged from before a topology change */
@@ -96,7 +108,7 @@ typedef struct cl_corot_timing {
   double update_ms;     /* positions, colliders, reactions */
   int32_t iterations;   /* CG iterations summed over islands */
   double residual;      /* largest relative residual over islands */
-  int32_t factorizations; /* CHOLMOD numeric factorisations this step */
+  int32_t factorizations; /* numeric set-ups this step: CHOLMOD factorisations, full multigrid set-ups */
   int64_t total_factorizations;
   int64_t total_analyses;
   int64_t steps;
@@ -104,6 +116,9 @@ typedef struct cl_corot_timing {
 
 typedef struct cl_corot {
   double p[CL_COROT_PARAM_COUNT];
+  char grid[CL_MG_GRID_CHARS]; /* galerkin_mg: the grid spec (CL_COROT_GRID's text), checked at bind */
+  int32_t grid_largest;      /* its finest coarse level's vertex count */
+  const double *X;           /* the state's rest positions, set by every step (the multigrid's analysis) */
   char body[96];             /* body name for messages */
   int32_t threads;
 

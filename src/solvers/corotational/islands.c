@@ -58,6 +58,7 @@ static void free_island(cl_corot_island *isl) {
   cl_fem_system_free(&isl->sys);
   free(isl->Rn);
   free(isl->Rf);
+  free(isl->Fs);
   free(isl->Q);
   free(isl->tmp);
   memset(isl, 0, sizeof *isl);
@@ -94,8 +95,9 @@ static cl_status make_island(cl_corot *s, const cl_body_state *st, cl_corot_isla
   isl->tmp = cl_calloc(n3, sizeof(double), "island vectors");
   isl->Rn = cl_calloc(3 * n3, sizeof(double), "island rotations");
   isl->Rf = cl_calloc(3 * n3, sizeof(double), "island rotations");
+  isl->Fs = cl_calloc(3 * n3, sizeof(double), "island frames");
   isl->Q = cl_calloc(3 * n3, sizeof(double), "island rotations");
-  if (!isl->nodes || !isl->elems || !lc || ar < 0 || !isl->tmp || !isl->Rn || !isl->Rf || !isl->Q) {
+  if (!isl->nodes || !isl->elems || !lc || ar < 0 || !isl->tmp || !isl->Rn || !isl->Rf || !isl->Fs || !isl->Q) {
     free(lc);
     return CL_ERR_OUT_OF_MEMORY;
   }

@@ -9,10 +9,12 @@
  * the node on its target (step.c), i.e. exact Dirichlet conditions: A_ff dv_f = r0_f - A_fc dv_c.
  *
  * Solvers: the entry of linalg's linear-solver table (linalg/linear_solver.h) whose index is the
- * parameter linear_solver (0 "pcg", 1 "cholmod"); each island owns an instance, analysed once per
- * island pattern (the island cache of islands.c keeps it across fractures elsewhere), set up at the
- * step's first solve and solved again without a new set-up when contacts add held nodes (step.c).
- * Islands under CL_COROT_CHOLMOD_MIN_NODES nodes always use "pcg": a factorisation costs more there.
+ * parameter linear_solver (0 "pcg", 1 "cholmod", 2 "galerkin_mg"); each island owns an instance,
+ * analysed once per island pattern (the island cache of islands.c keeps it across fractures
+ * elsewhere), set up at the step's first solve and solved again without a new set-up when contacts
+ * add held nodes (step.c). Islands under CL_COROT_CHOLMOD_MIN_NODES nodes always use "pcg": a
+ * factorisation costs more there; with galerkin_mg so do islands no bigger than the grid's finest
+ * coarse level.
  *  0  "pcg": CG with the block-Jacobi preconditioner (inverted 3x3 diagonal blocks).
  *  1  "cholmod": a CHOLMOD factor of A as the preconditioner of CG, reused for several steps
  *     (reuse_factor) and redone by the table's rules: when the iterations the old factor costs have
@@ -20,6 +22,13 @@
  *     reproducible), when CG needed more than refactor_iterations iterations, when the constraint mask
  *     changed, or at once when CG with the old factor did not converge. refactor_iterations = 0
  *     refactors every step: a direct solve (CG then stops after one iteration).
+ *  2  "galerkin_mg": CG preconditioned by one V-cycle of the Galerkin multigrid (or the paper's fixed
+ *     cycles, mg_mode), the hierarchy made from the rest positions of the island's nodes in island
+ *     order; its parameters are graph_fem's (fem/mg_params.h). The coarse levels are kept across
+ *     steps by the same rent-or-buy rule (linalg's mg_reuse; refactor_iterations = 0: a full set-up
+ *     every step). The warp below does not apply: the finest level smooths with the matrix of now,
+ *     and the coarse space of per-handle affine maps contains the rotated ones (only the coarse
+ *     matrix goes stale, and the rule renews it). docs/solvers/corotational.md has the argument.
  *
  * Warped preconditioner (warp_preconditioner = 1, default), what stays here because it is about
  * corotation: what makes an old factor go stale in a corotational solve is mostly rotation,
@@ -30,11 +39,25 @@
  *     z = Q A_f^-1 Q^T r,
  * symmetric positive definite like A_f, two 3x3 products per node more than the plain one: the
  * table's cl_precond_wrap around the factor. Stiffness warping applied to the preconditioner: a factor
- * then stays good through large rotations and is redone far less often. */
+ * then stays good through large rotations and is redone far less often.
+ *
+ * Local frames (fem/system.c): a supported or contact node's rows and columns are turned into its basis
+ * F_i (A_ij <- F_i A_ij F_j^T). A factor made with the frames Fs is then stale wherever the frames
+ * changed since, above all within a step, when the contacts found after the first solve are turned
+ * into their frames and the island is solved again with the same set-up: with the xyz matrix
+ * A ~ Q A_xyz,f Q^T and A_f = Fs A_xyz,f Fs^T, the matrix now is F Q Fs^T A_f Fs Q^T F^T, so the
+ * wrap's per-node rotation is G_i = F_i Q_i Fs_i^T (F = I for a node without a frame). Without it,
+ * CG with the factor of the frame-free matrix took 2340 iterations over the twelve contact rounds of
+ * the Hertz indentation's first static iteration (36k tets) where the rounds that follow took 3-4
+ * each. The wrap is therefore in place for every reused factor; warp_preconditioner = false only
+ * leaves Q = I. */
 #include <math.h>
+#include <stdlib.h>
 #include <string.h>
 
+#include "base/alloc.h"
 #include "base/error.h"
+#include "fem/mg_params.h"
 #include "solvers/corotational/corot.h"
 
 /* Rn: node rotations from the element rotations of this step. */
@@ -53,52 +76,74 @@ static void node_rotations(const cl_corot *s, cl_corot_island *isl) {
   }
 }
 
-/* The wrap's reference: the factor was just made, so the node rotations of now become Rf (and Q is
- * recomputed before its next use). */
+/* The wrap's reference: the factor was just made, so the node rotations of now become Rf and the
+ * frames of now Fs (and G is recomputed before its next use). */
 static void warp_refreshed(void *ctx) {
   cl_corot_island *isl = ctx;
-  memcpy(isl->Rf, isl->Rn, sizeof(double) * 9 * (size_t)isl->nnodes);
+  if (isl->warp_rot) memcpy(isl->Rf, isl->Rn, sizeof(double) * 9 * (size_t)isl->nnodes);
+  cl_fem_frames_snapshot(&isl->sys, isl->Fs);
   isl->q_stale = 1;
 }
 
-/* z = Q A_f^-1 Q^T r, with inner(t) = A_f^-1 t (ctx: the island). Q_l = Rn_l Rf_l^T is made once per
- * change of Rn or Rf, at the first use after it. */
+/* z = G A_f^-1 G^T r, with inner(t) = A_f^-1 t (ctx: the island). G_l = F_l Rn_l Rf_l^T Fs_l^T (the
+ * rotations only with warp_preconditioner, the frames always: fem/system.h) is made once per change
+ * of Rn, Rf or a frame (the system counts its changes of frame in frames_version), at the first use
+ * after it. */
 static cl_status warped_precond(void *ctx, cl_precond_fn inner, void *inner_ctx, const double *r, double *z) {
   cl_corot_island *isl = ctx;
   const int32_t nn = isl->nnodes;
-  if (isl->q_stale) {
+  if (isl->q_stale || isl->q_frames != isl->sys.frames_version) {
     for (int32_t l = 0; l < nn; ++l) {
-      cl_mat3 Rn, Rf;
-      memcpy(Rn.m, isl->Rn + 9 * (size_t)l, sizeof Rn.m);
-      memcpy(Rf.m, isl->Rf + 9 * (size_t)l, sizeof Rf.m);
-      cl_mat3 Q = cl_mat3_mul_nt(&Rn, &Rf);
-      memcpy(isl->Q + 9 * (size_t)l, Q.m, sizeof Q.m);
+      cl_mat3 Q = cl_mat3_identity();
+      if (isl->warp_rot) {
+        cl_mat3 Rn, Rf;
+        memcpy(Rn.m, isl->Rn + 9 * (size_t)l, sizeof Rn.m);
+        memcpy(Rf.m, isl->Rf + 9 * (size_t)l, sizeof Rf.m);
+        Q = cl_mat3_mul_nt(&Rn, &Rf);
+      }
+      cl_fem_frame_turn(&isl->sys, l, isl->Fs + 9 * (size_t)l, isl->warp_rot ? Q.m : NULL, isl->Q + 9 * (size_t)l);
     }
     isl->q_stale = 0;
+    isl->q_frames = isl->sys.frames_version;
   }
-  for (int32_t l = 0; l < nn; ++l) {
-    const double *Q = isl->Q + 9 * (size_t)l, *rl = r + 3 * (size_t)l;
-    double *t = isl->tmp + 3 * (size_t)l;
-    t[0] = Q[0] * rl[0] + Q[3] * rl[1] + Q[6] * rl[2];
-    t[1] = Q[1] * rl[0] + Q[4] * rl[1] + Q[7] * rl[2];
-    t[2] = Q[2] * rl[0] + Q[5] * rl[1] + Q[8] * rl[2];
-  }
-  CL_TRY(inner(inner_ctx, isl->tmp, isl->tmp));
-  for (int32_t l = 0; l < nn; ++l) {
-    const double *Q = isl->Q + 9 * (size_t)l, *t = isl->tmp + 3 * (size_t)l;
-    double *zl = z + 3 * (size_t)l;
-    zl[0] = Q[0] * t[0] + Q[1] * t[1] + Q[2] * t[2];
-    zl[1] = Q[3] * t[0] + Q[4] * t[1] + Q[5] * t[2];
-    zl[2] = Q[6] * t[0] + Q[7] * t[1] + Q[8] * t[2];
-  }
-  return CL_OK;
+  return cl_fem_turned_precond(nn, isl->Q, isl->tmp, inner, inner_ctx, r, z);
 }
 
-/* The island's instance of the table entry the parameter linear_solver names (pcg for small islands),
- * made and analysed for the island's pattern on first use, or again if the choice changed. */
+/* The table entry an island uses: the one the parameter linear_solver names, but pcg for islands
+ * under CL_COROT_CHOLMOD_MIN_NODES nodes and, with galerkin_mg, for islands with no more nodes than the
+ * grid's finest coarse level (fracture makes such chips; a hierarchy is no coarser than the island). */
+static int32_t island_entry(const cl_corot *s, const cl_corot_island *isl) {
+  const int32_t entry = (int32_t)s->p[CL_COROT_LINEAR_SOLVER];
+  if (isl->nnodes < CL_COROT_CHOLMOD_MIN_NODES) return CL_COROT_SOLVER_PCG;
+  if (entry == CL_COROT_SOLVER_GALERKIN_MG && isl->nnodes <= s->grid_largest) return CL_COROT_SOLVER_PCG;
+  return entry;
+}
+
+/* The options of this solve: the tolerance (tol_scale, below), the iteration cap, the reuse rules,
+ * the multigrid's parameters and the warp. */
+static void solve_def(const cl_corot *s, cl_corot_island *isl, int warp, cl_linear_solver_def *def) {
+  cl_linear_solver_def_default(def);
+  def->rel_tol = s->p[CL_COROT_TOLERANCE] * isl->tol_scale;
+  if (def->rel_tol > 0.5) def->rel_tol = 0.5;
+  def->max_iter = (int32_t)s->p[CL_COROT_MAX_ITERATIONS];
+  def->threads = s->threads;
+  def->reuse_factor = 1;
+  def->refactor_iterations = (int32_t)s->p[CL_COROT_REFACTOR_ITERATIONS];
+  def->factor_solve = (int32_t)s->p[CL_COROT_FACTOR_SOLVE];
+  cl_fem_mg_def(def, s->p + CL_COROT_GRID, s->grid);
+  def->mg_reuse = 1; /* refactor_iterations = 0 turns it off, as for the CHOLMOD factor */
+  if (warp) {
+    def->wrap.apply = warped_precond;
+    def->wrap.refreshed = warp_refreshed;
+    def->wrap.ctx = isl;
+  }
+}
+
+/* The island's instance of its entry (island_entry), made and analysed for the island's pattern on
+ * first use, or again if the choice changed. The multigrid's analysis reads the rest positions of the
+ * island's nodes, gathered in island order (a node replicated by fracture has its original's). */
 static cl_status island_solver(cl_corot *s, cl_corot_island *isl, int32_t index, cl_linear_solver_stats *before) {
-  int32_t entry = (int32_t)s->p[CL_COROT_LINEAR_SOLVER];
-  if (isl->nnodes < CL_COROT_CHOLMOD_MIN_NODES) entry = CL_COROT_SOLVER_PCG;
+  const int32_t entry = island_entry(s, isl);
   const char *name = cl_linear_solver_name(entry);
   cl_linear_solver_get_stats(NULL, before); /* zeros: a new instance counts its analysis in this step */
   if (isl->ls && name && strcmp(cl_linear_solver_entry(isl->ls), name) == 0) {
@@ -107,33 +152,34 @@ static cl_status island_solver(cl_corot *s, cl_corot_island *isl, int32_t index,
   }
   cl_linear_solver_destroy(isl->ls);
   isl->ls = NULL;
-  cl_status r = cl_linear_solver_create(name, NULL, &isl->ls);
+  cl_linear_solver_def def;
+  solve_def(s, isl, 0, &def);
+  double *X = NULL;
+  cl_status r = CL_OK;
+  if (entry == CL_COROT_SOLVER_GALERKIN_MG) {
+    X = cl_malloc(sizeof(double) * 3 * (size_t)isl->nnodes, "island rest positions");
+    if (!X || !s->X) r = X ? cl_fail(CL_ERR_STATE, "internal: no rest positions for the multigrid") : CL_ERR_OUT_OF_MEMORY;
+    for (int32_t l = 0; r >= 0 && l < isl->nnodes; ++l)
+      memcpy(X + 3 * (size_t)l, s->X + 3 * (size_t)isl->nodes[l], 3 * sizeof(double));
+    def.mg_positions = X;
+    def.mg_position_count = isl->nnodes;
+  }
+  if (r >= 0) r = cl_linear_solver_create(name, &def, &isl->ls);
   if (r >= 0) r = cl_linear_solver_analyse(isl->ls, isl->sys.A);
+  free(X);
   if (r < 0) {
     cl_linear_solver_destroy(isl->ls); /* the next solve tries again from scratch */
     isl->ls = NULL;
-    return cl_fail_context(r, "island %d: ", index);
+    const char *keys = entry == CL_COROT_SOLVER_GALERKIN_MG ? " (params grid and mg_*)" : "";
+    return cl_fail_context(r, "island %d (%d nodes), linear solver '%s'%s: ", index, isl->nnodes, name, keys);
   }
   return CL_OK;
 }
 
-/* The options of this solve: the tolerance (tol_scale, below), the iteration cap, the reuse rules and
- * the warp. */
+/* Configure the island's instance for this solve (solve_def). */
 static cl_status configure(const cl_corot *s, cl_corot_island *isl, int warp) {
   cl_linear_solver_def def;
-  cl_linear_solver_def_default(&def);
-  def.rel_tol = s->p[CL_COROT_TOLERANCE] * isl->tol_scale;
-  if (def.rel_tol > 0.5) def.rel_tol = 0.5;
-  def.max_iter = (int32_t)s->p[CL_COROT_MAX_ITERATIONS];
-  def.threads = s->threads;
-  def.reuse_factor = 1;
-  def.refactor_iterations = (int32_t)s->p[CL_COROT_REFACTOR_ITERATIONS];
-  def.factor_solve = (int32_t)s->p[CL_COROT_FACTOR_SOLVE];
-  if (warp) {
-    def.wrap.apply = warped_precond;
-    def.wrap.refreshed = warp_refreshed;
-    def.wrap.ctx = isl;
-  }
+  solve_def(s, isl, warp, &def);
   return cl_linear_solver_configure(isl->ls, &def);
 }
 
@@ -202,7 +248,10 @@ cl_status cl_corot_solve_island(cl_corot *s, cl_corot_island *isl, int32_t index
   isl->tol_scale = tolerance_scale(s, isl);
   cl_linear_solver_stats before, after;
   CL_TRY(island_solver(s, isl, index, &before));
-  const int warp = s->p[CL_COROT_WARP_PRECONDITIONER] != 0.0 && cl_linear_solver_reuses_setup(isl->ls);
+  /* the wrap follows the frames of every reused factor; it turns it by the node rotations only with
+   * warp_preconditioner */
+  const int warp = cl_linear_solver_reuses_setup(isl->ls);
+  isl->warp_rot = warp && s->p[CL_COROT_WARP_PRECONDITIONER] != 0.0;
   CL_TRY(configure(s, isl, warp));
   const uint8_t *mask = isl->sys.ncons ? isl->sys.fixed : NULL;
   cl_status r;
@@ -211,10 +260,8 @@ cl_status cl_corot_solve_island(cl_corot *s, cl_corot_island *isl, int32_t index
      * with contact nodes held keeps the set-up of the step's first solve: a factor made with another
      * constraint mask is still a symmetric positive definite preconditioner on the free dofs (the
      * projected CG zeroes the held ones) */
-    if (warp) {
-      node_rotations(s, isl);
-      isl->q_stale = 1;
-    }
+    if (isl->warp_rot) node_rotations(s, isl);
+    isl->q_stale = 1; /* new rotations, and this step's frames */
     r = cl_linear_solver_setup(isl->ls, isl->sys.A, mask);
     if (r < 0) return cl_fail_context(r, "island %d: ", index);
   }
@@ -229,6 +276,11 @@ cl_status cl_corot_solve_island(cl_corot *s, cl_corot_island *isl, int32_t index
   if (res.rel_residual > rep->residual) rep->residual = res.rel_residual;
   if (r < 0)
     return cl_fail_context(r, "island %d (%d nodes): linear solve: ", index, isl->nnodes);
+  /* the paper's fixed-cycle multigrid stops where its cycles stop by design (as in graph_fem): its
+   * residual is in the statistics, not a warning every step */
+  if (r == CL_WARN_NOT_CONVERGED && strcmp(cl_linear_solver_entry(isl->ls), "galerkin_mg") == 0 &&
+      s->p[CL_COROT_GRID + CL_FEM_MG_MODE] != 0.0)
+    return CL_OK;
   if (r == CL_WARN_NOT_CONVERGED)
     return cl_fail(CL_WARN_NOT_CONVERGED,
                    "island %d (%d nodes): CG did not converge in %d iterations (relative residual %.3g, "

@@ -8,13 +8,15 @@
 #include "base/alloc.h"
 #include "base/error.h"
 #include "fem/mesh_state.h"
+#include "fem/mg_params.h"
 #include "geom/mesh.h"
 #include "solvers/corotational/corot.h"
 #include "solvers/corotational/stats.h"
 
 /* Indexed by cl_corot_param, the order in which the values reach the solver. Choices keep the
- * index order of their `choices` names: "pcg" and "cholmod" are CL_COROT_SOLVER_PCG and
- * CL_COROT_SOLVER_CHOLMOD, the factor_solve names follow cl_cholmod_solve_mode. */
+ * index order of their `choices` names: "pcg", "cholmod" and "galerkin_mg" are CL_COROT_SOLVER_PCG,
+ * CL_COROT_SOLVER_CHOLMOD and CL_COROT_SOLVER_GALERKIN_MG, the factor_solve names follow
+ * cl_cholmod_solve_mode; the multigrid's parameters are fem/mg_params.h's, shared with graph_fem. */
 static const cl_param_info k_params[CL_COROT_PARAM_COUNT] = {
     [CL_COROT_ALPHA] = {.name = "damping", .unit = "1/s",
                         .help = "Rayleigh mass damping alpha in C = alpha M + beta K (thesis eq 3.11)",
@@ -24,9 +26,10 @@ static const cl_param_info k_params[CL_COROT_PARAM_COUNT] = {
                        .value = 0.0, .min = 0.0, .max = 10.0},
     [CL_COROT_LINEAR_SOLVER] = {.name = "linear_solver", .unit = "1",
                                 .help = "pcg = CG with a block-Jacobi preconditioner; cholmod = a CHOLMOD factor "
-                                        "reused as the CG preconditioner",
-                                .value = CL_COROT_SOLVER_PCG, .min = 0.0, .max = 1.0,
-                                .kind = CL_PARAM_CHOICE, .choices = "pcg|cholmod"},
+                                        "reused as the CG preconditioner; galerkin_mg = the Galerkin multigrid "
+                                        "(grid, mg_* below), per island",
+                                .value = CL_COROT_SOLVER_PCG, .min = 0.0, .max = 2.0,
+                                .kind = CL_PARAM_CHOICE, .choices = "pcg|cholmod|galerkin_mg"},
     [CL_COROT_TOLERANCE] = {.name = "tolerance", .unit = "1",
                             .help = "CG stops at this relative residual of the velocity-change system",
                             .value = 1e-6, .min = 1e-15, .max = 0.5},
@@ -78,6 +81,7 @@ static const cl_param_info k_params[CL_COROT_PARAM_COUNT] = {
                                        "single precision (half the memory traffic; CG keeps the tolerance)",
                                .value = CL_CHOLMOD_SOLVE_SINGLE, .min = 0.0, .max = 2.0,
                                .kind = CL_PARAM_CHOICE, .choices = "cholmod|double|single"},
+    CL_FEM_MG_PARAM_INFOS(CL_COROT_GRID),
     [CL_COROT_CONTINUE_CRACKS] = {.name = "continue_cracks", .unit = "1",
                                   .help = "a node split keeps the elements an existing crack separates at the node "
                                           "on their sides and continues that crack's plane (false: the thesis's "
@@ -129,6 +133,9 @@ static cl_status corot_bind(void *p, const cl_bind_input *in, cl_body_state *st)
   s->threads = in->threads > 0 ? in->threads : 1;
   memcpy(s->p, in->params, sizeof s->p);
   const cl_mesh *m = in->mesh;
+  CL_TRY(cl_fem_mg_grid_text("corotational", in->texts ? in->texts[CL_COROT_GRID] : NULL,
+                             (int)s->p[CL_COROT_LINEAR_SOLVER] == CL_COROT_SOLVER_GALERKIN_MG ? m->npoints : 0,
+                             s->grid, &s->grid_largest));
   CL_TRY(cl_fem_state_from_mesh(m, "corotational", st));
   const cl_material_def *mat = in->material;
   const double E = mat->young, nu = mat->poisson;

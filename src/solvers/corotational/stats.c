@@ -17,6 +17,10 @@ enum {
   ST_FACTORIZATIONS,
   ST_FACTORIZATIONS_TOTAL,
   ST_ANALYSES_TOTAL,
+  ST_ELEMENT_MS,
+  ST_ASSEMBLY_MS,
+  ST_SOLVE_MS,
+  ST_UPDATE_MS,
   ST_COUNT
 };
 
@@ -27,9 +31,13 @@ static const cl_stat_info k_names[ST_COUNT] = {
     [ST_STEPS] = {"steps", "", "solver steps (substeps) taken"},
     [ST_CG_ITERATIONS] = {"cg_iterations", "", "CG iterations of the last step, summed over islands"},
     [ST_CG_RESIDUAL] = {"cg_residual", "1", "largest relative CG residual of the last step"},
-    [ST_FACTORIZATIONS] = {"factorizations", "", "CHOLMOD numeric factorisations in the last step"},
-    [ST_FACTORIZATIONS_TOTAL] = {"factorizations_total", "", "CHOLMOD numeric factorisations so far"},
-    [ST_ANALYSES_TOTAL] = {"analyses_total", "", "CHOLMOD symbolic analyses so far"},
+    [ST_FACTORIZATIONS] = {"factorizations", "", "numeric set-ups in the last step (CHOLMOD factorisations, multigrid set-ups)"},
+    [ST_FACTORIZATIONS_TOTAL] = {"factorizations_total", "", "numeric set-ups so far (CHOLMOD factorisations, multigrid set-ups)"},
+    [ST_ANALYSES_TOTAL] = {"analyses_total", "", "symbolic analyses so far (CHOLMOD orderings, multigrid hierarchies)"},
+    [ST_ELEMENT_MS] = {"element_ms", "ms", "rotations, strain, plasticity and element stiffness of the last step"},
+    [ST_ASSEMBLY_MS] = {"assembly_ms", "ms", "assembly of the linear system (A and b) of the last step"},
+    [ST_SOLVE_MS] = {"solve_ms", "ms", "linear solves of the last step (factorisations and contact rounds included)"},
+    [ST_UPDATE_MS] = {"update_ms", "ms", "position update, colliders and reactions of the last step"},
 };
 
 cl_status cl_corot_stats_op(const void *solver, const cl_body_state *state, cl_body_stat *out, int32_t capacity,
@@ -46,5 +54,9 @@ cl_status cl_corot_stats_op(const void *solver, const cl_body_state *state, cl_b
   v[ST_FACTORIZATIONS] = s->timing.factorizations;
   v[ST_FACTORIZATIONS_TOTAL] = (double)s->timing.total_factorizations;
   v[ST_ANALYSES_TOTAL] = (double)s->timing.total_analyses;
+  v[ST_ELEMENT_MS] = s->timing.element_ms;
+  v[ST_ASSEMBLY_MS] = s->timing.assembly_ms;
+  v[ST_SOLVE_MS] = s->timing.solve_ms;
+  v[ST_UPDATE_MS] = s->timing.update_ms;
   return cl_solver_stats_copy("corotational", k_names, v, ST_COUNT, out, capacity, count);
 }

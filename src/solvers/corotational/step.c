@@ -112,6 +112,7 @@ cl_status cl_corot_step(void *solver, cl_body_state *st, const cl_step_input *in
   tm->element_ms = tm->assembly_ms = tm->solve_ms = tm->update_ms = 0.0;
   tm->factorizations = 0;
   s->step_count++;
+  s->X = st->X;
   if (st->n > s->node_cap || st->ncells != s->ntets)
     return cl_fail(CL_ERR_STATE, "the body state changed size outside the solver (%d nodes, %d cells; the "
                    "solver knows %d cells)", st->n, st->ncells, s->ntets);
@@ -181,7 +182,7 @@ cl_status cl_corot_step(void *solver, cl_body_state *st, const cl_step_input *in
     cl_support_project(axes, ss->held[j], ss->target_x + 3 * (size_t)j, x);
     cl_support_project(axes, ss->held[j], ss->target_v + 3 * (size_t)j, v);
     if (k >= 0) {
-      const double *I = cl_fem_impulse(&s->islands[k].sys, s->node_local[i]);
+      const double *I = cl_fem_support_impulse(&s->islands[k].sys, s->node_local[i]);
       for (int c = 0; c < 3; ++c) react[c] = I[c] / dt;
     } else {
       for (int c = 0; c < 3; ++c) react[c] = st->m[i] * (v[c] - v0[c]) / dt;

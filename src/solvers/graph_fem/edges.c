@@ -1,6 +1,8 @@
 /* The edge graph of the tet mesh (the "graph" of graph-based FEM: the paper's sec 3.1, the mesh's
  * vertices and edges as nodes and edges), its damage, the pieces it falls into, and the visual
- * surface that splits along broken edges (the paper's M_v, Fig. 1c). */
+ * surface that splits along broken edges (the paper's M_v, Fig. 1c). An edge is cut (broken in the
+ * graph) when no element joins its two nodes any more: its damage everywhere is 1, or its own damage
+ * is 1 in every element that has it (a crack through all of them). */
 #include <stdlib.h>
 #include <string.h>
 
@@ -24,9 +26,18 @@ cl_status cl_gfem_build_edges(cl_gfem *s, const cl_body_state *st) {
       (r = CL_RESIZE(s->adj_nb, 2 * (size_t)ne, "graph_fem adjacency")) < 0 ||
       (r = CL_RESIZE(s->adj_edge, 2 * (size_t)ne, "graph_fem adjacency")) < 0 ||
       (r = CL_RESIZE(s->inc_ptr, (size_t)n + 1, "graph_fem incidence")) < 0 ||
-      (r = CL_RESIZE(s->inc, 4 * (size_t)nt, "graph_fem incidence")) < 0)
+      (r = CL_RESIZE(s->inc, 4 * (size_t)nt, "graph_fem incidence")) < 0 ||
+      (r = CL_RESIZE(s->edamage, 6 * (size_t)nt, "graph_fem element damage")) < 0 ||
+      (r = CL_RESIZE(s->edge_tets, (size_t)ne, "graph_fem edges")) < 0 ||
+      (r = CL_RESIZE(s->edge_local_broken, (size_t)ne, "graph_fem edges")) < 0 ||
+      (r = CL_RESIZE(s->cut, (size_t)ne, "graph_fem edges")) < 0)
     return r;
   memset(s->damage, 0, sizeof(double) * (size_t)ne);
+  memset(s->edamage, 0, sizeof(double) * 6 * (size_t)nt);
+  memset(s->edge_tets, 0, sizeof(int32_t) * (size_t)ne);
+  memset(s->edge_local_broken, 0, sizeof(int32_t) * (size_t)ne);
+  memset(s->cut, 0, (size_t)ne);
+  for (size_t q = 0; q < 6 * (size_t)nt; ++q) s->edge_tets[s->tet_edge[q]]++;
   /* adjacency (CSR, symmetric) */
   memset(s->adj_ptr, 0, sizeof(int32_t) * ((size_t)n + 1));
   for (int32_t e = 0; e < ne; ++e) {
@@ -81,7 +92,7 @@ cl_status cl_gfem_pieces(cl_gfem *s) {
   int32_t *parent = s->plabel;
   for (int32_t i = 0; i < n; ++i) parent[i] = i;
   for (int32_t e = 0; e < s->nedges; ++e) {
-    if (s->damage[e] >= 1.0) continue;
+    if (s->cut[e]) continue;
     int32_t a = find_root(parent, s->edge[2 * e]), b = find_root(parent, s->edge[2 * e + 1]);
     if (a != b) parent[a > b ? a : b] = a > b ? b : a;
   }
@@ -106,8 +117,10 @@ cl_status cl_gfem_pieces(cl_gfem *s) {
  * tet crosses three or four of its edges; one broken edge alone leaves the tet whole). */
 static int tet_is_crossed(const cl_gfem *s, int32_t t) {
   int comp[4] = {0, 1, 2, 3};
+  double d[6];
+  cl_gfem_element_damage(s, t, d);
   for (int k = 0; k < 6; ++k) {
-    if (s->damage[s->tet_edge[6 * (size_t)t + k]] >= 1.0) continue;
+    if (d[k] >= 1.0) continue;
     const int a = comp[cl_tet_edge_corners[k][0]], b = comp[cl_tet_edge_corners[k][1]];
     if (a == b) continue;
     for (int c = 0; c < 4; ++c)

@@ -5,133 +5,52 @@
  * semi-definite). Eq 2's degraded energy Psi_frac = zeta(Psi_e) is left to Mandal et al. 2023; here an
  * element with damaged edges becomes a degraded corotational element whose stiffness lives on its
  * edges, as in graph-based FEA (GraFEA, Khodabakhshi, Reddy and Srinivasa 2016): in the element's
- * rotated frame the small strain eps (6, Voigt, engineering shears) and the strains
- * e_k = n_k^T eps n_k of its six rest edge directions n_k are one-to-one, e = T eps, so the elastic
- * energy is 1/2 eps^T C eps = 1/2 e^T G e with G = T^-T C T^-1, and the stress is
- * sigma = C eps = T^T G e.
+ * rotated frame its small strain and the strains e of its six rest edges are one-to-one, e = T eps,
+ * and the energy is V/2 e^T G e (fem/edge_elastic.h). A broken edge carries no force and holds
+ * nothing: its strain is condensed out (the Schur complement of G on the other edges), partial damage
+ * interpolates by levels (fem/edge_elastic.h, eq L), so G_d stays symmetric positive semi-definite
+ * and a broken edge's row and column are zero. (Scaling a broken edge's strain to zero instead holds
+ * it at its rest length inside the element: an opening crack then shows as a large spurious strain
+ * of the neighbouring edges, which break in turn.)
  *
- * A broken edge must carry no force and hold nothing: its strain is left free, i.e. the energy is
- * minimised over it (static condensation, the Schur complement of G on the other edges). Damage d_k
- * in [0, 1] interpolates between keeping and condensing edge k:
- *     G <- G - d_k (G u_k)(G u_k)^T / G_kk        (u_k the k-th unit vector; edge by edge)
- * a convex combination of G and its condensed form, so G_d stays symmetric positive semi-definite,
- * and at d_k = 1 row and column k of G_d vanish. (Scaling the broken edge's strain to zero instead,
- * W e with W = diag(1 - d), holds the broken edge at its rest length inside the element: an opening
- * crack then shows up as a large spurious strain of the neighbouring edges, which break in turn.)
- * With e = b (R^T x - X) (b: edge k's strain (n_k . (u_b - u_a)) / L_k),
+ * An edge's damage in element e is the larger of its damage in every element (s->damage: the paper's
+ * threshold, knife cuts, the diffusion kernel) and its damage in e alone (s->edamage: a crack that
+ * crosses e, the softening mode of docs/solvers/graph_fem.md, "Fracture"). With e = b (R^T x - X)
+ * (b: edge k's strain (n_k . (u_b - u_a)) / L_k),
  *     Psi_d = V/2 e^T G_d e,   K0_d = V b^T G_d b,   f = -R K0_d (R^T x - X),   K = R K0_d R^T.
  * Without damage G_d = G and K0_d is the linear element exactly. A node all of whose edges in the
  * element are broken does not enter e^T G_d e (its edges' rows and columns are zero), so it carries
  * no force and moves freely. R is the rotation of the deformation gradient fitted to the undamaged
- * edges only (weighted least squares of F D_k = d_k), so the broken edges' nodes do not steer it;
- * when the undamaged edges do not span space (one face left, or fewer) the element keeps the rotation
- * it had. C is the isotropic small-strain elasticity of E and nu, which all three models share at
- * small strain (fem/material.h). */
+ * edges only (weighted least squares of F D_k = d_k, weights 1 - d_k), so the broken edges' nodes do
+ * not steer it; when the undamaged edges do not span space (one face left, or fewer) the element
+ * keeps the rotation it had. C is the isotropic small-strain elasticity of E and nu, which all three
+ * models share at small strain (fem/material.h). */
 #include <math.h>
 #include <string.h>
 
 #include "base/error.h"
 #include "base/timer.h"
+#include "fem/edge_elastic.h"
 #include "fem/tet.h"
 #include "geom/tet_edges.h"
 #include "solvers/graph_fem/gfem.h"
 
 #define k_pair cl_tet_edge_corners
 
-/* Gauss-Jordan inverse of a 6x6 matrix with partial pivoting; 0 when singular. */
-static int invert6(const double *A, double *Ai) {
-  double M[6][12];
-  for (int i = 0; i < 6; ++i)
-    for (int j = 0; j < 12; ++j) M[i][j] = j < 6 ? A[6 * i + j] : (j - 6 == i ? 1.0 : 0.0);
-  for (int c = 0; c < 6; ++c) {
-    int p = c;
-    for (int r = c + 1; r < 6; ++r)
-      if (fabs(M[r][c]) > fabs(M[p][c])) p = r;
-    if (!(fabs(M[p][c]) > 1e-14)) return 0;
-    if (p != c)
-      for (int j = 0; j < 12; ++j) {
-        const double t = M[c][j];
-        M[c][j] = M[p][j];
-        M[p][j] = t;
-      }
-    const double inv = 1.0 / M[c][c];
-    for (int j = 0; j < 12; ++j) M[c][j] *= inv;
-    for (int r = 0; r < 6; ++r) {
-      if (r == c || M[r][c] == 0.0) continue;
-      const double f = M[r][c];
-      for (int j = 0; j < 12; ++j) M[r][j] -= f * M[c][j];
-    }
-  }
-  for (int i = 0; i < 6; ++i)
-    for (int j = 0; j < 6; ++j) Ai[6 * i + j] = M[i][6 + j];
-  return 1;
+/* The damage of element e's six edges (geom/tet_edges.h order): an edge's damage in every element
+ * (s->damage: the paper's threshold, knives, the diffusion kernel) or its own crack's (s->edamage). */
+void cl_gfem_element_damage(const cl_gfem *s, int32_t e, double *d) {
+  for (int k = 0; k < 6; ++k) d[k] = fmax(s->damage[s->tet_edge[6 * (size_t)e + k]], s->edamage[6 * (size_t)e + k]);
 }
 
-/* The element's edge data at rest: b (6x12), T and T^-1 (6x6). 0 for a degenerate tet. */
-static int edge_frame(const cl_body_state *st, int32_t e, double *b, double *T, double *Ti) {
-  const int32_t *t = st->cells + 4 * (size_t)e;
-  memset(b, 0, sizeof(double) * 72);
-  for (int k = 0; k < 6; ++k) {
-    const double *Xa = st->X + 3 * (size_t)t[k_pair[k][0]], *Xb = st->X + 3 * (size_t)t[k_pair[k][1]];
-    double d[3] = {Xb[0] - Xa[0], Xb[1] - Xa[1], Xb[2] - Xa[2]};
-    const double L = sqrt(d[0] * d[0] + d[1] * d[1] + d[2] * d[2]);
-    const double n[3] = {d[0] / L, d[1] / L, d[2] / L};
-    double *row = T + 6 * k;
-    row[0] = n[0] * n[0];
-    row[1] = n[1] * n[1];
-    row[2] = n[2] * n[2];
-    row[3] = n[0] * n[1];
-    row[4] = n[1] * n[2];
-    row[5] = n[2] * n[0];
-    for (int c = 0; c < 3; ++c) {
-      b[12 * k + 3 * k_pair[k][1] + c] = n[c] / L;
-      b[12 * k + 3 * k_pair[k][0] + c] = -n[c] / L;
-    }
-  }
-  return invert6(T, Ti);
-}
-
-/* Isotropic small-strain elasticity in Voigt form with engineering shears. */
-static void elasticity(double lam, double mu, double *C) {
-  memset(C, 0, sizeof(double) * 36);
-  for (int i = 0; i < 3; ++i) {
-    for (int j = 0; j < 3; ++j) C[6 * i + j] = lam;
-    C[7 * i] += 2.0 * mu;
-    C[7 * (i + 3)] = mu;
-  }
-}
-
-/* G_d of element e (above), with b, T; 0 for a degenerate tet. */
+/* G_d of element e (fem/edge_elastic.h, eq L), with b and T; 0 for a degenerate tet. */
 static int degraded_edge_stiffness(const cl_gfem *s, const cl_body_state *st, int32_t e, double *b, double *T,
-                                   double *G) {
-  double Ti[36], C[36], M[36];
-  if (!edge_frame(st, e, b, T, Ti)) return 0;
-  elasticity(s->lambda0, s->mu0, C);
-  /* G = T^-T C T^-1 */
-  for (int i = 0; i < 6; ++i)
-    for (int j = 0; j < 6; ++j) {
-      double sum = 0.0;
-      for (int k = 0; k < 6; ++k) sum += C[6 * i + k] * Ti[6 * k + j];
-      M[6 * i + j] = sum;
-    }
-  for (int i = 0; i < 6; ++i)
-    for (int j = 0; j < 6; ++j) {
-      double sum = 0.0;
-      for (int k = 0; k < 6; ++k) sum += Ti[6 * k + i] * M[6 * k + j];
-      G[6 * i + j] = sum;
-    }
-  /* condense the damaged edges' strains, in proportion to their damage */
-  for (int k = 0; k < 6; ++k) {
-    const double d = s->damage[s->tet_edge[6 * (size_t)e + k]];
-    const double gkk = G[7 * k];
-    if (!(d > 0.0) || !(gkk > 0.0)) continue;
-    double g[6];
-    for (int i = 0; i < 6; ++i) g[i] = G[6 * i + k];
-    for (int i = 0; i < 6; ++i)
-      for (int j = 0; j < 6; ++j) G[6 * i + j] -= d * g[i] * g[j] / gkk;
-    if (d >= 1.0) /* exact zeros, not rounding */
-      for (int i = 0; i < 6; ++i) G[6 * i + k] = G[6 * k + i] = 0.0;
-  }
+                                   double *Gd) {
+  double G[36], d[6];
+  if (!cl_fem_edge_frame(st->X, st->cells + 4 * (size_t)e, b, T)) return 0;
+  if (!cl_fem_edge_stiffness(T, s->lambda0, s->mu0, G)) return 0;
+  cl_gfem_element_damage(s, e, d);
+  cl_fem_edge_degrade(G, d, Gd);
   return 1;
 }
 
@@ -165,7 +84,7 @@ static int fitted_rotation(const cl_gfem *s, const cl_body_state *st, int32_t e,
   cl_mat3 A = cl_mat3_zero(), B = cl_mat3_zero();
   double scale = 0.0;
   for (int k = 0; k < 6; ++k) {
-    const double w = 1.0 - s->damage[s->tet_edge[6 * (size_t)e + k]];
+    const double w = 1.0 - fmax(s->damage[s->tet_edge[6 * (size_t)e + k]], s->edamage[6 * (size_t)e + k]);
     if (!(w > 0.0)) continue;
     const int32_t a = t[k_pair[k][0]], bb = t[k_pair[k][1]];
     double D[3], d[3];

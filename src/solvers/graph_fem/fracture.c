@@ -1,6 +1,7 @@
 /* The topology operation of the graph-based FEM: the mesh is never remeshed (the paper's sec 3.1);
  * events only damage edges. A damage_edge event raises the damage of the edge between its two nodes
- * (damage never heals: d = max(d, event)); a cut_surface event (a blade's swept triangle: knives,
+ * (damage never heals: d = max(d, event)) in every element that has it, or, with in_unit, inside its
+ * unit only (a crack crossing that element); a cut_surface event (a blade's swept triangle: knives,
  * the paper's "user initiates the crack lines") breaks every edge whose current segment crosses the
  * triangle; a split_unit event (a criterion that judges units, such as cluster_stretch, whose crack
  * plane is normal to the largest stretch) breaks the edges of the tet that its plane through the
@@ -13,32 +14,61 @@
 #include "fem/tet.h"
 #include "solvers/graph_fem/gfem.h"
 
-/* Mark the elements around edge k (a, b) damaged, their degraded stiffness stale; a newly damaged
- * element starts from the rotation of its current F. */
+/* Element e takes part in damage from now on: a newly damaged element starts from the rotation of
+ * its current F; its degraded stiffness is stale. */
+static void touch_element(cl_gfem *s, const cl_body_state *st, int32_t e) {
+  if (!s->dmg[e]) {
+    const int32_t *t = st->cells + 4 * (size_t)e;
+    const cl_mat3 F = cl_fem_deformation_gradient(st->x, t, s->Dminv + 9 * (size_t)e);
+    cl_mat3 R = cl_mat3_identity();
+    if (cl_polar3(&F, &R, NULL) < 0) R = cl_mat3_identity();
+    memcpy(s->Re + 9 * (size_t)e, R.m, sizeof R.m);
+    s->dmg[e] = 1;
+  }
+  s->kdirty[e] = 1;
+}
+
+/* Mark the elements around edge k (a, b). */
 static void touch(cl_gfem *s, const cl_body_state *st, int32_t k) {
   const int32_t a = s->edge[2 * (size_t)k], b = s->edge[2 * (size_t)k + 1];
   for (int32_t q = s->inc_ptr[a]; q < s->inc_ptr[a + 1]; ++q) {
     const int32_t e = s->inc[q] >> 2;
     const int32_t *t = st->cells + 4 * (size_t)e;
     if (t[0] != b && t[1] != b && t[2] != b && t[3] != b) continue;
-    if (!s->dmg[e]) {
-      const cl_mat3 F = cl_fem_deformation_gradient(st->x, t, s->Dminv + 9 * (size_t)e);
-      cl_mat3 R = cl_mat3_identity();
-      if (cl_polar3(&F, &R, NULL) < 0) R = cl_mat3_identity();
-      memcpy(s->Re + 9 * (size_t)e, R.m, sizeof R.m);
-      s->dmg[e] = 1;
-    }
-    s->kdirty[e] = 1;
+    touch_element(s, st, e);
   }
 }
 
-/* Raise edge k's damage to d; 1 if it changed. */
+/* Edge k no longer joins its nodes: count it once. */
+static void cut_edge(cl_gfem *s, int32_t k) {
+  if (s->cut[k]) return;
+  s->cut[k] = 1;
+  s->broken_edges++;
+}
+
+/* Raise edge k's damage in every element to d; 1 if it changed. */
 static int raise_damage(cl_gfem *s, const cl_body_state *st, int32_t k, double d) {
   if (!(d > s->damage[k])) return 0;
   if (d > 1.0) d = 1.0;
-  if (s->damage[k] < 1.0 && d >= 1.0) s->broken_edges++;
   s->damage[k] = d;
+  if (d >= 1.0) cut_edge(s, k);
   touch(s, st, k);
+  return 1;
+}
+
+/* Raise the damage of edge k (a, b) inside element e only to d; 1 if it changed, 0 also when e does
+ * not have the edge. */
+static int raise_local(cl_gfem *s, const cl_body_state *st, int32_t e, int32_t k, double d) {
+  if (e < 0 || e >= s->ntets) return 0;
+  int j = -1;
+  for (int q = 0; q < 6; ++q)
+    if (s->tet_edge[6 * (size_t)e + q] == k) j = q;
+  double *de = j >= 0 ? s->edamage + 6 * (size_t)e + j : NULL;
+  if (!de || !(d > *de)) return 0;
+  if (d > 1.0) d = 1.0;
+  if (*de < 1.0 && d >= 1.0 && ++s->edge_local_broken[k] == s->edge_tets[k]) cut_edge(s, k);
+  *de = d;
+  touch_element(s, st, e);
   return 1;
 }
 
@@ -126,7 +156,10 @@ cl_status cl_gfem_fracture(void *solver, cl_body_state *st, const cl_fracture_ev
       case CL_EVENT_DAMAGE_EDGE: {
         const int32_t k = cl_gfem_edge(s, ev->damage_edge.a, ev->damage_edge.b);
         if (k < 0 || !isfinite(ev->damage_edge.damage)) break;
-        *applied += raise_damage(s, st, k, ev->damage_edge.damage);
+        if (ev->damage_edge.in_unit)
+          *applied += raise_local(s, st, ev->damage_edge.unit, k, ev->damage_edge.damage);
+        else
+          *applied += raise_damage(s, st, k, ev->damage_edge.damage);
         break;
       }
       case CL_EVENT_CUT_SURFACE: {

@@ -37,7 +37,8 @@ typedef enum cl_gfem_param {
   GF_LINEAR_SOLVER,      /* an entry of linalg's table, a choice */
   GF_TOLERANCE,          /* relative residual of the solve */
   GF_MAX_ITERATIONS,     /* iteration cap of iterative entries */
-  GF_GRID,               /* galerkin_mg: the grid spec (a text), e.g. "50/all" */
+  GF_GRID,               /* galerkin_mg: the grid spec (a text), e.g. "50/all"; this and the five below are
+                            fem/mg_params.h's, in its order (GF_GRID + CL_FEM_MG_*) */
   GF_MG_MODE,            /* galerkin_mg: pcg (converge) or fixed (mg_cycles V-cycles, the paper's) */
   GF_MG_CYCLES,          /* galerkin_mg, mode fixed: V-cycles per solve */
   GF_MG_SMOOTHER,        /* galerkin_mg: jacobi | gauss_seidel | symmetric_gauss_seidel */
@@ -72,7 +73,11 @@ typedef struct cl_gfem {
   int32_t *edge;             /* 2 per edge: its end nodes, a < b */
   int32_t *tet_edge;         /* 6 per tet: its edges, in the order (0,1) (0,2) (0,3) (1,2) (1,3) (2,3) */
   int32_t *adj_ptr, *adj_nb, *adj_edge; /* per node (CSR): neighbours and the edge to each */
-  double *damage;            /* per edge, [0, 1]: 1 = broken */
+  double *damage;            /* per edge, [0, 1]: its damage in every element that has it (1 = broken) */
+  double *edamage;           /* 6 per tet: an edge's damage in this element only (a crack crossing it) */
+  int32_t *edge_tets;        /* per edge: tets that have it */
+  int32_t *edge_local_broken;/* per edge: tets in which its own damage (edamage) is 1 */
+  uint8_t *cut;              /* per edge: 1 = no element joins its nodes any more (the graph's broken edge) */
   int32_t *inc_ptr, *inc;    /* per node (CSR): 4 tet + corner of the tets around it */
   int64_t damage_version;    /* bumped whenever damage changes */
 
@@ -80,6 +85,7 @@ typedef struct cl_gfem {
   int64_t *slot;             /* 16 per tet: the BSR slot of block (a, b) */
   cl_fem_system sys;         /* A (3 nnodes square), vectors and the held dofs */
   cl_linear_solver *ls;
+  cl_fem_frame_wrap fwrap;   /* a reused factor follows the frames of supports and contacts (fem/system.h) */
   int analysed;
 
   /* static solves (static.c, fem/static_solve.h): the mass shift of this iteration, whether the
@@ -100,7 +106,7 @@ typedef struct cl_gfem {
   double element_ms, assembly_ms, solve_ms, update_ms;
   int32_t iterations;
   double residual;
-  int64_t steps, broken_edges;
+  int64_t steps, broken_edges; /* broken_edges: edges cut (no element joins their nodes) */
 } cl_gfem;
 
 /* ---- edges.c ---- */
@@ -108,7 +114,7 @@ typedef struct cl_gfem {
 cl_status cl_gfem_build_edges(cl_gfem *s, const cl_body_state *st);
 /* Edge between nodes a and b, or -1. */
 int32_t cl_gfem_edge(const cl_gfem *s, int32_t a, int32_t b);
-/* Pieces: connected components of the nodes over edges with damage < 1 (cached). */
+/* Pieces: connected components of the nodes over the edges not cut (cached). */
 cl_status cl_gfem_pieces(cl_gfem *s);
 /* The visual surface (the paper's M_v, Fig. 1c): the boundary faces of the tets no crack runs through
  * (those whose corners stay connected over their unbroken edges), so the surface splits where cracks
@@ -120,6 +126,8 @@ cl_status cl_gfem_visual_surface(cl_gfem *s, const cl_body_state *st);
 /* ---- element.c ---- */
 /* Forces, stiffness and energy of every element at the state's positions (parallel). */
 cl_status cl_gfem_update_elements(cl_gfem *s, const cl_body_state *st);
+/* The damage of element e's six edges: max of the edge's damage everywhere and in e alone. */
+void cl_gfem_element_damage(const cl_gfem *s, int32_t e, double *d);
 /* Cauchy stress (9) of element e at the state's positions. */
 cl_status cl_gfem_element_stress(const cl_gfem *s, const cl_body_state *st, int32_t e, double *sigma, double *F);
 

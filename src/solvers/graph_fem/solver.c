@@ -8,6 +8,7 @@
 #include "base/alloc.h"
 #include "base/error.h"
 #include "fem/mesh_state.h"
+#include "fem/mg_params.h"
 #include "fem/tet.h"
 #include "geom/mesh.h"
 #include "solvers/graph_fem/gfem.h"
@@ -33,28 +34,7 @@ static const cl_param_info k_params[GF_PARAM_COUNT] = {
     [GF_MAX_ITERATIONS] = {.name = "max_iterations", .unit = "1",
                            .help = "iteration cap of the linear solve per step (a warning when reached)",
                            .value = 1000.0, .min = 1.0, .max = 1e7, .kind = CL_PARAM_INTEGER},
-    [GF_GRID] = {.name = "grid", .unit = "1",
-                 .help = "galerkin_mg: the paper's grid spec, vertex counts of the coarse levels (coarsest first) then "
-                         "'all', e.g. \"50/all\" or \"50/1000/all\"",
-                 .kind = CL_PARAM_TEXT, .text = "50/all"},
-    [GF_MG_MODE] = {.name = "mg_mode", .unit = "1",
-                    .help = "galerkin_mg: pcg = CG preconditioned by one V-cycle, to the tolerance; fixed = mg_cycles "
-                            "V-cycles per solve, whatever the residual (the paper's Algorithm 2)",
-                    .value = 0.0, .min = 0.0, .max = 1.0, .kind = CL_PARAM_CHOICE, .choices = "pcg|fixed"},
-    [GF_MG_CYCLES] = {.name = "mg_cycles", .unit = "1", .help = "galerkin_mg, mg_mode = fixed: V-cycles per solve",
-                      .value = 1.0, .min = 1.0, .max = 1e5, .kind = CL_PARAM_INTEGER},
-    [GF_MG_SMOOTHER] = {.name = "mg_smoother", .unit = "1",
-                        .help = "galerkin_mg: smoother of the fine levels (damped block Jacobi; block Gauss-Seidel, "
-                                "forward before and backward after; symmetric Gauss-Seidel)",
-                        .value = 1.0, .min = 0.0, .max = 2.0, .kind = CL_PARAM_CHOICE,
-                        .choices = "jacobi|gauss_seidel|symmetric_gauss_seidel"},
-    [GF_MG_SWEEPS] = {.name = "mg_sweeps", .unit = "1",
-                      .help = "galerkin_mg: smoothing sweeps before the restriction and after the prolongation",
-                      .value = 2.0, .min = 1.0, .max = 1000.0, .kind = CL_PARAM_INTEGER},
-    [GF_MG_COARSE] = {.name = "mg_coarse", .unit = "1",
-                      .help = "galerkin_mg: the coarsest level's solve (a few CG iterations, a CHOLMOD factor, dense "
-                              "Cholesky)",
-                      .value = 1.0, .min = 0.0, .max = 2.0, .kind = CL_PARAM_CHOICE, .choices = "cg|cholmod|dense"},
+    CL_FEM_MG_PARAM_INFOS(GF_GRID),
 };
 
 static cl_status gfem_create(void **out) {
@@ -86,10 +66,15 @@ static void gfem_destroy(void *p) {
   free(s->adj_nb);
   free(s->adj_edge);
   free(s->damage);
+  free(s->edamage);
+  free(s->edge_tets);
+  free(s->edge_local_broken);
+  free(s->cut);
   free(s->inc_ptr);
   free(s->inc);
   free(s->slot);
   cl_bsr_destroy(s->sys.A);
+  cl_fem_frame_wrap_free(&s->fwrap);
   cl_fem_system_free(&s->sys);
   cl_linear_solver_destroy(s->ls);
   free(s->plabel);
@@ -102,11 +87,8 @@ static cl_status gfem_bind(void *p, const cl_bind_input *in, cl_body_state *st) 
   snprintf(s->body, sizeof s->body, "%s", in->body_name ? in->body_name : "body");
   s->threads = in->threads > 0 ? in->threads : 1;
   memcpy(s->p, in->params, sizeof s->p);
-  const char *grid = in->texts && in->texts[GF_GRID] ? in->texts[GF_GRID] : k_params[GF_GRID].text;
-  if (strlen(grid) >= sizeof s->grid)
-    return cl_fail(CL_ERR_INVALID_ARGUMENT, "solver 'graph_fem': grid = \"%.40s...\" is longer than %d characters", grid,
-                   (int)sizeof s->grid - 1);
-  snprintf(s->grid, sizeof s->grid, "%s", grid);
+  CL_TRY(cl_fem_mg_grid_text("graph_fem", in->texts ? in->texts[GF_GRID] : NULL,
+                             (int)s->p[GF_LINEAR_SOLVER] == 2 ? in->mesh->npoints : 0, s->grid, NULL));
   const cl_mesh *m = in->mesh;
   CL_TRY(cl_fem_state_from_mesh(m, "graph_fem", st));
   const cl_material_def *mat = in->material;
@@ -135,6 +117,7 @@ static cl_status gfem_bind(void *p, const cl_bind_input *in, cl_body_state *st) 
   cl_fem_lump_masses(n, st->cells, s->ntets, s->vol, s->density, st->m);
   CL_TRY(cl_gfem_build_edges(s, st));
   CL_TRY(cl_fem_system_alloc(&s->sys, n, "graph_fem system"));
+  CL_TRY(cl_fem_frame_wrap_alloc(&s->fwrap, &s->sys));
   CL_TRY(cl_bsr_from_cells(n, st->cells, s->ntets, 4, &s->sys.A));
   CL_TRY(cl_gfem_build_slots(s, st));
   return cl_gfem_linear_solver(s, st);
@@ -159,8 +142,9 @@ static cl_status gfem_measure(void *p, const cl_body_state *st, cl_unit_fields *
           0.25 * (st->x[3 * (size_t)t[0] + k] + st->x[3 * (size_t)t[1] + k] + st->x[3 * (size_t)t[2] + k] +
                   st->x[3 * (size_t)t[3] + k]);
     out->volume[e] = s->vol[e];
-    double d = 0.0;
-    for (int k = 0; k < 6; ++k) d = fmax(d, s->damage[s->tet_edge[6 * (size_t)e + k]]);
+    double dk[6], d = 0.0;
+    cl_gfem_element_damage(s, e, dk);
+    for (int k = 0; k < 6; ++k) d = fmax(d, dk[k]);
     out->damage[e] = d;
   }
   if (bad >= 0) return cl_fail(CL_ERR_NUMERICAL, "%s: element %d has no stress (non-finite deformation)", s->body, bad);
@@ -209,7 +193,7 @@ static cl_status gfem_topology_changed(void *p, cl_body_state *st) {
 enum { ST_EDGES, ST_BROKEN, ST_DAMAGED_TETS, ST_PIECES, ST_ITER, ST_RESID, ST_ELEM_MS, ST_ASM_MS, ST_SOLVE_MS, ST_COUNT };
 static const cl_stat_info k_stats[ST_COUNT] = {
     [ST_EDGES] = {"edges", "", "edges of the tet mesh (the graph)"},
-    [ST_BROKEN] = {"broken_edges", "", "edges with damage 1"},
+    [ST_BROKEN] = {"broken_edges", "", "edges cut: no element joins their nodes any more"},
     [ST_DAMAGED_TETS] = {"damaged_tets", "", "tets with a damaged edge (degraded elements)"},
     [ST_PIECES] = {"pieces", "", "connected pieces over the unbroken edges"},
     [ST_ITER] = {"iterations", "", "linear solver iterations of the last step"},

@@ -8,6 +8,7 @@
 
 #include "base/error.h"
 #include "base/timer.h"
+#include "fem/mg_params.h"
 #include "solvers/graph_fem/gfem.h"
 
 /* The instance of the linear-solver entry, created and analysed on first use (the multigrid's
@@ -20,14 +21,12 @@ cl_status cl_gfem_linear_solver(cl_gfem *s, const cl_body_state *st) {
   def.rel_tol = s->p[GF_TOLERANCE];
   def.max_iter = (int32_t)s->p[GF_MAX_ITERATIONS];
   def.threads = s->threads;
-  snprintf(def.mg_grid, sizeof def.mg_grid, "%s", s->grid);
+  cl_fem_mg_def(&def, s->p + GF_GRID, s->grid);
   def.mg_positions = st->X;
   def.mg_position_count = st->n;
-  def.mg_mode = s->p[GF_MG_MODE] != 0.0 ? CL_MG_MODE_FIXED : CL_MG_MODE_PCG;
-  def.mg_cycles = (int32_t)s->p[GF_MG_CYCLES];
-  def.mg_smoother = (int32_t)s->p[GF_MG_SMOOTHER];
-  def.mg_pre_sweeps = def.mg_post_sweeps = (int32_t)s->p[GF_MG_SWEEPS];
-  def.mg_coarse_solver = (int32_t)s->p[GF_MG_COARSE];
+  /* a factor kept from an earlier set-up (cholmod) is turned into the frames of now; entries that make
+   * their preconditioner at every set-up ignore the wrap */
+  def.wrap = cl_fem_frame_wrap_of(&s->fwrap);
   cl_status c = cl_linear_solver_create(name, &def, &s->ls);
   /* at bind: the world names the body */
   const char *keys = (int32_t)s->p[GF_LINEAR_SOLVER] == 2 ? " (params grid and mg_*)" : "";
@@ -120,7 +119,7 @@ cl_status cl_gfem_step(void *solver, cl_body_state *st, const cl_step_input *in,
   for (int32_t j = 0; j < ss->count; ++j) {
     const int32_t i = ss->nodes[j];
     double *x = st->x + 3 * (size_t)i, *v = st->v + 3 * (size_t)i;
-    const double *axes = ss->axes + 9 * (size_t)j, *I = cl_fem_impulse(sys, i);
+    const double *axes = ss->axes + 9 * (size_t)j, *I = cl_fem_support_impulse(sys, i);
     cl_support_project(axes, ss->held[j], ss->target_x + 3 * (size_t)j, x);
     cl_support_project(axes, ss->held[j], ss->target_v + 3 * (size_t)j, v);
     for (int c = 0; c < 3; ++c) ss->reaction[3 * j + c] = I[c] / dt;

@@ -100,10 +100,95 @@ static int share_origin(cl_sm *s, const cl_body_state *st, int32_t c, int32_t d)
 /* Whether the proxies of clusters c and d act on each other (besides their spheres overlapping):
  * not the two halves of a split (adjacent), different pieces unless proxy_whole, and no shared
  * original particle with proxy_origins. */
-static int proxies_act(cl_sm *s, const cl_body_state *st, int32_t c, int32_t d) {
+static int proxies_act_now(cl_sm *s, const cl_body_state *st, int32_t c, int32_t d) {
   if (!s->p.proxy_whole && s->cpiece[c] == s->cpiece[d]) return 0;
   if (adjacent(s, c, d)) return 0;
   return !(s->p.proxy_origins && share_origin(s, st, c, d));
+}
+
+static inline int64_t pair_slot(uint64_t key, int64_t cap) {
+  return (int64_t)((key * 0x9E3779B97F4A7C15ull) >> 20) & (cap - 1);
+}
+
+void cl_sm_pairs_forget(cl_sm *s) {
+  if (s->pa_count == 0) return;
+  if (!s->p.proxy_whole) { /* a split may have moved unmarked clusters to a new piece */
+    memset(s->pa_key, 0, sizeof(uint64_t) * (size_t)s->pa_cap);
+    s->pa_count = 0;
+    return;
+  }
+  /* the answers of unmarked pairs stay, moved to a fresh table (open addressing has no deletion) */
+  uint64_t *key = calloc((size_t)s->pa_cap, sizeof *key);
+  uint8_t *val = malloc((size_t)s->pa_cap);
+  if (!key || !val) { /* then none stays */
+    free(key);
+    free(val);
+    memset(s->pa_key, 0, sizeof(uint64_t) * (size_t)s->pa_cap);
+    s->pa_count = 0;
+    return;
+  }
+  int64_t kept = 0;
+  for (int64_t j = 0; j < s->pa_cap; ++j) {
+    const uint64_t k = s->pa_key[j];
+    if (!k || s->cdirty[(int32_t)(k >> 32) - 1] || s->cdirty[(int32_t)(k & 0xffffffffu) - 1]) continue;
+    int64_t h = pair_slot(k, s->pa_cap);
+    while (key[h]) h = (h + 1) & (s->pa_cap - 1);
+    key[h] = k;
+    val[h] = s->pa_val[j];
+    ++kept;
+  }
+  free(s->pa_key);
+  free(s->pa_val);
+  s->pa_key = key;
+  s->pa_val = val;
+  s->pa_count = kept;
+}
+
+/* Room for one more answer at a load of at most a half; 0 when the table cannot grow. */
+static int pairs_room(cl_sm *s) {
+  if (2 * (s->pa_count + 1) <= s->pa_cap) return 1;
+  const int64_t cap = s->pa_cap ? 2 * s->pa_cap : 4096;
+  uint64_t *key = calloc((size_t)cap, sizeof *key);
+  uint8_t *val = malloc((size_t)cap);
+  if (!key || !val) {
+    free(key);
+    free(val);
+    return 0;
+  }
+  for (int64_t j = 0; j < s->pa_cap; ++j) { /* the answers kept, rehashed */
+    if (!s->pa_key[j]) continue;
+    int64_t h = pair_slot(s->pa_key[j], cap);
+    while (key[h]) h = (h + 1) & (cap - 1);
+    key[h] = s->pa_key[j];
+    val[h] = s->pa_val[j];
+  }
+  free(s->pa_key);
+  free(s->pa_val);
+  s->pa_key = key;
+  s->pa_val = val;
+  s->pa_cap = cap;
+  return 1;
+}
+
+/* Whether the proxies of c and d act on each other, kept per pair until the memberships or the
+ * pieces change (an intact body meets the same few thousand overlapping pairs at every step, and
+ * share_origin is a pass over both clusters' members). The same answers as asking every time. */
+static int proxies_act(cl_sm *s, const cl_body_state *st, int32_t c, int32_t d) {
+  const uint64_t key = c < d ? ((uint64_t)c + 1) << 32 | ((uint64_t)d + 1) : ((uint64_t)d + 1) << 32 | ((uint64_t)c + 1);
+  if (s->pa_cap) {
+    int64_t h = pair_slot(key, s->pa_cap);
+    for (; s->pa_key[h]; h = (h + 1) & (s->pa_cap - 1))
+      if (s->pa_key[h] == key) return s->pa_val[h];
+  }
+  const int v = proxies_act_now(s, st, c, d);
+  if (pairs_room(s)) {
+    int64_t h = pair_slot(key, s->pa_cap);
+    while (s->pa_key[h]) h = (h + 1) & (s->pa_cap - 1);
+    s->pa_key[h] = key;
+    s->pa_val[h] = (uint8_t)v;
+    s->pa_count++;
+  }
+  return v;
 }
 
 /* Where particle position x leaves the proxy of cluster d: returns 1 when x is inside, with *dx =
@@ -254,6 +339,8 @@ void cl_sm_collide_release(cl_sm *s) {
   free(s->cpr);
   free(s->cpart);
   free(s->ostamp);
+  free(s->pa_key);
+  free(s->pa_val);
 }
 
 /* The world planes of cluster c and their margin 1e-11 (a + b M) (see the culling comment), from

@@ -325,6 +325,12 @@ cl_status cl_sm_fracture(cl_sm *s, cl_body_state *st, const cl_fracture_event *e
     s->stats.fracture_ms_total += s->stats.fracture_ms;
     return CL_OK;
   }
+  /* the member sums the proxies kept (sm_collide.c, psum_ok) predate the splits: new clusters and
+   * changed members have none. The world's next measure comes after the next step, which drops them
+   * anyway; a measure before it (a script reading body:unit_field between steps) must sum afresh, or
+   * it took stale sums for the new clusters and the next step's goal pass reused them (the armadillo
+   * blew up at frame 124 when its unit fields were read at frame 120) */
+  s->psum_ok = 0;
   /* outliers, against each live cluster's current centre */
   ++stamp;
   const double factor = (1.0 + s->p.gamma) * s->p.outlier;

@@ -281,6 +281,13 @@ typedef struct cl_sm {
    * that marked it (ostamp_now); capacity ocap */
   uint32_t *ostamp, ostamp_now;
   int32_t ocap;
+  /* proxies_act's answers (sm_collide.c), by pair: open addressing on the key (lo + 1) << 32 | (hi
+   * + 1) (0 = empty slot), pa_cap slots (a power of two), pa_count used. The answer depends on
+   * the two clusters' members (and, without proxy_whole, on the pieces) only: topology_changed
+   * drops the answers it may change (cl_sm_pairs_forget). */
+  uint64_t *pa_key;
+  uint8_t *pa_val;
+  int64_t pa_cap, pa_count;
   int64_t cwpl_cap;
   int64_t proxy_culled;
   /* the pairs of proxies of a self-collision call (cpr: 2 sweep positions each) and every proxy's
@@ -427,6 +434,10 @@ cl_status cl_sm_volume(cl_sm *s, const cl_body_state *st, double *v);
 
 /* ---- sm_fracture.c ------------------------------------------------------------------------ */
 cl_status cl_sm_fracture(cl_sm *s, cl_body_state *st, const cl_fracture_event *ev, int32_t count, int32_t *applied);
+/* Forget the kept answers of which proxy pairs act on each other: of the pairs with a cluster the
+ * fracture op marked (cdirty: its members changed), or of every pair when pieces decide too
+ * (proxy_whole off). Called by topology_changed before the marks are cleared. */
+void cl_sm_pairs_forget(cl_sm *s);
 
 /* ---- sm_collide.c ------------------------------------------------------------------------- */
 /* Push particles out of the proxies of clusters they do not belong to (positions of free particles

@@ -153,6 +153,7 @@ static int compact_pool(cl_sm *s) {
 
 static cl_status sm_topology_changed(void *p, cl_body_state *st) {
   cl_sm *s = p;
+  cl_sm_pairs_forget(s); /* before the marks are cleared */
   /* the kept member sums stay valid: compacting the pool keeps each cluster's member order, and the
    * fracture op cleared the clusters whose memberships or weights it changed */
   CL_TRY(cl_sm_grow_particles(s, st->n));
@@ -224,10 +225,12 @@ const cl_solver_ops cl_shape_matching_solver_ops = {
     .params = cl_sm_param_table,
     .param_count = SM_P_COUNT,
     /* clusters split along a plane (sec 3.3); goals and projections are momentum-conserving
-     * (conformance: angular momentum to rounding in free flight) */
+     * (conformance: angular momentum to rounding in free flight); young and poisson only give the
+     * stress and energy read-outs their scale (sm_measure.c): the goals pull with alpha */
     .caps = {.units = CL_UNITS_CLUSTERS,
              .applies = CL_EVENT_BIT(CL_EVENT_SPLIT_UNIT),
-             .conserves_angular_momentum = 1},
+             .conserves_angular_momentum = 1,
+             .moduli_readouts_only = 1},
     .create = sm_create,
     .destroy = sm_destroy,
     .bind = sm_bind,

@@ -26,6 +26,9 @@ enum {
   ST_CLUSTERS_DELETED,
   ST_STRAIN_LIMIT_ITERATIONS,
   ST_CLUSTER_PIECES,
+  ST_DYNAMICS_MS,
+  ST_PLASTICITY_MS,
+  ST_COLLISION_MS,
   ST_COUNT
 };
 
@@ -46,6 +49,9 @@ static const cl_stat_info k_names[ST_COUNT] = {
     [ST_CLUSTERS_DELETED] = {"clusters_deleted", "", "clusters deleted as too small so far"},
     [ST_STRAIN_LIMIT_ITERATIONS] = {"strain_limit_iterations", "", "strain-limiting iterations of the last step"},
     [ST_CLUSTER_PIECES] = {"cluster_pieces", "", "pieces holding clusters (joined by shared particles; debris not counted)"},
+    [ST_DYNAMICS_MS] = {"dynamics_ms", "ms", "the last step minus its plasticity: shape matching, strain limiting, colliders, proxies"},
+    [ST_PLASTICITY_MS] = {"plasticity_ms", "ms", "plastic flow (eqs 9-14) of the last step"},
+    [ST_COLLISION_MS] = {"collision_ms", "ms", "cluster-proxy collisions of the last step (part of dynamics_ms)"},
 };
 
 cl_status cl_sm_stats_op(const void *solver, const cl_body_state *state, cl_body_stat *out, int32_t capacity,
@@ -70,5 +76,8 @@ cl_status cl_sm_stats_op(const void *solver, const cl_body_state *state, cl_body
   v[ST_CLUSTERS_DELETED] = (double)st.clusters_deleted;
   v[ST_STRAIN_LIMIT_ITERATIONS] = st.strain_limit_iterations;
   v[ST_CLUSTER_PIECES] = st.cluster_pieces;
+  v[ST_DYNAMICS_MS] = st.dynamics_ms;
+  v[ST_PLASTICITY_MS] = st.plasticity_ms;
+  v[ST_COLLISION_MS] = st.collision_ms;
   return cl_solver_stats_copy("shape_matching", k_names, v, ST_COUNT, out, capacity, count);
 }
