@@ -19,7 +19,19 @@
  * Options: largest_only = 1 raises only the largest event of the step (the thesis, sec 5.4), 0 all
  * above the toughness (the world sorts them, the solver applies them in priority order). Nodes on an
  * island (connected piece) of at most min_island_elements elements are not checked (sec 5.4: such
- * fractures only make single-tet debris). Priority = eigenvalue / toughness.
+ * fractures only make single-tet debris). Priority = measure / threshold: eigenvalue / toughness, or
+ * lambda / A_n / strength.
+ *
+ * Additions (not in the papers; docs/solvers/corotational.md, "Clean cracks"):
+ *   - strength > 0 (Pa): the eigenvalue is compared per unit area, lambda / A_n against the strength,
+ *     A_n = 1/2 sum_e v_e |grad N_a . n| the node's share of the section normal to the crack normal n
+ *     (current volumes and gradients). Under a uniform stress s n n^T an interior node has F+ = 0 and
+ *     zeta = 1/2 sum_e v_e s |n . grad N_a| n n^T (eqs 5.6-5.7), so lambda / A_n = s exactly: a
+ *     stress against a stress. The eigenvalue alone grows with the size of the elements around the
+ *     node, so on a mesh graded at a notch root the toughness test picked coarse interior nodes
+ *     first (the notched bar: 13 pieces, the crack 0.2 m from the notch).
+ *   - crack_tips: cl_islands_select's rule (fracture/islands.h): nodes next to a crack wait for it
+ *     and a piece starts at most one new crack per step.
  *
  * Needs tetrahedral units (cell_size 4, one unit per cell, as the corotational and other tet
  * solvers measure). The per-node scratch grows with the node count (fracture appends nodes); the
@@ -38,27 +50,37 @@
 
 typedef struct sep {
   double toughness;
+  double strength;          /* Pa; > 0: compare the eigenvalue per unit area (see the file comment) */
   int largest_only;
+  int crack_tips;
   int32_t min_island;
   int32_t cap;              /* nodes the scratch holds */
   double *fp, *fm;          /* 3 per node: sums of tensile and compressive forces, N */
   double *mp, *mm;          /* 6 per node: sums of m(f+) and m(f-) (xx yy zz xy yz zx), N */
+  double *lam;              /* per node: largest eigenvalue of zeta (N), -1 if not checked */
+  double *nrm;              /* 3 per node: its unit eigenvector, the crack plane's normal */
+  double *area;             /* per node: A_n, its share of the section normal to nrm, m^2 */
   int32_t *elem;            /* per node: an element that touches it (the event's unit) */
   cl_islands islands;       /* piece sizes, for min_island_elements */
   int32_t ecap;
-  double *ef;               /* 24 per element: f+ (12) then f- (12) of its corners */
+  double *ef;               /* 36 per element: f+ (12), f- (12), v grad N_a (12) of its corners */
 } sep;
 
 /* Indices of the parameter values bind receives. */
-enum { SEP_TOUGHNESS, SEP_LARGEST_ONLY, SEP_MIN_ISLAND, SEP_PARAM_COUNT };
+enum { SEP_TOUGHNESS, SEP_LARGEST_ONLY, SEP_MIN_ISLAND, SEP_STRENGTH, SEP_CRACK_TIPS, SEP_PARAM_COUNT };
 
 static const cl_param_info k_params[SEP_PARAM_COUNT] = {
     [SEP_TOUGHNESS] = {.name = "toughness", .unit = "N",
      .help = "material toughness: a node fails when the largest eigenvalue of its separation tensor exceeds it "
-             "(O'Brien & Hodgins 1999)",
+             "(O'Brien & Hodgins 1999); not used when strength > 0",
      .value = 10.0, .min = 0.0, .max = 1e300},
     [SEP_LARGEST_ONLY] = CL_ISLANDS_PARAM_LARGEST_ONLY,
     [SEP_MIN_ISLAND] = CL_ISLANDS_PARAM_MIN_ELEMENTS,
+    [SEP_STRENGTH] = {.name = "strength", .unit = "Pa",
+     .help = "> 0: a node fails when the largest eigenvalue divided by the node's area across the crack plane "
+             "(a tensile stress) exceeds this, instead of the toughness test; 0 = the toughness test",
+     .value = 0.0, .min = 0.0, .max = 1e300},
+    [SEP_CRACK_TIPS] = CL_ISLANDS_PARAM_CRACK_TIPS,
 };
 
 static cl_status sep_create(void **out) {
@@ -76,6 +98,9 @@ static void sep_destroy(void *p) {
   free(s->fm);
   free(s->mp);
   free(s->mm);
+  free(s->lam);
+  free(s->nrm);
+  free(s->area);
   free(s->elem);
   cl_islands_free(&s->islands);
   free(s->ef);
@@ -87,6 +112,8 @@ static cl_status sep_bind(void *p, const cl_criterion_bind_input *in) {
   s->toughness = in->params[SEP_TOUGHNESS];
   s->largest_only = in->params[SEP_LARGEST_ONLY] != 0.0;
   s->min_island = (int32_t)in->params[SEP_MIN_ISLAND];
+  s->strength = in->params[SEP_STRENGTH];
+  s->crack_tips = in->params[SEP_CRACK_TIPS] != 0.0;
   return CL_OK;
 }
 
@@ -97,11 +124,14 @@ static cl_status grow(sep *s, int32_t n, int32_t ne) {
     CL_TRY(CL_RESIZE(s->fm, 3 * cap, "separation_tensor's compressive force sums per node"));
     CL_TRY(CL_RESIZE(s->mp, 6 * cap, "separation_tensor's tensile m(f) sums per node"));
     CL_TRY(CL_RESIZE(s->mm, 6 * cap, "separation_tensor's compressive m(f) sums per node"));
+    CL_TRY(CL_RESIZE(s->lam, cap, "separation_tensor's largest eigenvalue per node"));
+    CL_TRY(CL_RESIZE(s->nrm, 3 * cap, "separation_tensor's crack normal per node"));
+    CL_TRY(CL_RESIZE(s->area, cap, "separation_tensor's section area per node"));
     CL_TRY(CL_RESIZE(s->elem, cap, "separation_tensor's element per node"));
     s->cap = (int32_t)cap;
   }
   if (ne > s->ecap) {
-    CL_TRY(CL_RESIZE(s->ef, 24 * (size_t)ne, "separation_tensor's corner forces per element"));
+    CL_TRY(CL_RESIZE(s->ef, 36 * (size_t)ne, "separation_tensor's corner forces per element"));
     s->ecap = ne;
   }
   return CL_OK;
@@ -120,9 +150,10 @@ static inline void add_m(double *m6, const double *a, double w) {
   m6[5] += c * a[2] * a[0];
 }
 
-/* Tensile and compressive corner forces of element e (eqs 5.4-5.6) into out[24]; 0 if degenerate. */
+/* Tensile and compressive corner forces of element e (eqs 5.4-5.6) into out[0..23], and v grad N_a
+ * of its corners into out[24..35]; all 0 if degenerate. */
 static void element_forces(const cl_unit_fields *u, const cl_body_state *st, int32_t e, double *out) {
-  memset(out, 0, sizeof(double) * 24);
+  memset(out, 0, sizeof(double) * 36);
   cl_mat3 G; /* rows: current gradients of barycentric coordinates 1..3 */
   double v;
   if (!cl_fem_gradients(st->x, st->cells + 4 * e, &G, &v)) return;
@@ -141,6 +172,12 @@ static void element_forces(const cl_unit_fields *u, const cl_body_state *st, int
   cl_mat3 sm = cl_mat3_sub(&sym, &sp);
   cl_fem_stress_forces(&sp, G.m, v, out);
   cl_fem_stress_forces(&sm, G.m, v, out + 12);
+  double *vg = out + 24; /* corner 0: -(g_1 + g_2 + g_3) */
+  for (int a = 1; a < 4; ++a)
+    for (int k = 0; k < 3; ++k) {
+      vg[3 * a + k] = v * G.m[3 * (a - 1) + k];
+      vg[k] -= vg[3 * a + k];
+    }
 }
 
 static cl_status sep_evaluate(void *p, const cl_unit_fields *u, const cl_body_state *st, double dt,
@@ -154,14 +191,14 @@ static cl_status sep_evaluate(void *p, const cl_unit_fields *u, const cl_body_st
   CL_TRY(grow(s, n, ne));
   CL_TRY(cl_islands_update(&s->islands, st, "separation_tensor"));
 #pragma omp parallel for schedule(static) if (ne > 4096)
-  for (int32_t e = 0; e < ne; ++e) element_forces(u, st, e, s->ef + 24 * (size_t)e);
+  for (int32_t e = 0; e < ne; ++e) element_forces(u, st, e, s->ef + 36 * (size_t)e);
   memset(s->fp, 0, sizeof(double) * 3 * (size_t)n);
   memset(s->fm, 0, sizeof(double) * 3 * (size_t)n);
   memset(s->mp, 0, sizeof(double) * 6 * (size_t)n);
   memset(s->mm, 0, sizeof(double) * 6 * (size_t)n);
   for (int32_t i = 0; i < n; ++i) s->elem[i] = -1;
   for (int32_t e = 0; e < ne; ++e) {
-    const double *f = s->ef + 24 * (size_t)e;
+    const double *f = s->ef + 36 * (size_t)e;
     for (int a = 0; a < 4; ++a) {
       const int32_t i = st->cells[4 * e + a];
       const double *fp = f + 3 * a, *fm = f + 12 + 3 * a;
@@ -174,8 +211,9 @@ static cl_status sep_evaluate(void *p, const cl_unit_fields *u, const cl_body_st
       if (s->elem[i] < 0) s->elem[i] = e;
     }
   }
-  cl_fracture_event best = cl_event_split_node(-1, -1, NULL, 0.0, 0.0);
+  /* per node: the largest eigenvalue of zeta and its eigenvector */
   for (int32_t i = 0; i < n; ++i) {
+    s->lam[i] = -1.0;
     if (s->elem[i] < 0 || cl_islands_elements_of(&s->islands, i) <= s->min_island) continue;
     double z[6] = {0, 0, 0, 0, 0, 0};
     add_m(z, s->fp + 3 * (size_t)i, -1.0);
@@ -186,20 +224,41 @@ static cl_status sep_evaluate(void *p, const cl_unit_fields *u, const cl_body_st
                      0.5 * z[2]}};
     cl_vec3 ev;
     cl_mat3 Q;
-    if (cl_eig_sym3(&zeta, &ev, &Q) < 0) continue;
-    if (!(ev.x > s->toughness)) continue;
-    cl_vec3 nrm = cl_mat3_col(&Q, 0);
-    const double normal[3] = {nrm.x, nrm.y, nrm.z};
-    cl_fracture_event e =
-        cl_event_split_node(i, s->elem[i], normal, ev.x / (s->toughness > 0.0 ? s->toughness : 1.0), ev.x);
-    if (s->largest_only) {
-      if (best.split_node.node < 0 || e.priority > best.priority) best = e;
-    } else {
-      CL_TRY(cl_event_push(events, &e));
+    if (cl_eig_sym3(&zeta, &ev, &Q) < 0 || !(ev.x > 0.0)) continue;
+    const cl_vec3 nrm = cl_mat3_col(&Q, 0);
+    s->lam[i] = ev.x;
+    s->nrm[3 * (size_t)i] = nrm.x;
+    s->nrm[3 * (size_t)i + 1] = nrm.y;
+    s->nrm[3 * (size_t)i + 2] = nrm.z;
+  }
+  /* Per unit area (strength > 0; not in the papers, see the file comment): the node's share of the
+   * section normal to its crack plane, A_n = 1/2 sum_e v_e |grad N_a . n|. */
+  if (s->strength > 0.0) {
+    memset(s->area, 0, sizeof(double) * (size_t)n);
+    for (int32_t e = 0; e < ne; ++e) {
+      const double *vg = s->ef + 36 * (size_t)e + 24;
+      for (int a = 0; a < 4; ++a) {
+        const int32_t i = st->cells[4 * e + a];
+        if (!(s->lam[i] > 0.0)) continue;
+        const double *nv = s->nrm + 3 * (size_t)i;
+        s->area[i] += 0.5 * fabs(vg[3 * a] * nv[0] + vg[3 * a + 1] * nv[1] + vg[3 * a + 2] * nv[2]);
+      }
     }
   }
-  if (s->largest_only && best.split_node.node >= 0) CL_TRY(cl_event_push(events, &best));
-  return CL_OK;
+  const double threshold = s->strength > 0.0 ? s->strength : s->toughness;
+  for (int32_t i = 0; i < n; ++i) {
+    if (!(s->lam[i] > 0.0)) continue;
+    double value = s->lam[i];
+    if (s->strength > 0.0) {
+      if (!(s->area[i] > 0.0)) continue;
+      value /= s->area[i];
+    }
+    if (!(value > threshold)) continue;
+    cl_fracture_event e = cl_event_split_node(i, s->elem[i], s->nrm + 3 * (size_t)i,
+                                              value / (threshold > 0.0 ? threshold : 1.0), value);
+    CL_TRY(cl_event_push(&s->islands.candidates, &e));
+  }
+  return cl_islands_select(&s->islands, s->crack_tips, s->largest_only, events);
 }
 
 const cl_criterion_ops cl_separation_tensor_criterion_ops = {
@@ -207,7 +266,7 @@ const cl_criterion_ops cl_separation_tensor_criterion_ops = {
     .help = "largest eigenvalue of the per-node separation tensor of tensile/compressive element forces against the "
             "toughness (O'Brien & Hodgins 1999; O'Malley 2015 ch. 5.2-5.3)",
     .params = k_params,
-    .param_count = 3,
+    .param_count = SEP_PARAM_COUNT,
     .caps = {.reads = CL_UNIT_BIT(CL_UNITS_TETS), .emits = CL_EVENT_BIT(CL_EVENT_SPLIT_NODE)},
     .create = sep_create,
     .destroy = sep_destroy,

@@ -1,7 +1,7 @@
 /* The corotational solver's topology operation (solvers/corotational/fracture.c, thesis sec 5.4):
  * node replication by the side of the plane, skipped events, detaching a unit, plastic relief,
- * aesthetic joint pruning (ball and hinge joints), islands and their cache (with CHOLMOD and with the
- * Galerkin multigrid), and stepping on. */
+ * aesthetic joint pruning (ball and hinge joints), the fragment veto, stale events, continued cracks,
+ * islands and their cache (with CHOLMOD and with the Galerkin multigrid), and stepping on. */
 #include <math.h>
 #include <setjmp.h>
 #include <stdarg.h>
@@ -378,6 +378,115 @@ static void test_crack_across_cube(void **state) {
   cl_mesh_destroy(m);
 }
 
+/* min_fragment_elements (fracture.c, docs/solvers/corotational.md "Clean cracks"): the crack across
+ * the cube of test_crack_across_cube cuts it into halves of 24 tets. With the veto at 30 elements the
+ * event that would cut a half off is undone (cells and node count as before it, mass unchanged) and
+ * the cube stays one piece; with 0 it falls in two. An event not applied leaves the cells as they were. */
+static void test_fragment_veto(void **state) {
+  (void)state;
+  cl_mesh *m = cube(2);
+  for (int veto = 0; veto <= 30; veto += 30) {
+    cl_world *w = make_world();
+    const cl_param p[] = {{"min_island_elements", 0, NULL}, {"min_fragment_elements", veto, NULL}};
+    cl_id b = add(w, m, p, 2);
+    cl_body_state *st = cl_world_body_state(w, b);
+    cl_corot *s = solver_of(w, b);
+    const double mass = total_mass(st);
+    int undone = 0;
+    for (int j = 0; j < 3; ++j)
+      for (int k = 0; k < 3; ++k) {
+        const int32_t n_before = st->n;
+        int32_t *cells = malloc(sizeof(int32_t) * 4 * (size_t)st->ncells);
+        assert_non_null(cells);
+        memcpy(cells, st->cells, sizeof(int32_t) * 4 * (size_t)st->ncells);
+        if (apply(s, st, 0, 1 + 3 * (j + 3 * k), 1.0, 0.0, 0.0) == 0) {
+          ++undone;
+          assert_int_equal(st->n, n_before);
+          assert_memory_equal(cells, st->cells, sizeof(int32_t) * 4 * (size_t)st->ncells);
+        }
+        free(cells);
+      }
+    print_message("crack across the cube, min_fragment_elements %d: %d events not applied, %d pieces\n", veto,
+                  undone, pieces(st));
+    assert_int_equal(pieces(st), veto ? 1 : 2);
+    assert_true(fabs(total_mass(st) - mass) <= 1e-14 * mass);
+    assert_int_equal(cl_world_step(w, 3), CL_OK);
+    cl_world_destroy(w);
+  }
+  cl_mesh_destroy(m);
+}
+
+/* skip_stale_events: two events of one step on nodes that share elements (the cube's centre and the
+ * middle of its bottom face): with the rule only the first applies (the second's stress was measured
+ * before the first split changed its elements), without it both. */
+static void test_stale_events_skipped(void **state) {
+  (void)state;
+  cl_mesh *m = cube(2);
+  for (int skip = 0; skip <= 1; ++skip) {
+    cl_world *w = make_world();
+    const cl_param p[] = {{"skip_stale_events", skip, NULL}, {"joint_pruning", 0, NULL}};
+    cl_id b = add(w, m, p, 2);
+    cl_body_state *st = cl_world_body_state(w, b);
+    cl_corot *s = solver_of(w, b);
+    const double n[3] = {1.0, 0.0, 0.0};
+    const cl_fracture_event ev[2] = {cl_event_split_node(1 + 3 * (1 + 3 * 1), 0, n, 2.0, 2.0),
+                                     cl_event_split_node(1 + 3 * (1 + 3 * 0), 0, n, 1.0, 1.0)};
+    int32_t applied = -1;
+    const int32_t n0 = st->n;
+    assert_int_equal(cl_corot_fracture(s, st, ev, 2, &applied), CL_OK);
+    print_message("two neighbouring events, skip_stale_events %d: %d applied\n", skip, applied);
+    assert_int_equal(applied, skip ? 1 : 2);
+    assert_int_equal(st->n, n0 + applied);
+    st->topology_version++;
+    assert_int_equal(cl_corot_topology_changed(s, st), CL_OK);
+    assert_int_equal(cl_world_step(w, 2), CL_OK);
+    cl_world_destroy(w);
+  }
+  cl_mesh_destroy(m);
+}
+
+/* continue_cracks: the cube's centre is split by the plane x = 0.5, then the middle of its top face,
+ * on that crack's edge, by a plane tilted 45 degrees from it (normal (1, 0, 1)). With the rule the
+ * elements the crack already separates at the top node keep their sides, so every element that takes
+ * the top node's copy lies at x > 0.5 and every one that keeps it at x < 0.5: the crack goes on in
+ * its plane. Without it (the thesis's side of the plane through the node) some elements at x > 0.5
+ * fall on the other side and the crack kinks. */
+static void test_cracks_continue(void **state) {
+  (void)state;
+  cl_mesh *m = cube(2);
+  for (int cont = 0; cont <= 1; ++cont) {
+    cl_world *w = make_world();
+    const cl_param p[] = {{"continue_cracks", cont, NULL}, {"joint_pruning", 0, NULL}};
+    cl_id b = add(w, m, p, 2);
+    cl_body_state *st = cl_world_body_state(w, b);
+    cl_corot *s = solver_of(w, b);
+    const int32_t top = 1 + 3 * (1 + 3 * 2);
+    assert_int_equal(apply(s, st, 0, 1 + 3 * (1 + 3 * 1), 1.0, 0.0, 0.0), 1);
+    const int32_t q = st->n;
+    assert_int_equal(apply(s, st, 0, top, 1.0, 0.0, 1.0), 1);
+    int wrong = 0, star = 0;
+    for (int32_t e = 0; e < st->ncells; ++e) {
+      const int32_t *t = st->cells + 4 * e;
+      int has_top = 0, has_q = 0;
+      double cx = 0.0;
+      for (int a = 0; a < 4; ++a) {
+        has_top |= t[a] == top;
+        has_q |= t[a] == q;
+        cx += 0.25 * st->X[3 * t[a]];
+      }
+      if (!has_top && !has_q) continue;
+      ++star;
+      wrong += has_q != (cx > 0.5);
+    }
+    print_message("crack continued from the centre, continue_cracks %d: %d of %d elements on the wrong side\n", cont,
+                  wrong, star);
+    if (cont) assert_int_equal(wrong, 0);
+    else assert_true(wrong > 0);
+    cl_world_destroy(w);
+  }
+  cl_mesh_destroy(m);
+}
+
 /* Two cubes of n x n x n cells side by side (3 m apart) in one mesh: two islands. */
 static cl_mesh *two_cubes(int n) {
   cl_mesh *a = cube(n);
@@ -501,6 +610,9 @@ int main(void) {
       cmocka_unit_test(test_cluster_stretch_on_tets),
       cmocka_unit_test(test_joint_pruning),
       cmocka_unit_test(test_crack_across_cube),
+      cmocka_unit_test(test_fragment_veto),
+      cmocka_unit_test(test_stale_events_skipped),
+      cmocka_unit_test(test_cracks_continue),
       cmocka_unit_test(test_island_cache),
       cmocka_unit_test(test_island_cache_multigrid),
   };

@@ -24,10 +24,10 @@ static const cl_material_def k_mat = {1000.0, 1e5, 0.3, 0.001, 1e9, 0.0, 0.01};
 
 typedef cl_test_unit_fixture fixture;
 
-/* A 2x2x2 grid of [0,1]^3 stretched by 5 % along x (F = diag(1.05, 1, 1) in every unit), every unit with
- * the deviatoric plastic strain along x of Frobenius norm `plastic` (rest frame). */
-static void make_fixture(fixture *f, double plastic) {
-  const cl_test_grid grid = {{2, 2, 2}, {0, 0, 0}, {1, 1, 1}};
+/* An nx^3 grid of [0,1]^3 stretched by 5 % along x (F = diag(1.05, 1, 1) in every unit), every unit
+ * with the deviatoric plastic strain along x of Frobenius norm `plastic` (rest frame). */
+static void make_grid_fixture(fixture *f, int nx, double plastic) {
+  const cl_test_grid grid = {{nx, nx, nx}, {0, 0, 0}, {1, 1, 1}};
   cl_test_unit_fixture_init(f, &grid, 1);
   const int32_t np = f->st.n, nc = f->u.count;
   for (int32_t i = 0; i < np; ++i) f->st.x[3 * i] = 1.05 * f->st.X[3 * i];
@@ -36,21 +36,33 @@ static void make_fixture(fixture *f, double plastic) {
     f->u.F[9 * e] = 1.05;
     f->u.plastic[9 * e] = d;
     f->u.plastic[9 * e + 4] = f->u.plastic[9 * e + 8] = -0.5 * d;
-    f->u.volume[e] = 1.0 / 48.0;
+    f->u.volume[e] = 1.0 / (6.0 * nx * nx * nx);
   }
 }
+
+/* The 2x2x2 grid. */
+static void make_fixture(fixture *f, double plastic) { make_grid_fixture(f, 2, plastic); }
 
 static void free_fixture(fixture *f) { cl_test_unit_fixture_free(f); }
 
 static const cl_criterion_ops *criterion(void) { return cl_test_criterion("plastic_excess"); }
 
-static void *bind(const fixture *f, double toughness, int largest_only) {
+/* Parameters in table order: toughness, largest_only, min_island_elements, strength, crack_tips, plane
+ * (0 net_force, 1 principal), excess (0 per_step, 1 refused). */
+enum { NET_FORCE = 0, PRINCIPAL = 1, PER_STEP = 0, REFUSED = 1 };
+static void *bind_params(const fixture *f, const double *params) {
   void *c = NULL;
   assert_int_equal(criterion()->create(&c), CL_OK);
-  double params[3] = {toughness, largest_only, 3};
+  assert_int_equal(criterion()->param_count, 7);
   cl_criterion_bind_input in = {params, &k_mat, "corotational", &k_tet_caps, &f->st, "fixture", NULL};
   assert_int_equal(criterion()->bind(c, &in), CL_OK);
   return c;
+}
+
+/* The thesis's criterion: the toughness, the plane of eq 5.11, the excess of every step summed. */
+static void *bind(const fixture *f, double toughness, int largest_only) {
+  const double params[7] = {toughness, largest_only, 3, 0.0, 0.0, NET_FORCE, PER_STEP};
+  return bind_params(f, params);
 }
 
 static int on_boundary(const double *X) {
@@ -123,13 +135,102 @@ static void test_accumulation_and_clearing(void **state) {
   free_fixture(&f);
 }
 
+
+/* The crack plane of plane = "principal": the principal direction of the excess forces on a node. In a
+ * uniform excess strain along x the forces on an interior node balance, so eq 5.11 gives no plane there;
+ * their principal direction is x. */
+static void test_principal_plane(void **state) {
+  (void)state;
+  fixture f;
+  make_grid_fixture(&f, 4, k_mat.plastic_max);
+  const double params[7] = {0.0, 0, 3, 0.0, 0.0, PRINCIPAL, PER_STEP};
+  void *c = bind_params(&f, params);
+  cl_event_list ev = {0};
+  assert_int_equal(criterion()->evaluate(c, &f.u, &f.st, 0.01, &ev), CL_OK);
+  int interior = 0;
+  double nmin = 1.0;
+  for (int32_t k = 0; k < ev.count; ++k) {
+    if (on_boundary(f.st.X + 3 * ev.items[k].split_node.node)) continue;
+    ++interior;
+    nmin = fmin(nmin, fabs(ev.items[k].split_node.normal[0]));
+  }
+  assert_int_equal(interior, 27);
+  print_message("principal plane: smallest |n_x| inside %.12f\n", nmin);
+  assert_true(nmin > 1.0 - 1e-9);
+  criterion()->destroy(c);
+  cl_event_list_free(&ev);
+  free_fixture(&f);
+}
+
+/* excess = "refused": the plastic strain the cap has refused so far. A state that does not change does
+ * not grow it (per_step adds the same amount every step); straining further does; a node that broke
+ * starts again from what its elements refuse after the break. */
+static void test_refused_excess(void **state) {
+  (void)state;
+  fixture f;
+  make_fixture(&f, k_mat.plastic_max);
+  const double refused[7] = {0.0, 1, 3, 0.0, 0.0, PRINCIPAL, REFUSED};
+  void *c = bind_params(&f, refused);
+  cl_event_list ev = {0};
+  double v[3];
+  for (int k = 0; k < 3; ++k) {
+    ev.count = 0;
+    assert_int_equal(criterion()->evaluate(c, &f.u, &f.st, 0.01, &ev), CL_OK);
+    assert_int_equal(ev.count, 1);
+    v[k] = ev.items[0].value;
+  }
+  /* the shadow flows at rate flow dt towards the yield surface, then stays: the excess converges */
+  print_message("refused excess over 3 unchanged steps: %.9g %.9g %.9g\n", v[0], v[1], v[2]);
+  assert_true(v[1] >= v[0] && v[2] >= v[1] && v[2] <= 1.01 * v[1]);
+  /* strained further: it grows */
+  for (int32_t e = 0; e < f.u.count; ++e) f.u.F[9 * e] = 1.10;
+  ev.count = 0;
+  assert_int_equal(criterion()->evaluate(c, &f.u, &f.st, 0.01, &ev), CL_OK);
+  assert_int_equal(ev.count, 1);
+  assert_true(ev.items[0].value > 1.5 * v[2]);
+  criterion()->destroy(c);
+  cl_event_list_free(&ev);
+  free_fixture(&f);
+}
+
+/* strength > 0: the excess force per unit area of the node's section, p / (2 A) with A = 1/4 sum V |g|:
+ * the same at the centre of a 2^3 and a 4^3 grid of the same cube, where p itself scales with the
+ * area of the elements (4x). */
+static void test_strength_per_area(void **state) {
+  (void)state;
+  double force[2], stress[2];
+  const int nx[2] = {2, 4};
+  for (int g = 0; g < 2; ++g) {
+    fixture f;
+    make_grid_fixture(&f, nx[g], k_mat.plastic_max);
+    const int32_t n1 = nx[g] + 1, centre = nx[g] / 2 * (1 + n1 + n1 * n1);
+    for (int by_area = 0; by_area < 2; ++by_area) {
+      const double params[7] = {0.0, 0, 3, by_area ? 1e-9 : 0.0, 0.0, PRINCIPAL, PER_STEP};
+      void *c = bind_params(&f, params);
+      cl_event_list ev = {0};
+      assert_int_equal(criterion()->evaluate(c, &f.u, &f.st, 0.01, &ev), CL_OK);
+      double value = -1.0;
+      for (int32_t k = 0; k < ev.count; ++k)
+        if (ev.items[k].split_node.node == centre) value = ev.items[k].value;
+      assert_true(value > 0.0);
+      (by_area ? stress : force)[g] = value;
+      criterion()->destroy(c);
+      cl_event_list_free(&ev);
+    }
+    free_fixture(&f);
+  }
+  print_message("centre node: p %.6g / %.6g N, per area %.9g / %.9g Pa\n", force[0], force[1], stress[0], stress[1]);
+  assert_true(fabs(force[0] / force[1] - 4.0) < 1e-9);
+  assert_true(fabs(stress[0] / stress[1] - 1.0) < 1e-9);
+}
+
 static void test_bad_input(void **state) {
   (void)state;
   fixture f;
   make_fixture(&f, 0.0);
   void *c = NULL;
   assert_int_equal(criterion()->create(&c), CL_OK);
-  double params[3] = {1.0, 1, 3};
+  double params[7] = {1.0, 1, 3, 0, 1, PRINCIPAL, REFUSED};
   cl_material_def elastic = k_mat;
   elastic.plastic_yield = -1.0;
   cl_criterion_bind_input in = {params, &elastic, "corotational", &k_tet_caps, &f.st, "fixture", NULL};
@@ -218,6 +319,9 @@ int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_excess_only_at_the_cap),
       cmocka_unit_test(test_accumulation_and_clearing),
+      cmocka_unit_test(test_principal_plane),
+      cmocka_unit_test(test_refused_excess),
+      cmocka_unit_test(test_strength_per_area),
       cmocka_unit_test(test_bad_input),
       cmocka_unit_test(test_ductile_bar_tears),
   };

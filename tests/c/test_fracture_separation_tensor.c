@@ -1,7 +1,7 @@
 /* The separation-tensor criterion (fracture/separation_tensor.c, O'Brien & Hodgins 1999, thesis eqs
  * 5.3-5.7): direction and sign of the separation tensor in a uniform stress field, the toughness
- * threshold, largest-only against all events, small islands, bad input, and a bar pulled apart by
- * the corotational solver. */
+ * threshold, largest-only against all events, small islands, the strength per unit area, the
+ * crack-tip rule, bad input, and a bar pulled apart by the corotational solver. */
 #include <math.h>
 #include <setjmp.h>
 #include <stdarg.h>
@@ -35,15 +35,22 @@ static void free_fixture(fixture *f) { cl_test_unit_fixture_free(f); }
 
 static const cl_criterion_ops *criterion(void) { return cl_test_criterion("separation_tensor"); }
 
-static void *bind(const fixture *f, double toughness, int largest_only, int min_island) {
+/* Parameters in table order: toughness, largest_only, min_island_elements, strength, crack_tips. */
+static void *bind_params(const fixture *f, const double *params) {
   const cl_criterion_ops *ops = criterion();
   void *c = NULL;
   assert_int_equal(ops->create(&c), CL_OK);
-  double params[3] = {toughness, largest_only, min_island};
+  assert_int_equal(ops->param_count, 5);
   cl_material_def mat = {1000, 1e5, 0.3, -1, 0, 0, 0};
   cl_criterion_bind_input in = {params, &mat, "test", &k_tet_caps, &f->st, "fixture", NULL};
   assert_int_equal(ops->bind(c, &in), CL_OK);
   return c;
+}
+
+/* The thesis's criterion: the toughness test, every node above it (no crack-tip rule). */
+static void *bind(const fixture *f, double toughness, int largest_only, int min_island) {
+  const double params[5] = {toughness, largest_only, min_island, 0.0, 0.0};
+  return bind_params(f, params);
 }
 
 /* In a uniform tension s e_x e_x^T, an interior node feels balanced pulls (F+ = 0), so its separation
@@ -183,7 +190,7 @@ static void test_bad_input(void **state) {
   const cl_criterion_ops *ops = criterion();
   void *c = NULL;
   assert_int_equal(ops->create(&c), CL_OK);
-  double params[3] = {1.0, 1, 3};
+  double params[5] = {1.0, 1, 3, 0, 1};
   cl_material_def mat = {1000, 1e5, 0.3, -1, 0, 0, 0};
   cl_criterion_bind_input in = {params, &mat, "test", &k_tet_caps, &f.st, "fixture", NULL};
   assert_int_equal(ops->bind(c, &in), CL_OK);
@@ -211,6 +218,98 @@ static void test_bad_input(void **state) {
   assert_non_null(strstr(cl_last_error(), "criteria that work with solver 'shape_matching': cluster_stretch"));
   cl_mesh_destroy(m);
   cl_world_destroy(w);
+}
+
+
+/* The value of the event at node `node`, or -1 if it raised none. */
+static double value_at(const cl_event_list *ev, int32_t node) {
+  for (int32_t k = 0; k < ev->count; ++k)
+    if (ev->items[k].split_node.node == node) return ev->items[k].value;
+  return -1.0;
+}
+
+/* strength > 0: the eigenvalue per unit area of the node's section normal to the crack plane. In a
+ * uniform tension s it is s at every interior node, whatever the element size, where the eigenvalue
+ * itself (a force) scales with the area of the elements: 4x from an 8^3 to a 4^3 grid of the same cube. */
+static void test_strength_per_area(void **state) {
+  (void)state;
+  const double s = 1000.0, sig[9] = {s, 0, 0, 0, 0, 0, 0, 0, 0};
+  double force[2], stress[2];
+  const int nx[2] = {4, 8};
+  for (int g = 0; g < 2; ++g) {
+    fixture f;
+    make_fixture(&f, nx[g], sig, 0);
+    const int32_t n1 = nx[g] + 1, centre = nx[g] / 2 * (1 + n1 + n1 * n1);
+    assert_true(fabs(f.st.X[3 * centre] - 0.5) < 1e-12 && fabs(f.st.X[3 * centre + 2] - 0.5) < 1e-12);
+    cl_event_list ev = {0};
+    const double by_force[5] = {1e-9, 0, 3, 0, 0}, by_stress[5] = {1e-9, 0, 3, 1e-9, 0};
+    void *c = bind_params(&f, by_force);
+    assert_int_equal(criterion()->evaluate(c, &f.u, &f.st, 0.01, &ev), CL_OK);
+    force[g] = value_at(&ev, centre);
+    criterion()->destroy(c);
+    ev.count = 0;
+    c = bind_params(&f, by_stress);
+    assert_int_equal(criterion()->evaluate(c, &f.u, &f.st, 0.01, &ev), CL_OK);
+    stress[g] = value_at(&ev, centre);
+    int interior = 0;
+    for (int32_t k = 0; k < ev.count; ++k) {
+      const double *X = f.st.X + 3 * ev.items[k].split_node.node;
+      if (X[0] > 1e-9 && X[0] < 1 - 1e-9 && X[1] > 1e-9 && X[1] < 1 - 1e-9 && X[2] > 1e-9 && X[2] < 1 - 1e-9) {
+        ++interior;
+        assert_true(fabs(ev.items[k].value - s) <= 1e-9 * s);
+        assert_true(fabs(ev.items[k].priority - s / 1e-9) <= 1e-6 * s / 1e-9);
+      }
+    }
+    assert_int_equal(interior, (nx[g] - 1) * (nx[g] - 1) * (nx[g] - 1));
+    criterion()->destroy(c);
+    cl_event_list_free(&ev);
+    free_fixture(&f);
+  }
+  print_message("centre node: force %.6g / %.6g N, per area %.12g / %.12g Pa\n", force[0], force[1], stress[0], stress[1]);
+  assert_true(fabs(force[0] / force[1] - 4.0) < 1e-9);
+  assert_true(fabs(stress[0] - s) <= 1e-9 * s && fabs(stress[1] - s) <= 1e-9 * s);
+}
+
+/* crack_tips: without a crack a piece starts one (its highest node); once a node has split, only the
+ * crack's tips (nodes both sides still share) go on, their neighbours wait, and no other crack starts. */
+static void test_crack_tips(void **state) {
+  (void)state;
+  const double s = 1000.0, sig[9] = {s, 0, 0, 0, 0, 0, 0, 0, 0};
+  fixture f;
+  make_fixture(&f, 4, sig, 0);
+  const double tips[5] = {1e-9, 0, 3, 0, 1};
+  void *c = bind_params(&f, tips);
+  cl_event_list ev = {0};
+  assert_int_equal(criterion()->evaluate(c, &f.u, &f.st, 0.01, &ev), CL_OK);
+  assert_int_equal(ev.count, 1);
+  /* split the centre node along x = 0.5 by hand: the tets whose centre lies at x > 0.5 take a copy */
+  const int32_t centre = 2 * (1 + 5 + 25), n0 = f.st.n;
+  assert_int_equal(cl_body_state_resize(&f.st, n0 + 1), CL_OK);
+  for (int k = 0; k < 3; ++k) f.st.x[3 * n0 + k] = f.st.X[3 * n0 + k] = f.st.X[3 * centre + k];
+  f.st.origin[n0] = centre;
+  for (int32_t e = 0; e < f.st.ncells; ++e) {
+    int32_t *t = f.st.cells + 4 * e;
+    double cx = 0.0;
+    for (int a = 0; a < 4; ++a) cx += 0.25 * f.st.X[3 * t[a]];
+    for (int a = 0; a < 4; ++a)
+      if (t[a] == centre && cx > 0.5) t[a] = n0;
+  }
+  f.st.topology_version++;
+  ev.count = 0;
+  assert_int_equal(criterion()->evaluate(c, &f.u, &f.st, 0.01, &ev), CL_OK);
+  assert_true(ev.count > 0);
+  for (int32_t k = 0; k < ev.count; ++k) {
+    const int32_t node = ev.items[k].split_node.node;
+    const double *X = f.st.X + 3 * node;
+    /* a tip: a node of the plane x = 0.5 next to the split one, not the split node or its copy */
+    assert_true(node != centre && node != n0);
+    assert_true(fabs(X[0] - 0.5) < 1e-12);
+    assert_true(fabs(X[1] - 0.5) <= 0.25 + 1e-12 && fabs(X[2] - 0.5) <= 0.25 + 1e-12);
+  }
+  print_message("crack tips: %d events after the split\n", ev.count);
+  criterion()->destroy(c);
+  cl_event_list_free(&ev);
+  free_fixture(&f);
 }
 
 /* A bar pulled apart at both ends breaks across its length, in pieces, conserving mass. */
@@ -263,6 +362,8 @@ int main(void) {
       cmocka_unit_test(test_uniform_tension_direction),
       cmocka_unit_test(test_threshold_and_largest_only),
       cmocka_unit_test(test_small_islands_skipped),
+      cmocka_unit_test(test_strength_per_area),
+      cmocka_unit_test(test_crack_tips),
       cmocka_unit_test(test_bad_input),
       cmocka_unit_test(test_bar_pulled_apart),
   };

@@ -53,6 +53,26 @@ function C.fracture(d)
            .. "for cluster_stretch the stretch of a cluster (a strain)"),
     { name = "largest_only", group = "fracture", type = "boolean", default = d.largest_only ~= false,
       help = "true = only the largest event per step (thesis sec 5.4), false = every event above toughness" },
+    number("strength", "fracture", d.strength or 0, "Pa", { 0, inf, "[)" },
+           "> 0: the node's measure per unit area of its section against this stress instead of the "
+           .. "toughness (separation_tensor, plastic_excess); 0 = the toughness in N"),
+    { name = "crack_tips", group = "fracture", type = "boolean", default = d.crack_tips ~= false,
+      help = "cracks grow from their tips: nodes next to a crack wait for it and a piece starts one crack at a "
+             .. "time (separation_tensor, plastic_excess); false = every node above the threshold" },
+    { name = "plane", group = "fracture", type = "enum", values = { "net_force", "principal" }, index_from = 0,
+      default = d.plane or "principal",
+      help = "plastic_excess: the crack normal, net_force = eq 5.11, principal = the excess stress's principal axis" },
+    { name = "excess", group = "fracture", type = "enum", values = { "per_step", "refused" }, index_from = 0,
+      default = d.excess or "refused",
+      help = "plastic_excess: per_step = eq 5.10 summed step after step, refused = the flow the cap refused so far" },
+    { name = "continue_cracks", group = "fracture", type = "boolean", default = d.continue_cracks ~= false,
+      help = "corotational: a node split continues the crack already at the node (false: the thesis's plane "
+             .. "through the node only)" },
+    number("min_fragment_elements", "fracture", d.min_fragment_elements or 4, "1", { 0, 1e6 },
+           "corotational: an event that would cut off a piece of at most this many elements (or mean element "
+           .. "volumes) is not applied; 0 = every event applies"),
+    { name = "skip_stale_events", group = "fracture", type = "boolean", default = d.skip_stale_events ~= false,
+      help = "corotational: skip an event whose node shares an element with a node split earlier in the step" },
   }
 end
 
@@ -104,14 +124,20 @@ function C.material_table(p)
 end
 
 function C.params_table(p)
-  if p.solver == "corotational" then return { damping = p.damping, linear_solver = p.linear_solver } end
+  if p.solver == "corotational" then
+    return { damping = p.damping, linear_solver = p.linear_solver, continue_cracks = p.continue_cracks,
+             min_fragment_elements = p.min_fragment_elements, skip_stale_events = p.skip_stale_events }
+  end
   return { damping = p.damping }
 end
 
 function C.fracture_table(p)
   if p.criterion == "none" then return false end
   if p.criterion == "cluster_stretch" then return { criterion = p.criterion, toughness = p.toughness } end
-  return { criterion = p.criterion, toughness = p.toughness, largest_only = p.largest_only }
+  local t = { criterion = p.criterion, toughness = p.toughness, largest_only = p.largest_only, strength = p.strength,
+              crack_tips = p.crack_tips }
+  if p.criterion == "plastic_excess" then t.plane, t.excess = p.plane, p.excess end
+  return t
 end
 
 -- One body of the scene on the chosen solver.

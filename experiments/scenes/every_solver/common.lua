@@ -54,6 +54,9 @@ function C.body_params(d)
     { name = "largest_only", group = "fracture", type = "boolean", default = d.largest_only == true,
       help = "separation_tensor: only the largest event per step (thesis sec 5.4)" },
     number("strength", "fracture", d.strength or 1e4, "Pa", { 0, inf, "()" }, "edge_stress: the tensile strength f_t of an edge"),
+    number("node_strength", "fracture", d.node_strength or 0, "Pa", { 0, inf, "[)" },
+           "separation_tensor: > 0 compares the eigenvalue per unit area of the node's section against this "
+           .. "stress instead of the toughness (docs/solvers/corotational.md, \"Clean cracks\")"),
     { name = "mode", group = "fracture", type = "enum", default = d.mode or "threshold", values = { "threshold", "softening" },
       help = "edge_stress: break at the strength, or soften dissipating fracture_energy" },
     number("fracture_energy", "fracture", d.fracture_energy or 10, "J/m^2", { 0, inf, "()" }, "edge_stress softening: G_f"),
@@ -83,7 +86,8 @@ function C.fracture_table(p)
   if p.criterion == "none" then return false end
   if p.criterion == "cluster_stretch" then return { criterion = p.criterion, toughness = p.stretch } end
   if p.criterion == "separation_tensor" then
-    return { criterion = p.criterion, toughness = p.toughness, largest_only = p.largest_only }
+    return { criterion = p.criterion, toughness = p.toughness, largest_only = p.largest_only,
+             strength = p.node_strength }
   end
   return { criterion = p.criterion, strength = p.strength, mode = p.mode, fracture_energy = p.fracture_energy }
 end

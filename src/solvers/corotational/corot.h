@@ -61,6 +61,10 @@ typedef enum cl_corot_param {
   CL_COROT_MG_SMOOTHER,
   CL_COROT_MG_SWEEPS,
   CL_COROT_MG_COARSE,
+  CL_COROT_CONTINUE_CRACKS,      /* 1: a node split continues the cracks at the node (fracture.c) */
+  CL_COROT_MIN_FRAGMENT,         /* an event that cuts off a piece of at most this many elements (or mean
+                                    element volumes) is undone */
+  CL_COROT_SKIP_STALE,           /* 1: skip an event next to a node split earlier in the same step */
   CL_COROT_PARAM_COUNT
 } cl_corot_param;
 

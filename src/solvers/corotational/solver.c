@@ -82,6 +82,20 @@ static const cl_param_info k_params[CL_COROT_PARAM_COUNT] = {
                                .value = CL_CHOLMOD_SOLVE_SINGLE, .min = 0.0, .max = 2.0,
                                .kind = CL_PARAM_CHOICE, .choices = "cholmod|double|single"},
     CL_FEM_MG_PARAM_INFOS(CL_COROT_GRID),
+    [CL_COROT_CONTINUE_CRACKS] = {.name = "continue_cracks", .unit = "1",
+                                  .help = "a node split keeps the elements an existing crack separates at the node "
+                                          "on their sides and continues that crack's plane (false: the thesis's "
+                                          "plane through the node only)",
+                                  .value = 1.0, .min = 0.0, .max = 1.0, .kind = CL_PARAM_BOOLEAN},
+    [CL_COROT_MIN_FRAGMENT] = {.name = "min_fragment_elements", .unit = "1",
+                               .help = "a fracture event that would cut off a piece of at most this many elements, or "
+                                       "of at most this many times the body's mean element volume (with the joints "
+                                       "it prunes), is not applied; 0 = every event applies",
+                               .value = 4.0, .min = 0.0, .max = 1e6, .kind = CL_PARAM_INTEGER},
+    [CL_COROT_SKIP_STALE] = {.name = "skip_stale_events", .unit = "1",
+                             .help = "skip an event whose node shares an element with a node split earlier in the "
+                                     "same step (its stress was measured before that split)",
+                             .value = 1.0, .min = 0.0, .max = 1.0, .kind = CL_PARAM_BOOLEAN},
 };
 
 static cl_status corot_create(void **out) {
