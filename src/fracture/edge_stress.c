@@ -42,7 +42,15 @@
  * gets damage at least 1 - r / R_d in every element (a hat kernel), so a larger R_d gives more
  * diffuse cracks. R_d = 0 turns it off.
  *
- * Events: damage_edge (a, b, a tet of the edge, damage, priority = sigma_n / f_t or kappa / eps_0).
+ * hinge_angle (not in the paper; 0 = off): parts that meet only through a node or a line of nodes
+ * turn about it without straining the tets beside it, so no stress breaks the joint and the never
+ * remeshed body stays one piece (a crack that stops a row of elements short of a face). Around
+ * each node next to a broken tet, the live tets are grouped by shared faces; a group turned by more
+ * than hinge_angle against the node's largest group breaks through (damage 1 in its tets' six
+ * edges, in_unit), which frees the node from it.
+ *
+ * Events: damage_edge (a, b, a tet of the edge, damage, priority = sigma_n / f_t or kappa / eps_0,
+ * or the hinge's angle / hinge_angle).
  * Solvers that damage edges (caps.applies has damage_edge): graph_fem. */
 #include <math.h>
 #include <stdint.h>
@@ -82,9 +90,19 @@ typedef struct es {
   int npts;             /* the law's corners (w_i, sigma_i), w_0 = 0, sigma_0 = f_t, last sigma = 0 */
   double lw[4], ls[4];  /* crack opening (m) and traction (Pa) at the corners */
   double *dsent;        /* per tet: damage raised on its six edges */
+
+  /* hinge rule (hinge_angle > 0): the tets around each node */
+  double hinge;         /* the relative rotation (rad) at which a hinge breaks; 0 = off */
+  int32_t *nt_ptr;      /* n + 1: node -> tets (CSR) */
+  int32_t *nt;          /* the tets of each node */
+  int32_t maxdeg;       /* most tets around one node */
+  uint8_t *killed;      /* per tet: broken by the hinge rule */
+  int32_t *hl;          /* scratch, 3 maxdeg: a star's live tets, their groups, the group's root */
+  double *hvol;         /* per tet: rest volume */
+  double *hacc;         /* scratch, 10 maxdeg: per group, the weighted sum of F and the weight */
 } es;
 
-enum { ES_STRENGTH, ES_MODE, ES_FRACTURE_ENERGY, ES_DIFFUSION_RADIUS, ES_LAW, ES_PARAM_COUNT };
+enum { ES_STRENGTH, ES_MODE, ES_FRACTURE_ENERGY, ES_DIFFUSION_RADIUS, ES_LAW, ES_HINGE, ES_PARAM_COUNT };
 enum { ES_LINEAR = 0, ES_BILINEAR = 1 };
 
 static const cl_param_info k_params[ES_PARAM_COUNT] = {
@@ -111,6 +129,11 @@ static const cl_param_info k_params[ES_PARAM_COUNT] = {
                         "(f_t to 0 at w_c = 2 G_f / f_t) or bilinear (fib Model Code 2010: f_t (1 - 0.8 w / w_1) up to "
                         "w_1 = G_f / f_t, then f_t (0.25 - 0.05 w / w_1) to 0 at 5 w_1; concrete)",
                 .value = ES_LINEAR, .min = 0.0, .max = 1.0, .kind = CL_PARAM_CHOICE, .choices = "linear|bilinear"},
+    [ES_HINGE] = {.name = "hinge_angle", .unit = "rad",
+                  .help = "break hinges: where the live tets around a node fall into groups that share no face (parts "
+                          "joined only through that node or an edge line, free to turn about it), the tets of a "
+                          "group turned by more than this against the node's largest group break; 0 = off",
+                  .value = 0.0, .min = 0.0, .max = 3.2},
 };
 
 static cl_status es_create(void **out) {
@@ -133,8 +156,50 @@ static void es_destroy(void *p) {
   free(s->kappa);
   free(s->band);
   free(s->dsent);
+  free(s->nt_ptr);
+  free(s->nt);
+  free(s->killed);
+  free(s->hl);
+  free(s->hvol);
+  free(s->hacc);
   if (s->grid_built) cl_hash_grid_free(&s->grid);
   free(s);
+}
+
+/* The hinge rule's tables: the tets around each node, their rest volumes. */
+static cl_status hinge_bind(es *s, const cl_body_state *st) {
+  const size_t nt = (size_t)s->ntets;
+  s->nt_ptr = cl_calloc((size_t)s->n + 1, sizeof(int32_t), "edge_stress hinges");
+  s->nt = cl_malloc(sizeof(int32_t) * 4 * nt, "edge_stress hinges");
+  s->killed = cl_calloc(nt, 1, "edge_stress hinges");
+  s->hvol = cl_malloc(sizeof(double) * nt, "edge_stress hinges");
+  if (!s->nt_ptr || !s->nt || !s->killed || !s->hvol) return CL_ERR_OUT_OF_MEMORY;
+  for (size_t t = 0; t < 4 * nt; ++t) s->nt_ptr[st->cells[t] + 1]++;
+  s->maxdeg = 0;
+  for (int32_t i = 0; i < s->n; ++i) {
+    if (s->nt_ptr[i + 1] > s->maxdeg) s->maxdeg = s->nt_ptr[i + 1];
+    s->nt_ptr[i + 1] += s->nt_ptr[i];
+  }
+  int32_t *fill = cl_malloc(sizeof(int32_t) * ((size_t)s->n + 1), "edge_stress hinges");
+  s->hl = cl_malloc(sizeof(int32_t) * 2 * ((size_t)s->maxdeg + 1), "edge_stress hinges");
+  s->hacc = cl_malloc(sizeof(double) * 10 * ((size_t)s->maxdeg + 1), "edge_stress hinges");
+  if (!fill || !s->hl || !s->hacc) {
+    free(fill);
+    return CL_ERR_OUT_OF_MEMORY;
+  }
+  memcpy(fill, s->nt_ptr, sizeof(int32_t) * (size_t)s->n);
+  for (size_t t = 0; t < nt; ++t) {
+    const int32_t *v = st->cells + 4 * t;
+    for (int a = 0; a < 4; ++a) s->nt[fill[v[a]]++] = (int32_t)t;
+    const double *X0 = st->X + 3 * (size_t)v[0];
+    double d[3][3];
+    for (int a = 0; a < 3; ++a)
+      for (int c = 0; c < 3; ++c) d[a][c] = st->X[3 * (size_t)v[a + 1] + c] - X0[c];
+    s->hvol[t] = fabs(d[0][0] * (d[1][1] * d[2][2] - d[1][2] * d[2][1]) - d[0][1] * (d[1][0] * d[2][2] - d[1][2] * d[2][0]) +
+                      d[0][2] * (d[1][0] * d[2][1] - d[1][1] * d[2][0])) / 6.0;
+  }
+  free(fill);
+  return CL_OK;
 }
 
 static cl_status es_bind(void *p, const cl_criterion_bind_input *in) {
@@ -145,6 +210,7 @@ static cl_status es_bind(void *p, const cl_criterion_bind_input *in) {
   s->gf = in->params[ES_FRACTURE_ENERGY];
   s->rd = in->params[ES_DIFFUSION_RADIUS];
   s->law = (int)in->params[ES_LAW];
+  s->hinge = in->params[ES_HINGE];
   const double ft = s->strength, gf = s->gf;
   if (s->law == ES_BILINEAR) { /* fib Model Code 2010, sec 5.1.5.2 */
     s->npts = 3;
@@ -192,6 +258,7 @@ static cl_status es_bind(void *p, const cl_criterion_bind_input *in) {
     if (!s->cracked || !s->kappa || !s->band || !s->dsent)
       return CL_ERR_OUT_OF_MEMORY;
   }
+  if (s->hinge > 0.0) CL_TRY(hinge_bind(s, st));
   for (int32_t t = s->ntets - 1; t >= 0; --t)
     for (int k = 0; k < 6; ++k) s->edge_tet[s->tet_edge[6 * (size_t)t + k]] = t;
   double *mid = cl_malloc(sizeof(double) * 3 * (ne ? ne : 1), "edge_stress edges");
@@ -376,6 +443,97 @@ static cl_status softening(es *s, const cl_unit_fields *u, const cl_body_state *
   return CL_OK;
 }
 
+/* Is tet t gone, broken through by this criterion (its crack band open, all six edges broken, or
+ * broken by the hinge rule)? */
+static int tet_gone(const es *s, int32_t t) {
+  if (s->killed[t]) return 1;
+  if (s->mode == ES_SOFTENING) return s->dsent[t] >= 1.0;
+  for (int k = 0; k < 6; ++k)
+    if (s->sent[s->tet_edge[6 * (size_t)t + k]] < 1.0) return 0;
+  return 1;
+}
+
+static int32_t uf_find(int32_t *g, int32_t i) {
+  while (g[i] != i) i = g[i] = g[g[i]];
+  return i;
+}
+
+/* Do tets a and b share a face (three nodes)? */
+static int share_face(const int32_t *a, const int32_t *b) {
+  int n = 0;
+  for (int i = 0; i < 4; ++i)
+    for (int j = 0; j < 4; ++j) n += a[i] == b[j];
+  return n == 3;
+}
+
+/* The hinge rule (docs/solvers/graph_fem.md, "Hinges"). The live tets around node p are grouped by
+ * shared faces (union-find on the star). Around a node of an intact mesh, or of a crack front,
+ * they form one group; two or more groups mean parts joined only through p (and perhaps an edge
+ * line through it): a hinge, which carries no moment about its line, so its tets rotate rigidly
+ * without the strain that would break them. Each group's rotation is the polar factor of its
+ * tets' mean F (weighted by rest volume times 1 - D); a group turned against the largest group by
+ * more than hinge_angle breaks: its tets (in this star) break through, damage 1 on their six edges
+ * inside them, which frees p from that part. */
+static cl_status hinges(es *s, const cl_unit_fields *u, const cl_body_state *st, cl_event_list *out) {
+  int32_t *live = s->hl, *grp = s->hl + s->maxdeg + 1;
+  for (int32_t p = 0; p < s->n; ++p) {
+    int32_t m = 0, gone = 0;
+    for (int32_t q = s->nt_ptr[p]; q < s->nt_ptr[p + 1]; ++q) {
+      const int32_t t = s->nt[q];
+      if (tet_gone(s, t))
+        gone++;
+      else
+        live[m++] = t;
+    }
+    if (!gone || m < 2) continue;
+    for (int32_t i = 0; i < m; ++i) grp[i] = i;
+    for (int32_t i = 0; i < m; ++i)
+      for (int32_t j = i + 1; j < m; ++j)
+        if (share_face(st->cells + 4 * (size_t)live[i], st->cells + 4 * (size_t)live[j])) {
+          const int32_t a = uf_find(grp, i), b = uf_find(grp, j);
+          if (a != b) grp[a] = b;
+        }
+    int32_t groups = 0;
+    for (int32_t i = 0; i < m; ++i) groups += uf_find(grp, i) == i;
+    if (groups < 2) continue;
+    memset(s->hacc, 0, sizeof(double) * 10 * (size_t)m);
+    for (int32_t i = 0; i < m; ++i) {
+      const int32_t t = live[i];
+      double *acc = s->hacc + 10 * (size_t)uf_find(grp, i);
+      const double w = s->hvol[t] * (s->mode == ES_SOFTENING ? 1.0 - s->dsent[t] : 1.0);
+      for (int k = 0; k < 9; ++k) acc[k] += w * u->F[9 * (size_t)t + k];
+      acc[9] += w;
+    }
+    int32_t big = -1;
+    for (int32_t i = 0; i < m; ++i)
+      if (grp[i] == i && (big < 0 || s->hacc[10 * (size_t)i + 9] > s->hacc[10 * (size_t)big + 9])) big = i;
+    cl_mat3 A, Rb, R;
+    memcpy(A.m, s->hacc + 10 * (size_t)big, sizeof A.m);
+    if (cl_polar3(&A, &Rb, NULL) < 0) continue;
+    for (int32_t g = 0; g < m; ++g) {
+      if (grp[g] != g || g == big) continue;
+      memcpy(A.m, s->hacc + 10 * (size_t)g, sizeof A.m);
+      if (cl_polar3(&A, &R, NULL) < 0) continue;
+      const cl_mat3 Q = cl_mat3_mul_tn(&Rb, &R);
+      const double angle = acos(fmax(-1.0, fmin(1.0, 0.5 * (cl_mat3_trace(&Q) - 1.0))));
+      if (!(angle > s->hinge)) continue;
+      for (int32_t i = 0; i < m; ++i) {
+        const int32_t t = live[i];
+        if (uf_find(grp, i) != g || s->killed[t]) continue;
+        s->killed[t] = 1;
+        if (s->mode == ES_SOFTENING) s->dsent[t] = 1.0;
+        const int32_t *tq = s->tet_edge + 6 * (size_t)t;
+        for (int q = 0; q < 6; ++q) {
+          cl_fracture_event e = cl_event_damage_edge_in(s->edge[2 * tq[q]], s->edge[2 * tq[q] + 1], t, 1.0,
+                                                        angle / s->hinge, angle);
+          CL_TRY(cl_event_push(out, &e));
+        }
+      }
+    }
+  }
+  return CL_OK;
+}
+
 static cl_status es_evaluate(void *p, const cl_unit_fields *u, const cl_body_state *st, double dt,
                              cl_event_list *out) {
   (void)dt;
@@ -389,6 +547,7 @@ static cl_status es_evaluate(void *p, const cl_unit_fields *u, const cl_body_sta
     CL_TRY(threshold(s, u, st, out, &nbroke));
   else
     CL_TRY(softening(s, u, st, out, &nbroke));
+  if (s->hinge > 0.0) CL_TRY(hinges(s, u, st, out));
   if (s->rd > 0.0)
     for (int32_t i = 0; i < nbroke; ++i) {
       const int32_t q = s->broke[i];

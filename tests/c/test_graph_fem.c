@@ -691,6 +691,74 @@ static void test_diffusion_radius(void **state) {
 }
 
 /* Bad input: clear errors naming the parameter (or the solvers that fit), never a crash. */
+/* The hinge rule (hinge_angle): a 3 x 2 x 2 grid whose tets with a face on the plane x = 0.1 right of
+ * it break (softening: a huge stretch), so the left column and the rest meet only through the
+ * plane's nodes and edges, a hinge. Turned against each other about z by less than hinge_angle,
+ * nothing more breaks; by more, the tets of one side at the hinge's nodes break through (damage 1
+ * inside them), so the parts come apart; with the rule off (hinge_angle 0), nothing breaks however
+ * far they turn. */
+static void test_hinge_rule(void **state) {
+  (void)state;
+  const double angles[3] = {0.05, 0.3, 0.3}, limits[3] = {0.1, 0.1, 0.0};
+  for (int c = 0; c < 3; ++c) {
+    cl_param cp[3] = {{"strength", 1e4, NULL}, {"mode", 1, NULL}, {"hinge_angle", limits[c], NULL}};
+    crit_fixture f;
+    crit_open(&f, cp, 3);
+    const cl_body_state *st = f.st;
+    const int32_t nt = st->ncells;
+    uint8_t *right = calloc((size_t)nt, 1), *cutf = calloc((size_t)nt, 1), *plane = calloc((size_t)nt, 1);
+    assert_non_null(right);
+    assert_non_null(cutf);
+    assert_non_null(plane);
+    int32_t ncut = 0;
+    for (int32_t t = 0; t < nt; ++t) {
+      double cx = 0.0;
+      int on = 0;
+      for (int a = 0; a < 4; ++a) {
+        const double x = st->X[3 * (size_t)st->cells[4 * t + a]];
+        cx += 0.25 * x;
+        on += fabs(x - 0.1) < 1e-9;
+      }
+      right[t] = cx > 0.1;
+      plane[t] = on > 0;
+      cutf[t] = right[t] && on == 3;
+      ncut += cutf[t];
+      if (cutf[t]) f.u.F[9 * (size_t)t] = 3.0; /* Green strain 4 along x: the crack band opens at once */
+    }
+    assert_true(ncut > 0);
+    crit_eval(&f);
+    assert_int_equal(f.ev.count, 6 * ncut); /* the six edges of each cut tet; no hinge yet: nothing turned */
+    const double th = angles[c], co = cos(th), si = sin(th);
+    for (int32_t t = 0; t < nt; ++t) {
+      if (!right[t] || cutf[t]) continue;
+      double *F = f.u.F + 9 * (size_t)t;
+      memset(F, 0, 9 * sizeof(double));
+      F[0] = co, F[1] = -si, F[3] = si, F[4] = co, F[8] = 1.0;
+    }
+    crit_eval(&f);
+    if (c != 1) {
+      assert_int_equal(f.ev.count, 0);
+    } else {
+      assert_true(f.ev.count > 0 && f.ev.count % 6 == 0);
+      for (int32_t k = 0; k < f.ev.count; ++k) {
+        const cl_fracture_event *e = &f.ev.items[k];
+        assert_int_equal(e->kind, CL_EVENT_DAMAGE_EDGE);
+        assert_int_equal(e->damage_edge.in_unit, 1);
+        assert_true(e->damage_edge.damage >= 1.0);
+        assert_true(plane[e->damage_edge.unit] && !cutf[e->damage_edge.unit]);
+      }
+      print_message("hinge rule: %d tets cut to a hinge, turned %.2f rad: %d tets at the hinge break\n", ncut, th,
+                    f.ev.count / 6);
+      crit_eval(&f); /* the hinge is gone: nothing more breaks */
+      assert_int_equal(f.ev.count, 0);
+    }
+    free(right);
+    free(cutf);
+    free(plane);
+    crit_close(&f);
+  }
+}
+
 static void test_bad_input(void **state) {
   (void)state;
   struct {
@@ -764,6 +832,7 @@ int main(void) {
       cmocka_unit_test(test_threshold_is_the_tensor_projection),
       cmocka_unit_test(test_softening_law),
       cmocka_unit_test(test_diffusion_radius),
+      cmocka_unit_test(test_hinge_rule),
       cmocka_unit_test(test_bad_input),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);

@@ -181,4 +181,24 @@ T.test("the Charpy scene and the notched beam name the bad input", function()
   T.error(function() beam.run(cl, meshes, { cmod_end = -1 }) end, { "cmod_end", "range" })
 end)
 
+-- The hinge rule of edge_stress (hinge_angle; docs/solvers/graph_fem.md, "Hinges"): on the coarse
+-- Charpy specimen with the converged solve, the crack stops one row of elements short of the
+-- hammer's face and the halves turn about the line of nodes they still share. Without the rule they
+-- stay one piece (they do for good: the hinge carries no stress); with it they come apart.
+T.test("the converged Charpy run breaks in two only with the hinge rule", function()
+  local scenes = dofile(here .. "/../../experiments/scenes/init.lua")
+  local function big_pieces(hinge)
+    local built = scenes.get("graph_fem/charpy"):build { linear_solver = "pcg", tolerance = 1e-8, max_volume = 2e-8,
+                                                         dt = 5e-6, threads = 1, hinge_angle = hinge }
+    built.world:step(60)
+    local b, count, big = built.body, {}, 0
+    for _, l in ipairs(b:piece_labels()) do count[l] = (count[l] or 0) + 1 end
+    for _, c in pairs(count) do if c > 0.1 * b:info().nodes then big = big + 1 end end
+    built.world:destroy()
+    return big
+  end
+  T.eq(big_pieces(0), 1, "without the rule: one piece, the halves joined at a hinge")
+  T.eq(big_pieces(0.1), 2, "with hinge_angle = 0.1 rad: two halves")
+end)
+
 T.done()
