@@ -503,7 +503,17 @@ static void passive_openmp_wait(char **argv) {
   /* the user's choice stands, "active" or a thread count included */
   if (!getenv("OMP_WAIT_POLICY")) changed |= setenv("OMP_WAIT_POLICY", "passive", 1) == 0;
   if (!getenv("OPENBLAS_NUM_THREADS")) changed |= setenv("OPENBLAS_NUM_THREADS", "1", 1) == 0;
-  if (changed) execv("/proc/self/exe", argv); /* returns only on failure */
+  if (!changed) return;
+  /* Under valgrind (its preload library is in LD_PRELOAD) the exec would leave the tool: the re-run
+   * would go unchecked, and /proc/self/exe names the tool itself, which refuses to start. Go on with
+   * the libraries' defaults there; the variables still reach the processes this one starts. */
+  const char *preload = getenv("LD_PRELOAD");
+  if (preload && strstr(preload, "vgpreload")) return;
+  char self[PATH_CAP];
+  ssize_t n = readlink("/proc/self/exe", self, sizeof self - 1);
+  if (n <= 0) return;
+  self[n] = '\0';
+  execv(self, argv); /* returns only on failure */
 }
 
 int main(int argc, char **argv) {
