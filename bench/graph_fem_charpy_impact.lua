@@ -54,22 +54,19 @@ for k = 1, steps do
   for _, c in ipairs(cols) do rows[c][k] = v[c] end
 end
 
-local function median(t)
-  local s = {}
-  for i, x in ipairs(t) do s[i] = x end
+-- the median and the mean of a column
+local function summary(t)
+  local s, sum = {}, 0
+  for i, x in ipairs(t) do s[i], sum = x, sum + x end
   table.sort(s)
-  local n = #s
-  return n % 2 == 1 and s[(n + 1) / 2] or 0.5 * (s[n / 2] + s[n / 2 + 1])
-end
-local function mean(t)
-  local a = 0
-  for _, x in ipairs(t) do a = a + x end
-  return a / #t
+  local n, h = #s, math.floor((#s + 1) / 2)
+  return n % 2 == 1 and s[h] or 0.5 * (s[h] + s[h + 1]), sum / n
 end
 print(string.format("  %-10s %9s %9s", "per step", "median", "mean"))
 for _, c in ipairs(cols) do
   local unit = c == "iterations" and "" or " ms"
-  print(string.format("  %-10s %9.2f %9.2f%s", c, median(rows[c]), mean(rows[c]), unit))
+  local med, avg = summary(rows[c])
+  print(string.format("  %-10s %9.2f %9.2f%s", c, med, avg, unit))
 end
-print(string.format("  fps (median wall): %.1f; pieces at the end: %d, broken edges %d", 1e3 / median(rows.wall),
+print(string.format("  fps (median wall): %.1f; pieces at the end: %d, broken edges %d", 1e3 / summary(rows.wall),
                     body:stats().pieces, body:stats().broken_edges))
