@@ -142,7 +142,7 @@ cl_status cl_mg_analyse(cl_mg *mg, const cl_linear_solver_def *def, const cl_bsr
     mg->lev[l].blocks = mg->lev[l].A->nnzb;
     st = alloc_vectors(&mg->lev[l], mg->lev[l].A->n, l + 1 < mg->nlev);
   }
-  if (st >= 0) st = cl_mg_coarse_analyse(&mg->coarse, def->mg_coarse_solver, mg->lev[mg->nlev - 1].A);
+  if (st >= 0) st = cl_mg_coarse_analyse(&mg->coarse, def, mg->lev[mg->nlev - 1].A);
   if (st >= 0) {
     mg->fixed = cl_calloc(3 * (size_t)A->n + 1, 1, "multigrid mask");
     if (!mg->fixed) st = CL_ERR_OUT_OF_MEMORY;
@@ -229,7 +229,7 @@ cl_status cl_mg_setup(cl_mg *mg, const cl_linear_solver_def *def, const cl_bsr *
     }
   }
   const uint64_t tc = cl_time_ns();
-  cl_status s = cl_mg_coarse_factor(&mg->coarse, mg->lev[mg->nlev - 1].A);
+  cl_status s = cl_mg_coarse_factor(&mg->coarse, def, mg->lev[mg->nlev - 1].A);
   mg->st.coarse_factor_ms = 1e-6 * (double)(cl_time_ns() - tc);
   if (s != CL_OK) {
     *reason = s == CL_WARN_NOT_POSDEF ? CL_SOLVE_NOT_POSDEF : s == CL_ERR_NUMERICAL ? CL_SOLVE_NON_FINITE : CL_SOLVE_INVALID;
@@ -276,6 +276,12 @@ void cl_mg_get_stats(const cl_mg *mg, cl_mg_stats *out) {
   memset(out, 0, sizeof *out);
   if (!mg) return;
   *out = mg->st;
+  if (mg->coarse.ls) {
+    cl_linear_solver_stats cs;
+    cl_linear_solver_get_stats(mg->coarse.ls, &cs);
+    out->coarse_factorizations = cs.factorizations;
+    out->coarse_iterations = mg->coarse.iterations;
+  }
   for (int32_t l = 0; l < mg->nlev; ++l) {
     const mg_level *L = &mg->lev[l];
     cl_mg_level_stats *o = &out->level[l];

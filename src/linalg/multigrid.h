@@ -37,7 +37,9 @@ typedef enum cl_mg_smoother {
 /* Values of cl_linear_solver_def.mg_coarse_solver: the solve at the coarsest level. */
 typedef enum cl_mg_coarse {
   CL_MG_COARSE_CG = 0,      /* mg_coarse_iterations of block-Jacobi CG from zero (the paper's choice) */
-  CL_MG_COARSE_CHOLMOD = 1, /* a CHOLMOD factor made at every set-up: an exact coarse solve */
+  CL_MG_COARSE_CHOLMOD = 1, /* CG preconditioned by a CHOLMOD factor to CL_MG_COARSE_TOL (the "cholmod"
+                               entry: with reuse_factor the factor of an older coarse matrix is kept
+                               while it pays, otherwise one is made at every set-up) */
   CL_MG_COARSE_DENSE = 2    /* a dense Cholesky factor (up to CL_MG_DENSE_MAX unknowns) */
 } cl_mg_coarse;
 
@@ -47,10 +49,18 @@ typedef enum cl_mg_mode {
   CL_MG_MODE_PCG = 1    /* CG preconditioned by one V-cycle, to rel_tol */
 } cl_mg_mode;
 
+/* The relative residual of the coarse solve of CL_MG_COARSE_CHOLMOD. Far below what one V-cycle
+ * reduces (0.2-0.8), so the cycle is the exact-coarse-solve cycle to this accuracy, in both modes;
+ * loose enough that a kept factor needs a few iterations only (tests/c/test_multigrid_cycle.c bounds
+ * the difference to a fresh factor's cycle). */
+#define CL_MG_COARSE_TOL 1e-8
+
 enum {
   CL_MG_MAX_COARSE = 7,    /* coarse levels a grid spec may ask for */
   CL_MG_GRID_CHARS = 64,   /* size of cl_linear_solver_def.mg_grid with its terminating zero */
-  CL_MG_DENSE_MAX = 6000   /* unknowns of the coarsest level the dense Cholesky accepts */
+  CL_MG_DENSE_MAX = 6000,  /* unknowns of the coarsest level the dense Cholesky accepts */
+  CL_MG_COARSE_MAX_ITER = 200 /* CG iterations of one coarse solve (CL_MG_COARSE_CHOLMOD; a stale factor
+                                 is renewed at this cap) */
 };
 
 /* ---- the grid spec (paper sec 4.1) ---- */
@@ -100,6 +110,8 @@ typedef struct cl_mg_stats {
   int64_t reuses;                           /* set-ups that kept the coarse levels (cl_mg_refresh_fine) */
   int64_t rebuilds;                         /* made because its mask differed from the set-up's */
   int64_t cycles;                           /* V-cycles over all solves */
+  int64_t coarse_factorizations;            /* factorisations of the coarsest level (CL_MG_COARSE_CHOLMOD) */
+  int64_t coarse_iterations;                /* CG iterations of its coarse solves */
   double solve_ms;                          /* the last solve */
   double cycle_factor;                      /* the last solve's residual reduction per V-cycle (fixed
                                                mode) or per PCG iteration: (r_k / r_0)^(1/k); 0 if

@@ -30,9 +30,11 @@ typedef struct mg_level {
 
 typedef struct mg_coarse {
   int32_t kind;         /* cl_mg_coarse of the analysis */
-  cl_cholmod *chol;     /* CL_MG_COARSE_CHOLMOD */
+  cl_linear_solver *ls; /* CL_MG_COARSE_CHOLMOD: the "cholmod" entry (a factor, reused by rent or buy) */
+  const cl_cholmod *chol; /* its CHOLMOD object (statistics) */
   double *dense;        /* CL_MG_COARSE_DENSE: the factor L, row-major n x n (lower triangle) */
   int32_t n;            /* scalar unknowns of the coarsest level */
+  int64_t iterations;   /* CL_MG_COARSE_CHOLMOD: CG iterations of its solves, all solves */
   cl_cg_workspace *ws;  /* CL_MG_COARSE_CG */
 } mg_coarse;
 
@@ -49,8 +51,8 @@ struct cl_mg {
 
 /* multigrid_coarse.c: the coarsest level's solver for the analysed pattern, its factor, its solve
  * x = A_L^-1 b (or the approximation by mg_coarse_iterations of CG from zero). */
-cl_status cl_mg_coarse_analyse(mg_coarse *c, int32_t kind, const cl_bsr *A);
-cl_status cl_mg_coarse_factor(mg_coarse *c, const cl_bsr *A);
+cl_status cl_mg_coarse_analyse(mg_coarse *c, const cl_linear_solver_def *def, const cl_bsr *A);
+cl_status cl_mg_coarse_factor(mg_coarse *c, const cl_linear_solver_def *def, const cl_bsr *A);
 cl_status cl_mg_coarse_solve(mg_coarse *c, const cl_linear_solver_def *def, const cl_bsr *A, const double *b,
                              double *x);
 void cl_mg_coarse_free(mg_coarse *c);

@@ -229,6 +229,64 @@ static void test_fixed_dofs_exact(void **state) {
   cl_test_mg_free(&s);
 }
 
+/* The coarsest level's factor kept across set-ups (reuse_factor, multigrid_coarse.c: CG on the new
+ * coarse matrix preconditioned by the old factor, to CL_MG_COARSE_TOL) against a factor made at every
+ * set-up: one V-cycle on a changed matrix gives the same iterate to 1e-7, with one factorisation
+ * instead of two; in mode pcg the same iteration count. */
+static void test_coarse_factor_reuse(void **state) {
+  (void)state;
+  cl_test_mg_sys s;
+  cl_test_mg_bar(&s, 12, 4, 4, 1.0, 0.3, 1e5, 0.3, MASS_COEFF);
+  const size_t nv = 9 * (size_t)s.A->nnzb;
+  double *A1 = malloc(sizeof(double) * nv), *x[2];
+  memcpy(A1, s.A->val, sizeof(double) * nv);
+  for (int mode = CL_MG_MODE_FIXED; mode <= CL_MG_MODE_PCG; ++mode) {
+    int32_t its[2];
+    for (int reuse = 0; reuse <= 1; ++reuse) {
+      memcpy(s.A->val, A1, sizeof(double) * nv);
+      cl_linear_solver_def def;
+      cl_test_mg_def(&s, "8/all", &def);
+      def.mg_mode = mode;
+      def.mg_cycles = 1;
+      def.rel_tol = mode == CL_MG_MODE_FIXED ? 1e-14 : 1e-9;
+      def.reuse_factor = reuse;
+      cl_linear_solver *ls = cl_test_mg_solver(&s, NULL, &def);
+      cl_linear_result res;
+      assert_ok(cl_linear_solver_setup(ls, s.A, NULL));
+      memset(s.x, 0, sizeof(double) * (size_t)s.n3);
+      assert_true(cl_linear_solver_solve(ls, s.b, s.x, NULL, &res) >= 0);
+      /* a stiffer matrix: the diagonal blocks 20 % larger (still symmetric positive definite) */
+      for (int32_t i = 0; i < s.A->n; ++i)
+        for (int k = 0; k < 9; ++k) s.A->val[9 * s.A->diag[i] + k] *= 1.2;
+      assert_ok(cl_linear_solver_setup(ls, s.A, NULL));
+      memset(s.x, 0, sizeof(double) * (size_t)s.n3);
+      assert_true(cl_linear_solver_solve(ls, s.b, s.x, NULL, &res) >= 0);
+      its[reuse] = res.iterations;
+      x[reuse] = malloc(sizeof(double) * (size_t)s.n3);
+      memcpy(x[reuse], s.x, sizeof(double) * (size_t)s.n3);
+      cl_mg_stats st;
+      cl_mg_get_stats(cl_linear_solver_multigrid(ls), &st);
+      print_message("mode %d, reuse_factor %d: %lld coarse factorisations, %lld coarse CG iterations, %d iterations\n",
+                    mode, reuse, (long long)st.coarse_factorizations, (long long)st.coarse_iterations, res.iterations);
+      assert_int_equal(st.coarse_factorizations, reuse ? 1 : 2);
+      cl_linear_solver_destroy(ls);
+    }
+    double d2 = 0.0, n2 = 0.0;
+    for (int64_t d = 0; d < s.n3; ++d) {
+      d2 += (x[1][d] - x[0][d]) * (x[1][d] - x[0][d]);
+      n2 += x[0][d] * x[0][d];
+    }
+    print_message("mode %d: kept factor against fresh: relative difference %.3g\n", mode, sqrt(d2 / n2));
+    if (mode == CL_MG_MODE_FIXED) assert_true(sqrt(d2 / n2) <= 1e-7);
+    else assert_true(its[1] <= its[0] + 1 && sqrt(d2 / n2) <= 1e-6);
+    free(x[0]);
+    free(x[1]);
+  }
+  memcpy(s.A->val, A1, sizeof(double) * nv);
+  free(A1);
+  cl_test_mg_free(&s);
+}
+
 /* Mode fixed: a cycle count too small for the tolerance is a warning with the residual reached. */
 static void test_fixed_mode_cap(void **state) {
   (void)state;
@@ -313,6 +371,7 @@ int main(void) {
       cmocka_unit_test(test_pcg_beats_block_jacobi),
       cmocka_unit_test(test_fixed_dofs_exact),
       cmocka_unit_test(test_fixed_mode_cap),
+      cmocka_unit_test(test_coarse_factor_reuse),
 #ifdef _OPENMP
       cmocka_unit_test(test_thread_count_independent),
 #endif
