@@ -20,6 +20,7 @@ static void free_levels(cl_mg *mg) {
     cl_mg_galerkin_free(&L->G);
     free(L->handles);
     free(L->dinv);
+    cl_node_coloring_free(&L->colors);
     free(L->b);
     free(L->x);
     free(L->r);
@@ -141,6 +142,8 @@ cl_status cl_mg_analyse(cl_mg *mg, const cl_linear_solver_def *def, const cl_bsr
   for (int32_t l = 0; st >= 0 && l < mg->nlev; ++l) {
     mg->lev[l].blocks = mg->lev[l].A->nnzb;
     st = alloc_vectors(&mg->lev[l], mg->lev[l].A->n, l + 1 < mg->nlev);
+    /* for every smoother: cl_linear_solver_configure may choose the coloured one after the analysis */
+    if (st >= 0 && l + 1 < mg->nlev) st = cl_node_coloring_make(mg->lev[l].A, CL_MG_COLOR_BLOCK, &mg->lev[l].colors);
   }
   if (st >= 0) st = cl_mg_coarse_analyse(&mg->coarse, def, mg->lev[mg->nlev - 1].A);
   if (st >= 0) {

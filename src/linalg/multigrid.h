@@ -31,7 +31,9 @@ typedef enum cl_mg_smoother {
   CL_MG_SMOOTH_JACOBI = 0,       /* damped block Jacobi, x += omega D^-1 (b - A x) */
   CL_MG_SMOOTH_GAUSS_SEIDEL = 1, /* block Gauss-Seidel: forward sweeps before the coarse correction,
                                     backward after (so the V-cycle is symmetric) */
-  CL_MG_SMOOTH_SYMMETRIC_GS = 2  /* each sweep forward then backward, before and after */
+  CL_MG_SMOOTH_SYMMETRIC_GS = 2, /* each sweep forward then backward, before and after */
+  CL_MG_SMOOTH_COLORED_GS = 3    /* block Gauss-Seidel in a multicolour order (node_coloring.h): colours
+                                    forward before, backward after; a colour's nodes in parallel */
 } cl_mg_smoother;
 
 /* Values of cl_linear_solver_def.mg_coarse_solver: the solve at the coarsest level. */
@@ -59,6 +61,7 @@ enum {
   CL_MG_MAX_COARSE = 7,    /* coarse levels a grid spec may ask for */
   CL_MG_GRID_CHARS = 64,   /* size of cl_linear_solver_def.mg_grid with its terminating zero */
   CL_MG_DENSE_MAX = 6000,  /* unknowns of the coarsest level the dense Cholesky accepts */
+  CL_MG_COLOR_BLOCK = 64,  /* nodes per block of the multicolour Gauss-Seidel (node_coloring.h) */
   CL_MG_COARSE_MAX_ITER = 200 /* CG iterations of one coarse solve (CL_MG_COARSE_CHOLMOD; a stale factor
                                  is renewed at this cap) */
 };

@@ -13,6 +13,7 @@
 #include "linalg/multigrid.h"
 #include "linalg/multigrid_galerkin.h"
 #include "linalg/multigrid_transfer.h"
+#include "linalg/node_coloring.h"
 
 typedef struct mg_level {
   const cl_bsr *A;      /* level 0: the set-up's matrix (the caller's); below: own */
@@ -23,6 +24,7 @@ typedef struct mg_level {
   int32_t nhandles;
   int64_t blocks;       /* of A_l's pattern (level 0: the analysed one; A may be gone by now) */
   double *dinv;         /* 9 n: the smoother's inverted diagonal blocks (not at the coarsest level) */
+  cl_node_coloring colors; /* of A_l's pattern, for mg_smoother colored_gauss_seidel (not at the coarsest) */
   double *b, *x, *r;    /* 3 n each: right-hand side, iterate, residual of the cycle at this level */
   int32_t regularized;  /* pivots the last set-up raised (cl_mg_regularize) */
   double ms;            /* time spent at this level (smoothing, transfers; the coarse solve) */
