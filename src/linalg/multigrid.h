@@ -112,6 +112,7 @@ typedef struct cl_mg_stats {
   int64_t setups;                           /* set-ups, and rebuilds of the coarse matrices a solve */
   int64_t reuses;                           /* set-ups that kept the coarse levels (cl_mg_refresh_fine) */
   int64_t rebuilds;                         /* made because its mask differed from the set-up's */
+  int64_t mask_updates;                     /* of which by cl_mg_update_mask (the rows that change) */
   int64_t cycles;                           /* V-cycles over all solves */
   int64_t coarse_factorizations;            /* factorisations of the coarsest level (CL_MG_COARSE_CHOLMOD) */
   int64_t coarse_iterations;                /* CG iterations of its coarse solves */
@@ -142,6 +143,17 @@ cl_status cl_mg_setup(cl_mg *mg, const struct cl_linear_solver_def *def, const c
  * set-up; the coarse matrices and the coarsest factor stay those of the older matrix. Needs a usable
  * hierarchy. Returns as cl_mg_setup (on failure the hierarchy is unusable until the next full set-up). */
 cl_status cl_mg_refresh_fine(cl_mg *mg, const cl_bsr *A, int *reason);
+
+/* The set-up again for a new mask `fixed` (3 n flags, NULL = none) on the matrix of the last set-up,
+ * whose values may since have changed only in the rows and columns of the nodes whose mask changes (a
+ * contact round of fem/system.h turns exactly those into their frames). Makes again only the rows of
+ * the level-1 matrix that read those nodes (their handles' and their neighbours' handles' rows: a row
+ * comes out to the bit as a whole set-up makes it, cl_mg_galerkin_product_rows), the coarser levels,
+ * the smoothers' diagonal blocks and the coarse factor; the result is the full set-up's. Falls back to
+ * cl_mg_setup without a usable set-up of this matrix or when more than a quarter of the nodes change.
+ * Returns as cl_mg_setup. */
+cl_status cl_mg_update_mask(cl_mg *mg, const struct cl_linear_solver_def *def, const cl_bsr *A, const uint8_t *fixed,
+                            int *reason);
 
 /* Whether the last set-up left a usable hierarchy, and whether `fixed` is the mask it was made with. */
 int cl_mg_usable(const cl_mg *mg);

@@ -27,6 +27,10 @@ typedef struct mg_level {
   cl_node_coloring colors; /* of A_l's pattern, for mg_smoother colored_gauss_seidel (not at the coarsest) */
   double *b, *x, *r;    /* 3 n each: right-hand side, iterate, residual of the cycle at this level */
   int32_t regularized;  /* pivots the last set-up raised (cl_mg_regularize) */
+  double *trace;        /* l >= 1: each handle's diagonal block trace before regularisation */
+  uint8_t *raised;      /* l >= 1: pivots regularisation raised in each handle */
+  int32_t *list;        /* l >= 1: work of cl_mg_update_mask, the handle rows to make again ... */
+  uint8_t *mark;        /* ... and a flag per handle */
   double ms;            /* time spent at this level (smoothing, transfers; the coarse solve) */
 } mg_level;
 
