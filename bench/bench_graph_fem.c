@@ -306,7 +306,8 @@ int main(int argc, char **argv) {
                 strcmp(argv[i + 1], "armadillo") == 0)) {
       g_only = argv[++i];
     } else {
-      fprintf(stderr, "usage: " PROG " [--quick] [--steps N] [--threads N] [--cycles N] [--smoother 0-3] [--pull V] [--strength S] "
+      fprintf(stderr, "usage: " PROG " [--quick] [--steps N] [--threads N] [--cycles N] [--smoother 0-3] [--pull V] "
+                      "[--strength S] "
                       "[--only charpy|sphere|armadillo] [--config mg|mg-w|conv]\n");
       return 2;
     }

@@ -21,7 +21,8 @@ enum {
   CL_FEM_MG_GRID = 0, /* text: the paper's grid spec, e.g. "50/all" */
   CL_FEM_MG_MODE,     /* choice pcg | fixed (note: the parameter's order, not cl_mg_mode's) */
   CL_FEM_MG_CYCLES,   /* V-cycles per solve in mode fixed */
-  CL_FEM_MG_SMOOTHER, /* choice jacobi | gauss_seidel | symmetric_gauss_seidel | colored_gauss_seidel (cl_mg_smoother) */
+  CL_FEM_MG_SMOOTHER, /* choice jacobi | gauss_seidel | symmetric_gauss_seidel | colored_gauss_seidel
+                         (cl_mg_smoother) */
   CL_FEM_MG_SWEEPS,   /* smoothing sweeps before and after the coarse correction */
   CL_FEM_MG_COARSE,   /* choice cg | cholmod | dense (cl_mg_coarse) */
   CL_FEM_MG_PARAM_COUNT

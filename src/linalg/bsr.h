@@ -97,6 +97,14 @@ int64_t cl_bsr_bytes(const cl_bsr *A);
 
 /* ---- products (spmv.c); OpenMP over rows, no atomics. A must be square (n_cols == n). ---- */
 
+/* s += B x for one 3x3 block B (row-major) and 3-vector x: each row's three products summed first,
+ * then added, the order every row product of spmv.c keeps (so sums over a row agree to the bit). */
+static inline void cl_bsr_block_mul_add(const double *B, const double *x, double *s) {
+  s[0] += B[0] * x[0] + B[1] * x[1] + B[2] * x[2];
+  s[1] += B[3] * x[0] + B[4] * x[1] + B[5] * x[2];
+  s[2] += B[6] * x[0] + B[7] * x[1] + B[8] * x[2];
+}
+
 /* y = A x. x and y have 3n entries and must not overlap. */
 void cl_bsr_spmv(const cl_bsr *A, const double *x, double *y);
 /* y = alpha A x + beta y (beta == 0 ignores the old y, even NaN). */
@@ -105,5 +113,11 @@ void cl_bsr_spmv_axpby(const cl_bsr *A, double alpha, const double *x, double be
  * set to zero. One pass: the residual kernel of CG and of the smoothers. */
 double cl_bsr_residual(const cl_bsr *A, const double *b, const double *x, const uint8_t *fixed,
                        double *r);
+
+/* The same, r = b - A x with ||r||^2 returned, and in the same pass over A the squared norm of the
+ * masked residual of a second vector, b - A y, into *ry2 (not stored): one read of A for two
+ * residuals. Each sum is the one cl_bsr_residual makes, to the bit. */
+double cl_bsr_residual_pair(const cl_bsr *A, const double *b, const double *x, const double *y, const uint8_t *fixed,
+                            double *r, double *ry2);
 
 #endif

@@ -296,7 +296,10 @@ cl_status cl_mg_update_mask(cl_mg *mg, const cl_linear_solver_def *def, const cl
   for (int32_t k = 0; k < nh; ++k) C->mark[k] = 0;
   for (int32_t i = 0; i < n; ++i) {
     int differs = 0;
-    for (int c = 0; c < 3; ++c) differs |= (fixed ? fixed[3 * (int64_t)i + c] != 0 : 0) != (mg->fixed[3 * (int64_t)i + c] != 0);
+    for (int c = 0; c < 3; ++c) {
+      const int now = fixed ? fixed[3 * (int64_t)i + c] != 0 : 0;
+      differs |= now != (mg->fixed[3 * (int64_t)i + c] != 0);
+    }
     if (!differs) continue;
     changed++;
     for (int64_t s = A->row_ptr[i]; s < A->row_ptr[i + 1]; ++s) {

@@ -269,12 +269,14 @@ static void test_mask_update_exact(void **state) {
         double *B = s.A->val + 9 * q, T[9];
         if (turn[i]) {
           for (int r = 0; r < 3; ++r)
-            for (int e = 0; e < 3; ++e) T[3 * r + e] = Q[3 * r] * B[e] + Q[3 * r + 1] * B[3 + e] + Q[3 * r + 2] * B[6 + e];
+            for (int e = 0; e < 3; ++e)
+              T[3 * r + e] = Q[3 * r] * B[e] + Q[3 * r + 1] * B[3 + e] + Q[3 * r + 2] * B[6 + e];
           memcpy(B, T, sizeof T);
         }
         if (turn[j]) {
           for (int r = 0; r < 3; ++r)
-            for (int e = 0; e < 3; ++e) T[3 * r + e] = B[3 * r] * Q[3 * e] + B[3 * r + 1] * Q[3 * e + 1] + B[3 * r + 2] * Q[3 * e + 2];
+            for (int e = 0; e < 3; ++e)
+              T[3 * r + e] = B[3 * r] * Q[3 * e] + B[3 * r + 1] * Q[3 * e + 1] + B[3 * r + 2] * Q[3 * e + 2];
           memcpy(B, T, sizeof T);
         }
       }

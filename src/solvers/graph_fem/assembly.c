@@ -98,17 +98,11 @@ static void assemble_rows(cl_gfem *s, const cl_body_state *st, const cl_step_inp
       s->sys.b[3 * i + c] = bi[c];
       s->sys.v[3 * i + c] = v[c];
     }
-    double t0 = 0.0, t1 = 0.0, t2 = 0.0; /* (A v)_i, summed as spmv.c's rows are */
-    for (int64_t q = A->row_ptr[i]; q < A->row_ptr[i + 1]; ++q) {
-      const double *B = val + 9 * q, *vj = st->v + 3 * (int64_t)A->col[q];
-      t0 += B[0] * vj[0] + B[1] * vj[1] + B[2] * vj[2];
-      t1 += B[3] * vj[0] + B[4] * vj[1] + B[5] * vj[2];
-      t2 += B[6] * vj[0] + B[7] * vj[1] + B[8] * vj[2];
-    }
+    double t[3] = {0.0, 0.0, 0.0}; /* (A v)_i, summed as spmv.c's rows are */
+    for (int64_t q = A->row_ptr[i]; q < A->row_ptr[i + 1]; ++q)
+      cl_bsr_block_mul_add(val + 9 * q, st->v + 3 * (int64_t)A->col[q], t);
     double *r0 = s->sys.r0 + 3 * (size_t)i;
-    r0[0] = bi[0] - t0;
-    r0[1] = bi[1] - t1;
-    r0[2] = bi[2] - t2;
+    for (int c = 0; c < 3; ++c) r0[c] = bi[c] - t[c];
   }
 }
 
