@@ -217,7 +217,9 @@ static void run_config(const scene *sc, config_kind cf, int threads) {
   for (int32_t l = 0; l < st.levels; ++l)
     printf(" L%d (%d %s) %.2f%s", l, l ? st.level[l].handles : st.level[l].nodes, l ? "handles" : "nodes", level[l],
            l + 1 == st.levels ? " (coarse solve)" : "");
-  printf("\n");
+  printf("; coarse factorisations %lld, coarse CG iterations %lld over %lld V-cycles; colours of L0's multicolour "
+         "order %d\n", (long long)st.coarse_factorizations, (long long)st.coarse_iterations, (long long)st.cycles,
+         st.level[0].colors);
   fflush(stdout);
   free(t);
   free(after_break);

@@ -376,6 +376,7 @@ void cl_mg_get_stats(const cl_mg *mg, cl_mg_stats *out) {
     o->degenerate = l >= 1 ? mg->lev[l - 1].T.degenerate : 0;
     o->regularized = L->regularized;
     o->smooth_ms = L->ms;
+    o->colors = L->colors.colors;
   }
 }
 

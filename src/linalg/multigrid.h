@@ -100,6 +100,7 @@ typedef struct cl_mg_level_stats {
                            multigrid_transfer.h) */
   int32_t regularized;  /* unknowns whose pivot the last set-up raised (zero rows, near-null directions) */
   double smooth_ms;     /* time spent smoothing (or in the coarse solve) at this level, all solves */
+  int32_t colors;       /* colours of the multicolour block order (node_coloring.h; 0 at the coarsest) */
 } cl_mg_level_stats;
 
 typedef struct cl_mg_stats {
