@@ -91,6 +91,9 @@ void cl_bsr_diag_blocks(const cl_bsr *A, double *D);
  * free entries, so the singularity test stays relative to them) before inverting and zeroed in the
  * inverse, so Dinv maps a residual that is zero on fixed dofs to a correction that is zero there too. CL_ERR_NUMERICAL naming the node if a block is singular or not finite. */
 cl_status cl_bsr_diag_inverse(const cl_bsr *A, const uint8_t *fixed, double *Dinv);
+/* The same for the blocks of nodes[0 .. count-1] only (the others of Dinv keep their values). */
+cl_status cl_bsr_diag_inverse_nodes(const cl_bsr *A, const uint8_t *fixed, const int32_t *nodes, int32_t count,
+                                    double *Dinv);
 
 /* Bytes held by the matrix (pattern and values), for reports. */
 int64_t cl_bsr_bytes(const cl_bsr *A);

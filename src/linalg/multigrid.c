@@ -32,7 +32,9 @@ static void free_levels(cl_mg *mg) {
   }
   cl_mg_coarse_free(&mg->coarse);
   free(mg->fixed);
+  free(mg->changed);
   mg->fixed = NULL;
+  mg->changed = NULL;
   mg->nlev = 0;
   mg->usable = 0;
   mg->has_fixed = 0;
@@ -160,7 +162,8 @@ cl_status cl_mg_analyse(cl_mg *mg, const cl_linear_solver_def *def, const cl_bsr
   if (st >= 0) st = cl_mg_coarse_analyse(&mg->coarse, def, mg->lev[mg->nlev - 1].A);
   if (st >= 0) {
     mg->fixed = cl_calloc(3 * (size_t)A->n + 1, 1, "multigrid mask");
-    if (!mg->fixed) st = CL_ERR_OUT_OF_MEMORY;
+    mg->changed = cl_malloc(sizeof(int32_t) * ((size_t)A->n + 1), "multigrid mask");
+    if (!mg->fixed || !mg->changed) st = CL_ERR_OUT_OF_MEMORY;
   }
   if (st < 0) {
     free_levels(mg);
@@ -222,7 +225,7 @@ static void coarse_level(cl_mg *mg, const cl_linear_solver_def *def, int32_t l, 
 /* After the coarse matrices: the bad-pivot verdict, the smoothers' diagonal blocks and the coarse
  * factor; the hierarchy is usable on success. */
 static cl_status finish_setup(cl_mg *mg, const cl_linear_solver_def *def, int32_t bad_level, int32_t bad_handle,
-                              double bad_pivot, int *reason) {
+                              double bad_pivot, const int32_t *nodes0, int32_t count0, int *reason) {
   const uint8_t *mask = mg->has_fixed ? mg->fixed : NULL;
   if (bad_level >= 0) {
     *reason = CL_SOLVE_NOT_POSDEF;
@@ -232,7 +235,9 @@ static cl_status finish_setup(cl_mg *mg, const cl_linear_solver_def *def, int32_
                    "prolongation is not degenerate)", bad_level, bad_pivot, bad_handle);
   }
   for (int32_t l = 0; l + 1 < mg->nlev; ++l) {
-    cl_status s = cl_bsr_diag_inverse(mg->lev[l].A, l == 0 ? mask : NULL, mg->lev[l].dinv);
+    /* nodes0: only these level-0 blocks changed (cl_mg_update_mask) */
+    cl_status s = l == 0 && nodes0 ? cl_bsr_diag_inverse_nodes(mg->lev[0].A, mask, nodes0, count0, mg->lev[0].dinv)
+                                   : cl_bsr_diag_inverse(mg->lev[l].A, l == 0 ? mask : NULL, mg->lev[l].dinv);
     if (s < 0) {
       *reason = CL_SOLVE_NOT_POSDEF;
       return cl_fail_context(CL_WARN_NOT_POSDEF, "Galerkin multigrid set-up, smoother of level %d: ", l);
@@ -278,7 +283,7 @@ cl_status cl_mg_setup(cl_mg *mg, const cl_linear_solver_def *def, const cl_bsr *
     coarse_level(mg, def, l, NULL, 0, &bad_level, &bad_handle, &bad_pivot);
   }
   mg->st.galerkin_ms = 1e-6 * (double)(cl_time_ns() - tg);
-  const cl_status s = finish_setup(mg, def, bad_level, bad_handle, bad_pivot, reason);
+  const cl_status s = finish_setup(mg, def, bad_level, bad_handle, bad_pivot, NULL, 0, reason);
   if (s != CL_OK) return s; /* warnings too: the hierarchy is not usable */
   mg->st.setup_ms = 1e-6 * (double)(cl_time_ns() - t0);
   return CL_OK;
@@ -301,7 +306,7 @@ cl_status cl_mg_update_mask(cl_mg *mg, const cl_linear_solver_def *def, const cl
       differs |= now != (mg->fixed[3 * (int64_t)i + c] != 0);
     }
     if (!differs) continue;
-    changed++;
+    mg->changed[changed++] = i;
     for (int64_t s = A->row_ptr[i]; s < A->row_ptr[i + 1]; ++s) {
       const int32_t k = L->T.handle[A->col[s]];
       if (k >= 0) C->mark[k] = 1;
@@ -320,7 +325,7 @@ cl_status cl_mg_update_mask(cl_mg *mg, const cl_linear_solver_def *def, const cl
   coarse_level(mg, def, 0, C->list, count, &bad_level, &bad_handle, &bad_pivot);
   for (int32_t l = 1; l + 1 < mg->nlev; ++l) coarse_level(mg, def, l, NULL, 0, &bad_level, &bad_handle, &bad_pivot);
   mg->st.galerkin_ms = 1e-6 * (double)(cl_time_ns() - tg);
-  const cl_status s = finish_setup(mg, def, bad_level, bad_handle, bad_pivot, reason);
+  const cl_status s = finish_setup(mg, def, bad_level, bad_handle, bad_pivot, mg->changed, changed, reason);
   if (s != CL_OK) return s; /* warnings too: the hierarchy is not usable */
   mg->st.setup_ms = 1e-6 * (double)(cl_time_ns() - t0);
   return CL_OK;

@@ -49,6 +49,7 @@ struct cl_mg {
   mg_level lev[CL_MG_MAX_COARSE + 1];
   mg_coarse coarse;
   uint8_t *fixed;       /* 3 n_0: the set-up's mask */
+  int32_t *changed;     /* n_0: work of cl_mg_update_mask, the nodes whose mask changes */
   int has_fixed;        /* fixed holds a mask with a flag set */
   int usable;           /* the last set-up succeeded */
   int32_t threads;      /* the analysis' thread count (work arrays) */
