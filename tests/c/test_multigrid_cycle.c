@@ -3,9 +3,11 @@
  * three levels); CG preconditioned by one V-cycle reaches 1e-8 on an elastic bar of over 10k nodes in
  * fewer iterations than block-Jacobi CG; the preconditioner is symmetric and positive definite for
  * every smoother with equal sweeps before and after; held dofs stay exactly at their values in both
- * modes, also with a mask other than the set-up's (the coarse matrices are rebuilt for it); the fixed
- * mode stops at its cycle count with the residual it reached and the reason max_iterations; results
- * do not depend on the thread count. */
+ * modes, also with a mask other than the set-up's (the coarse matrices are rebuilt for it, by the rows
+ * the new mask reaches, bitwise as a set-up for that mask); the fixed mode stops at its cycle count
+ * with the residual it reached and the reason max_iterations; a coarse factor kept across set-ups
+ * changes a V-cycle by less than 1e-7; the multicolour Gauss-Seidel smooths as well as the natural
+ * order; results do not depend on the thread count. */
 #include <math.h>
 #include <setjmp.h>
 #include <stdarg.h>
