@@ -54,8 +54,8 @@ enum {
                                           "prolongation",                                                             \
                                   .value = 2.0, .min = 1.0, .max = 1000.0, .kind = CL_PARAM_INTEGER},                 \
   [(first) + CL_FEM_MG_COARSE] = {.name = "mg_coarse", .unit = "1",                                                   \
-                                  .help = "galerkin_mg: the coarsest level's solve (a few CG iterations, a CHOLMOD "  \
-                                          "factor, dense Cholesky)",                                                  \
+                                  .help = "galerkin_mg: the coarsest level's solve (a few CG iterations; CG by a "    \
+                                          "CHOLMOD factor kept while it pays; dense Cholesky)",                        \
                                   .value = 1.0, .min = 0.0, .max = 2.0, .kind = CL_PARAM_CHOICE,                      \
                                   .choices = "cg|cholmod|dense"}
 
