@@ -54,26 +54,37 @@ static int degraded_edge_stiffness(const cl_gfem *s, const cl_body_state *st, in
   return 1;
 }
 
-/* K0_d = V b^T G_d b of element e. */
+/* K0_d = V b^T G_d b of element e, and its stress map Sd = T^T G_d b: the small-strain stress
+ * sigma = C eps = T^T G_d e (fem/edge_elastic.h) of the corner displacements u in the element's
+ * frame, e = b u, in Voigt order (xx, yy, zz, xy, yz, zx). Both from Gb = G_d b; K0_d is symmetric,
+ * its lower half the mirror of the upper. */
 static void build_degraded(cl_gfem *s, const cl_body_state *st, int32_t e) {
-  double b[72], T[36], G[36];
-  double *K = s->K0d + 144 * (size_t)e;
+  double b[72], T[36], G[36], Gb[72];
+  double *K = s->K0d + 144 * (size_t)e, *M = s->Sd + 72 * (size_t)e;
   s->kdirty[e] = 0;
   if (!degraded_edge_stiffness(s, st, e, b, T, G)) { /* degenerate: no stiffness (bind refuses such tets) */
     memset(K, 0, sizeof(double) * 144);
+    memset(M, 0, sizeof(double) * 72);
     return;
   }
+  for (int i = 0; i < 6; ++i)
+    for (int q = 0; q < 12; ++q) {
+      double t = 0.0;
+      for (int j = 0; j < 6; ++j) t += G[6 * i + j] * b[12 * j + q];
+      Gb[12 * i + q] = t;
+    }
   const double V = s->vol[e];
   for (int p = 0; p < 12; ++p)
+    for (int q = p; q < 12; ++q) {
+      double sum = 0.0;
+      for (int i = 0; i < 6; ++i) sum += b[12 * i + p] * Gb[12 * i + q];
+      K[12 * p + q] = K[12 * q + p] = V * sum;
+    }
+  for (int i = 0; i < 6; ++i)
     for (int q = 0; q < 12; ++q) {
       double sum = 0.0;
-      for (int i = 0; i < 6; ++i) {
-        if (b[12 * i + p] == 0.0) continue;
-        double t = 0.0;
-        for (int j = 0; j < 6; ++j) t += G[6 * i + j] * b[12 * j + q];
-        sum += b[12 * i + p] * t;
-      }
-      K[12 * p + q] = V * sum;
+      for (int k = 0; k < 6; ++k) sum += T[6 * k + i] * Gb[12 * k + q];
+      M[12 * i + q] = sum;
     }
 }
 
@@ -103,17 +114,21 @@ static int fitted_rotation(const cl_gfem *s, const cl_body_state *st, int32_t e,
   cl_mat3 Bi, F;
   if (cl_mat3_inverse(&B, &Bi) < 0) return 0;
   F = cl_mat3_mul(&A, &Bi);
+  /* the division-free iteration where F_w is near a rotation (small strain: nearly always), the
+   * same polar factor to rounding */
+  if (cl_polar3_near(&F, R, NULL)) return 1;
   return cl_polar3(&F, R, NULL) >= 0;
 }
 
-/* A damaged element: f = -R K0_d (R^T x - X), K = R K0_d R^T, psi = 1/2 u^T K0_d u. */
+/* A damaged element: f = -R K0_d (R^T x - X), K = R K0_d R^T, psi = 1/2 u^T K0_d u, and its stress
+ * R (Sd u) R^T (the degraded small-strain stress turned by R). */
 static void update_damaged(cl_gfem *s, const cl_body_state *st, int32_t e) {
   if (s->kdirty[e]) build_degraded(s, st, e);
   cl_mat3 R;
   memcpy(R.m, s->Re + 9 * (size_t)e, sizeof R.m);
   if (fitted_rotation(s, st, e, &R)) memcpy(s->Re + 9 * (size_t)e, R.m, sizeof R.m);
   const int32_t *t = st->cells + 4 * (size_t)e;
-  const double *K0 = s->K0d + 144 * (size_t)e;
+  const double *K0 = s->K0d + 144 * (size_t)e, *M = s->Sd + 72 * (size_t)e;
   double u[12], ku[12];
   for (int a = 0; a < 4; ++a) {
     const double *x = st->x + 3 * (size_t)t[a], *X = st->X + 3 * (size_t)t[a];
@@ -131,8 +146,9 @@ static void update_damaged(cl_gfem *s, const cl_body_state *st, int32_t e) {
   for (int a = 0; a < 4; ++a)
     for (int i = 0; i < 3; ++i)
       f[3 * a + i] = -(R.m[3 * i] * ku[3 * a] + R.m[3 * i + 1] * ku[3 * a + 1] + R.m[3 * i + 2] * ku[3 * a + 2]);
+  /* K_ab = R K0_ab R^T for a <= b; K_ba = K_ab^T (K0_d is symmetric) */
   for (int a = 0; a < 4; ++a)
-    for (int b = 0; b < 4; ++b) {
+    for (int b = a; b < 4; ++b) {
       double blk[9], T[9];
       for (int i = 0; i < 3; ++i)
         for (int j = 0; j < 3; ++j) blk[3 * i + j] = K0[12 * (3 * a + i) + 3 * b + j];
@@ -140,89 +156,99 @@ static void update_damaged(cl_gfem *s, const cl_body_state *st, int32_t e) {
         for (int j = 0; j < 3; ++j)
           T[3 * i + j] = R.m[3 * i] * blk[j] + R.m[3 * i + 1] * blk[3 + j] + R.m[3 * i + 2] * blk[6 + j];
       for (int i = 0; i < 3; ++i) /* K_ab = T R^T */
-        for (int j = 0; j < 3; ++j)
-          K[12 * (3 * a + i) + 3 * b + j] = T[3 * i] * R.m[3 * j] + T[3 * i + 1] * R.m[3 * j + 1] + T[3 * i + 2] * R.m[3 * j + 2];
+        for (int j = 0; j < 3; ++j) {
+          const double v = T[3 * i] * R.m[3 * j] + T[3 * i + 1] * R.m[3 * j + 1] + T[3 * i + 2] * R.m[3 * j + 2];
+          K[12 * (3 * a + i) + 3 * b + j] = K[12 * (3 * b + j) + 3 * a + i] = v;
+        }
     }
   s->psi[e] = psi;
+  /* the stress: sigma_r = Sd u in the element's frame, sigma = R sigma_r R^T */
+  double sv[6];
+  for (int i = 0; i < 6; ++i) {
+    double sum = 0.0;
+    for (int q = 0; q < 12; ++q) sum += M[12 * i + q] * u[q];
+    sv[i] = sum;
+  }
+  const cl_mat3 Sr = {{sv[0], sv[3], sv[5], sv[3], sv[1], sv[4], sv[5], sv[4], sv[2]}};
+  const cl_mat3 RS = cl_mat3_mul(&R, &Sr), sigma = cl_mat3_mul_nt(&RS, &R);
+  const cl_mat3 F = cl_fem_deformation_gradient(st->x, t, s->Dminv + 9 * (size_t)e);
+  memcpy(s->sig + 9 * (size_t)e, sigma.m, sizeof sigma.m);
+  memcpy(s->Fe + 9 * (size_t)e, F.m, sizeof F.m);
+}
+
+void cl_gfem_store_stress(cl_gfem *s, int32_t e, const cl_mat3 *F, const cl_mat3 *P) {
+  const double J = cl_mat3_det(F);
+  const cl_mat3 PFt = cl_mat3_mul_nt(P, F);
+  double *sigma = s->sig + 9 * (size_t)e;
+  for (int k = 0; k < 9; ++k) sigma[k] = fabs(J) > 1e-12 ? PFt.m[k] / J : 0.0;
+  memcpy(s->Fe + 9 * (size_t)e, F->m, sizeof F->m);
+}
+
+/* Force, stiffness, energy, F and stress of element e: 1, or 0 when its deformation has none
+ * (non-finite). */
+static int update_one(cl_gfem *s, const cl_body_state *st, int32_t e) {
+  if (s->dmg[e]) {
+    update_damaged(s, st, e);
+    return 1;
+  }
+  const cl_mat3 F = cl_fem_deformation_gradient(st->x, st->cells + 4 * (size_t)e, s->Dminv + 9 * (size_t)e);
+  if (s->use_h) { /* warped.c; beyond warp_limit (-1) the model's element below */
+    const int w = cl_gfem_warped_element(s, &F, e);
+    if (w >= 0) return w;
+  }
+  cl_mat3 P;
+  double dPdF[81], psi;
+  if (cl_fem_piola(&s->mat, &F, &psi, &P, dPdF, !s->exact_tangent) < 0) return 0;
+  cl_fem_element_forces(&P, s->vol[e], s->Dminv + 9 * (size_t)e, s->fe + 12 * (size_t)e);
+  cl_fem_element_stiffness(dPdF, s->vol[e], s->Dminv + 9 * (size_t)e, s->Ke + 144 * (size_t)e);
+  cl_gfem_store_stress(s, e, &F, &P);
+  s->psi[e] = s->vol[e] * psi;
+  return 1;
+}
+
+/* Does the last pass hold for these positions and parameters? */
+static int key_holds(const cl_gfem *s, const cl_body_state *st) {
+  return s->key_valid && s->key_exact == s->exact_tangent && memcmp(s->pkey, s->p, sizeof s->pkey) == 0 &&
+         memcmp(s->xkey, st->x, sizeof(double) * 3 * (size_t)s->nnodes) == 0;
 }
 
 cl_status cl_gfem_update_elements(cl_gfem *s, const cl_body_state *st) {
-  int bad = -1;
+  int32_t bad = -1;
+  const int holds = key_holds(s, st);
+  if (s->prefetched) { /* was the pass the last step ran ahead used? */
+    s->prefetched = 0;
+    if (holds) {
+      s->prefetch_misses = 0;
+    } else {
+      s->prefetch_misses += s->prefetch_misses < 8;
+      s->prefetch_wait = 1 << s->prefetch_misses; /* back off: wait 2, 4, ..., 256 steps */
+    }
+  }
   s->use_h = s->p[GF_TANGENT] != 0.0 && !s->exact_tangent;
+  s->key_valid = 0;
 #pragma omp parallel for schedule(dynamic, 256) num_threads(s->threads) if (s->ntets > 2048)
   for (int32_t e = 0; e < s->ntets; ++e) {
-    if (s->dmg[e]) {
-      update_damaged(s, st, e);
-      continue;
-    }
-    if (s->use_h) { /* warped.c; beyond warp_limit (-1) the model's element below */
-      const int w = cl_gfem_warped_element(s, st, e);
-      if (w == 0) {
-#pragma omp critical
-        bad = e;
-      }
-      if (w >= 0) continue;
-    }
-    const cl_mat3 F = cl_fem_deformation_gradient(st->x, st->cells + 4 * (size_t)e, s->Dminv + 9 * (size_t)e);
-    cl_mat3 P;
-    double dPdF[81], psi;
-    if (cl_fem_piola(&s->mat, &F, &psi, &P, dPdF, !s->exact_tangent) < 0) {
+    if (holds && !s->kdirty[e]) continue; /* only the elements whose damage changed */
+    if (!update_one(s, st, e)) {
 #pragma omp critical
       bad = e;
-      continue;
     }
-    cl_fem_element_forces(&P, s->vol[e], s->Dminv + 9 * (size_t)e, s->fe + 12 * (size_t)e);
-    cl_fem_element_stiffness(dPdF, s->vol[e], s->Dminv + 9 * (size_t)e, s->Ke + 144 * (size_t)e);
-    s->psi[e] = s->vol[e] * psi;
   }
   if (bad >= 0)
     return cl_fail(CL_ERR_NUMERICAL, "%s: element %d has a non-finite deformation gradient", s->body, bad);
+  memcpy(s->xkey, st->x, sizeof(double) * 3 * (size_t)s->nnodes);
+  memcpy(s->pkey, s->p, sizeof s->pkey);
+  s->key_exact = s->exact_tangent;
+  s->key_valid = 1;
   return CL_OK;
 }
 
-cl_status cl_gfem_element_stress(const cl_gfem *s, const cl_body_state *st, int32_t e, double *sigma, double *Fout) {
-  const cl_mat3 F = cl_fem_deformation_gradient(st->x, st->cells + 4 * (size_t)e, s->Dminv + 9 * (size_t)e);
-  memcpy(Fout, F.m, sizeof F.m);
-  if (!s->dmg[e]) {
-    cl_mat3 P; /* the closed form of warped.c, several times cheaper than the SVD's, the same to rounding */
-    if (!cl_gfem_closed_form_piola(&s->mat, &F, NULL, &P, NULL)) CL_TRY(cl_fem_piola(&s->mat, &F, NULL, &P, NULL, 0));
-    const double J = cl_mat3_det(&F);
-    const cl_mat3 PFt = cl_mat3_mul_nt(&P, &F);
-    for (int k = 0; k < 9; ++k) sigma[k] = fabs(J) > 1e-12 ? PFt.m[k] / J : 0.0;
+cl_status cl_gfem_prefetch_elements(cl_gfem *s, const cl_body_state *st) {
+  if (s->prefetch_wait > 0) {
+    s->prefetch_wait--;
     return CL_OK;
   }
-  /* damaged: the degraded small-strain stress T^T G_d e, turned by R */
-  double b[72], T[36], G[36];
-  if (!degraded_edge_stiffness(s, st, e, b, T, G)) {
-    memset(sigma, 0, 9 * sizeof(double));
-    return CL_OK;
-  }
-  const double *R = s->Re + 9 * (size_t)e;
-  const int32_t *t = st->cells + 4 * (size_t)e;
-  double u[12], ed[6], ge[6], sv[6];
-  for (int a = 0; a < 4; ++a) {
-    const double *x = st->x + 3 * (size_t)t[a], *X = st->X + 3 * (size_t)t[a];
-    for (int i = 0; i < 3; ++i) u[3 * a + i] = R[i] * x[0] + R[3 + i] * x[1] + R[6 + i] * x[2] - X[i];
-  }
-  for (int k = 0; k < 6; ++k) {
-    ed[k] = 0.0;
-    for (int q = 0; q < 12; ++q) ed[k] += b[12 * k + q] * u[q];
-  }
-  for (int i = 0; i < 6; ++i) {
-    ge[i] = 0.0;
-    for (int k = 0; k < 6; ++k) ge[i] += G[6 * i + k] * ed[k];
-  }
-  for (int i = 0; i < 6; ++i) {
-    sv[i] = 0.0;
-    for (int k = 0; k < 6; ++k) sv[i] += T[6 * k + i] * ge[k];
-  }
-  const double Sr[9] = {sv[0], sv[3], sv[5], sv[3], sv[1], sv[4], sv[5], sv[4], sv[2]};
-  for (int i = 0; i < 3; ++i) /* sigma = R S R^T */
-    for (int j = 0; j < 3; ++j) {
-      double sum = 0.0;
-      for (int p = 0; p < 3; ++p)
-        for (int q = 0; q < 3; ++q) sum += R[3 * i + p] * Sr[3 * p + q] * R[3 * j + q];
-      sigma[3 * i + j] = sum;
-    }
+  CL_TRY(cl_gfem_update_elements(s, st));
+  s->prefetched = 1;
   return CL_OK;
 }
