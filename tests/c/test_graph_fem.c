@@ -503,7 +503,7 @@ static cl_status crit_open_status(crit_fixture *f, const cl_param *cp, int32_t n
   mat.young = k_young;
   mat.poisson = k_poisson;
   mat.density = k_density;
-  cl_criterion_bind_input in = {params, &mat, "graph_fem", &k_edge_caps, f->st, "fixture", NULL};
+  cl_criterion_bind_input in = {params, &mat, "graph_fem", &k_edge_caps, f->st, "fixture", NULL, 1};
   return f->ops->bind(f->crit, &in);
 }
 
