@@ -129,7 +129,11 @@ cl_status cl_fem_piola(const cl_fem_material *mat, const cl_mat3 *F, double *psi
   /* the tangent in the frame of U and V: block A on the diagonal entries, 2x2 blocks per pair */
   double A[9];
   memcpy(A, H, sizeof A);
-  if (project) {
+  /* a positive definite A (Sylvester: its leading minors; the corotated model's always is) is its
+   * own projection: the eigen-decomposition would give it back up to rounding */
+  const double m2 = A[0] * A[4] - A[1] * A[3];
+  const int definite = A[0] > 0.0 && m2 > 0.0 && A[2] * (A[3] * A[7] - A[4] * A[6]) - A[5] * (A[0] * A[7] - A[1] * A[6]) + A[8] * m2 > 0.0;
+  if (project && !definite) {
     cl_mat3 Am, Q;
     cl_vec3 ev;
     memcpy(Am.m, A, sizeof A);
@@ -196,20 +200,42 @@ void cl_fem_element_forces(const cl_mat3 *P, double V, const double *Dminv, doub
       f[3 * a + r] = -V * (P->m[3 * r] * g[3 * a] + P->m[3 * r + 1] * g[3 * a + 1] + P->m[3 * r + 2] * g[3 * a + 2]);
 }
 
+/* K_ab = V g_a^T dP/dF g_b (blocks 3x3, K_{ar,bs} = V sum_cd g_a[c] dP_rc/dF_sd g_b[d]). As
+ * g_0 = -(g_1 + g_2 + g_3), node 0's blocks are minus the sums of the others, and dP/dF is a
+ * Hessian (symmetric), so K_ba = K_ab^T: the nine blocks of nodes 1-3 are made from M_b = dP/dF g_b
+ * (a 9 x 3 per b), six of them directly. */
 void cl_fem_element_stiffness(const double *dPdF, double V, const double *Dminv, double *K) {
-  double g[12];
+  double g[12], M[3][27];
   gradients(Dminv, g);
-  for (int a = 0; a < 4; ++a)
-    for (int b = 0; b < 4; ++b) {
-      const double *ga = g + 3 * a, *gb = g + 3 * b;
+  for (int b = 1; b < 4; ++b) {
+    const double *gb = g + 3 * b;
+    for (int rc = 0; rc < 9; ++rc)
+      for (int s = 0; s < 3; ++s) {
+        const double *row = dPdF + 9 * rc + 3 * s;
+        M[b - 1][3 * rc + s] = row[0] * gb[0] + row[1] * gb[1] + row[2] * gb[2];
+      }
+  }
+  double B[4][4][9]; /* B[a][b]: block (a, b), row r, column s */
+  for (int a = 1; a < 4; ++a) {
+    const double va[3] = {V * g[3 * a], V * g[3 * a + 1], V * g[3 * a + 2]};
+    for (int b = a; b < 4; ++b) {
+      const double *Mb = M[b - 1];
       for (int r = 0; r < 3; ++r)
-        for (int s = 0; s < 3; ++s) {
-          double sum = 0.0;
-          for (int c = 0; c < 3; ++c) {
-            const double *row = dPdF + 9 * (3 * r + c) + 3 * s;
-            sum += ga[c] * (row[0] * gb[0] + row[1] * gb[1] + row[2] * gb[2]);
-          }
-          K[12 * (3 * a + r) + 3 * b + s] = V * sum;
-        }
+        for (int s = 0; s < 3; ++s)
+          B[a][b][3 * r + s] = va[0] * Mb[9 * r + s] + va[1] * Mb[9 * r + 3 + s] + va[2] * Mb[9 * r + 6 + s];
+      if (b > a)
+        for (int r = 0; r < 3; ++r)
+          for (int s = 0; s < 3; ++s) B[b][a][3 * s + r] = B[a][b][3 * r + s];
     }
+  }
+  for (int b = 1; b < 4; ++b) /* K_0b = -(K_1b + K_2b + K_3b), K_b0 = K_0b^T */
+    for (int k = 0; k < 9; ++k) {
+      B[0][b][k] = -(B[1][b][k] + B[2][b][k] + B[3][b][k]);
+      B[b][0][3 * (k % 3) + k / 3] = B[0][b][k];
+    }
+  for (int k = 0; k < 9; ++k) B[0][0][k] = -(B[0][1][k] + B[0][2][k] + B[0][3][k]);
+  for (int a = 0; a < 4; ++a)
+    for (int b = 0; b < 4; ++b)
+      for (int r = 0; r < 3; ++r)
+        for (int s = 0; s < 3; ++s) K[12 * (3 * a + r) + 3 * b + s] = B[a][b][3 * r + s];
 }
