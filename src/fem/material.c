@@ -170,14 +170,15 @@ cl_status cl_fem_piola(const cl_fem_material *mat, const cl_mat3 *F, double *psi
         dP[3 * i + j] = h * dF[3 * i + j] + o * dF[3 * j + i];
         dP[3 * j + i] = o * dF[3 * i + j] + h * dF[3 * j + i];
       }
-      /* back: dP = U dP^ V^T */
+      /* back: dP = (U dP^) V^T, two 3x3 products */
+      double T[9];
       for (int p = 0; p < 3; ++p)
-        for (int q = 0; q < 3; ++q) {
-          double sum = 0.0;
-          for (int i = 0; i < 3; ++i)
-            for (int j = 0; j < 3; ++j) sum += U.m[3 * p + i] * dP[3 * i + j] * V.m[3 * q + j];
-          dPdF[9 * (3 * p + q) + 3 * r + c] = sum;
-        }
+        for (int j = 0; j < 3; ++j)
+          T[3 * p + j] = U.m[3 * p] * dP[j] + U.m[3 * p + 1] * dP[3 + j] + U.m[3 * p + 2] * dP[6 + j];
+      for (int p = 0; p < 3; ++p)
+        for (int q = 0; q < 3; ++q)
+          dPdF[9 * (3 * p + q) + 3 * r + c] =
+              T[3 * p] * V.m[3 * q] + T[3 * p + 1] * V.m[3 * q + 1] + T[3 * p + 2] * V.m[3 * q + 2];
     }
   return CL_OK;
 }
