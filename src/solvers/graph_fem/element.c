@@ -18,7 +18,10 @@
  * crosses e, the softening mode of docs/solvers/graph_fem.md, "Fracture"). With e = b (R^T x - X)
  * (b: edge k's strain (n_k . (u_b - u_a)) / L_k),
  *     Psi_d = V/2 e^T G_d e,   K0_d = V b^T G_d b,   f = -R K0_d (R^T x - X),   K = R K0_d R^T.
- * Without damage G_d = G and K0_d is the linear element exactly. A node all of whose edges in the
+ * Without damage G_d = G and K0_d is the linear element exactly. All of it is made on the edges, from
+ * G_d (6x6) and the turned edge vectors m_k = R n_k / L_k alone (update_damaged): e_k = m_k . d_k - 1
+ * (d_k the current edge: n_k . D_k / L_k = 1), f = -V B^T G_d e and K = V B^T G_d B with row k of B
+ * = (-m_k at a_k, +m_k at b_k) (B = b R^T), sigma = sum_k (G_d e)_k (R n_k)(R n_k)^T. A node all of whose edges in the
  * element are broken does not enter e^T G_d e (its edges' rows and columns are zero), so it carries
  * no force and moves freely. R is the rotation of the deformation gradient fitted to the undamaged
  * edges only (weighted least squares of F D_k = d_k, weights 1 - d_k), so the broken edges' nodes do
@@ -54,38 +57,24 @@ static int degraded_edge_stiffness(const cl_gfem *s, const cl_body_state *st, in
   return 1;
 }
 
-/* K0_d = V b^T G_d b of element e, and its stress map Sd = T^T G_d b: the small-strain stress
- * sigma = C eps = T^T G_d e (fem/edge_elastic.h) of the corner displacements u in the element's
- * frame, e = b u, in Voigt order (xx, yy, zz, xy, yz, zx). Both from Gb = G_d b; K0_d is symmetric,
- * its lower half the mirror of the upper. */
+/* Element e's edge basis (s->edg, 60 per tet): G_d (36), the unit rest directions n_k (18) and
+ * 1 / L_k (6) of its edges (geom/tet_edges.h order, n_k from corner a_k to b_k). */
 static void build_degraded(cl_gfem *s, const cl_body_state *st, int32_t e) {
-  double b[72], T[36], G[36], Gb[72];
-  double *K = s->K0d + 144 * (size_t)e, *M = s->Sd + 72 * (size_t)e;
+  double b[72], T[36];
+  double *Gd = s->edg + 60 * (size_t)e, *n = Gd + 36, *il = Gd + 54;
   s->kdirty[e] = 0;
-  if (!degraded_edge_stiffness(s, st, e, b, T, G)) { /* degenerate: no stiffness (bind refuses such tets) */
-    memset(K, 0, sizeof(double) * 144);
-    memset(M, 0, sizeof(double) * 72);
+  if (!degraded_edge_stiffness(s, st, e, b, T, Gd)) { /* degenerate: no stiffness (bind refuses such tets) */
+    memset(Gd, 0, sizeof(double) * 60);
     return;
   }
-  for (int i = 0; i < 6; ++i)
-    for (int q = 0; q < 12; ++q) {
-      double t = 0.0;
-      for (int j = 0; j < 6; ++j) t += G[6 * i + j] * b[12 * j + q];
-      Gb[12 * i + q] = t;
-    }
-  const double V = s->vol[e];
-  for (int p = 0; p < 12; ++p)
-    for (int q = p; q < 12; ++q) {
-      double sum = 0.0;
-      for (int i = 0; i < 6; ++i) sum += b[12 * i + p] * Gb[12 * i + q];
-      K[12 * p + q] = K[12 * q + p] = V * sum;
-    }
-  for (int i = 0; i < 6; ++i)
-    for (int q = 0; q < 12; ++q) {
-      double sum = 0.0;
-      for (int k = 0; k < 6; ++k) sum += T[6 * k + i] * Gb[12 * k + q];
-      M[12 * i + q] = sum;
-    }
+  const int32_t *t = st->cells + 4 * (size_t)e;
+  for (int k = 0; k < 6; ++k) {
+    const double *Xa = st->X + 3 * (size_t)t[k_pair[k][0]], *Xb = st->X + 3 * (size_t)t[k_pair[k][1]];
+    const double D[3] = {Xb[0] - Xa[0], Xb[1] - Xa[1], Xb[2] - Xa[2]};
+    const double L = sqrt(D[0] * D[0] + D[1] * D[1] + D[2] * D[2]);
+    for (int c = 0; c < 3; ++c) n[3 * k + c] = D[c] / L;
+    il[k] = 1.0 / L;
+  }
 }
 
 /* The rotation of F fitted to the undamaged edges: F_w = (sum w d D^T)(sum w D D^T)^-1, then its polar
@@ -120,59 +109,82 @@ static int fitted_rotation(const cl_gfem *s, const cl_body_state *st, int32_t e,
   return cl_polar3(&F, R, NULL) >= 0;
 }
 
-/* A damaged element: f = -R K0_d (R^T x - X), K = R K0_d R^T, psi = 1/2 u^T K0_d u, and its stress
- * R (Sd u) R^T (the degraded small-strain stress turned by R). */
+/* A damaged element in its edge basis (the header): f = -R K0_d (R^T x - X), K = R K0_d R^T, psi =
+ * 1/2 u^T K0_d u and its stress R (T^T G_d e) R^T, each from G_d and m_k = R n_k / L_k. */
 static void update_damaged(cl_gfem *s, const cl_body_state *st, int32_t e) {
   if (s->kdirty[e]) build_degraded(s, st, e);
   cl_mat3 R;
   memcpy(R.m, s->Re + 9 * (size_t)e, sizeof R.m);
   if (fitted_rotation(s, st, e, &R)) memcpy(s->Re + 9 * (size_t)e, R.m, sizeof R.m);
   const int32_t *t = st->cells + 4 * (size_t)e;
-  const double *K0 = s->K0d + 144 * (size_t)e, *M = s->Sd + 72 * (size_t)e;
-  double u[12], ku[12];
-  for (int a = 0; a < 4; ++a) {
-    const double *x = st->x + 3 * (size_t)t[a], *X = st->X + 3 * (size_t)t[a];
-    for (int i = 0; i < 3; ++i)
-      u[3 * a + i] = R.m[i] * x[0] + R.m[3 + i] * x[1] + R.m[6 + i] * x[2] - X[i];
+  const double *Gd = s->edg + 60 * (size_t)e, *n = Gd + 36, *il = Gd + 54, V = s->vol[e];
+  double r[6][3], m[6][3], ed[6], ge[6];
+  for (int k = 0; k < 6; ++k) {
+    const int a = k_pair[k][0], b = k_pair[k][1];
+    const double *xa = st->x + 3 * (size_t)t[a], *xb = st->x + 3 * (size_t)t[b], *nk = n + 3 * k;
+    const double d[3] = {xb[0] - xa[0], xb[1] - xa[1], xb[2] - xa[2]};
+    for (int i = 0; i < 3; ++i) {
+      r[k][i] = R.m[3 * i] * nk[0] + R.m[3 * i + 1] * nk[1] + R.m[3 * i + 2] * nk[2];
+      m[k][i] = r[k][i] * il[k];
+    }
+    ed[k] = m[k][0] * d[0] + m[k][1] * d[1] + m[k][2] * d[2] - 1.0;
   }
   double psi = 0.0;
-  for (int p = 0; p < 12; ++p) {
+  for (int k = 0; k < 6; ++k) {
     double sum = 0.0;
-    for (int q = 0; q < 12; ++q) sum += K0[12 * p + q] * u[q];
-    ku[p] = sum;
-    psi += 0.5 * u[p] * sum;
+    for (int l = 0; l < 6; ++l) sum += Gd[6 * k + l] * ed[l];
+    ge[k] = sum;
+    psi += 0.5 * V * ed[k] * sum;
   }
-  double *f = s->fe + 12 * (size_t)e, *K = s->Ke + 144 * (size_t)e;
-  for (int a = 0; a < 4; ++a)
-    for (int i = 0; i < 3; ++i)
-      f[3 * a + i] = -(R.m[3 * i] * ku[3 * a] + R.m[3 * i + 1] * ku[3 * a + 1] + R.m[3 * i + 2] * ku[3 * a + 2]);
-  /* K_ab = R K0_ab R^T for a <= b; K_ba = K_ab^T (K0_d is symmetric) */
-  for (int a = 0; a < 4; ++a)
-    for (int b = a; b < 4; ++b) {
-      double blk[9], T[9];
-      for (int i = 0; i < 3; ++i)
-        for (int j = 0; j < 3; ++j) blk[3 * i + j] = K0[12 * (3 * a + i) + 3 * b + j];
-      for (int i = 0; i < 3; ++i) /* T = R blk */
-        for (int j = 0; j < 3; ++j)
-          T[3 * i + j] = R.m[3 * i] * blk[j] + R.m[3 * i + 1] * blk[3 + j] + R.m[3 * i + 2] * blk[6 + j];
-      for (int i = 0; i < 3; ++i) /* K_ab = T R^T */
-        for (int j = 0; j < 3; ++j) {
-          const double v = T[3 * i] * R.m[3 * j] + T[3 * i + 1] * R.m[3 * j + 1] + T[3 * i + 2] * R.m[3 * j + 2];
-          K[12 * (3 * a + i) + 3 * b + j] = K[12 * (3 * b + j) + 3 * a + i] = v;
-        }
+  /* f = -V B^T (G_d e); C = G_d B (6 x 12) */
+  double *f = s->fe + 12 * (size_t)e, C[6][12];
+  memset(f, 0, sizeof(double) * 12);
+  memset(C, 0, sizeof C);
+  for (int l = 0; l < 6; ++l) {
+    const int a = k_pair[l][0], b = k_pair[l][1];
+    for (int i = 0; i < 3; ++i) {
+      const double g = V * ge[l] * m[l][i];
+      f[3 * a + i] += g;
+      f[3 * b + i] -= g;
     }
-  s->psi[e] = psi;
-  /* the stress: sigma_r = Sd u in the element's frame, sigma = R sigma_r R^T */
-  double sv[6];
-  for (int i = 0; i < 6; ++i) {
-    double sum = 0.0;
-    for (int q = 0; q < 12; ++q) sum += M[12 * i + q] * u[q];
-    sv[i] = sum;
+    for (int k = 0; k < 6; ++k) {
+      const double g = Gd[6 * k + l];
+      if (g == 0.0) continue; /* a broken edge's row and column */
+      for (int i = 0; i < 3; ++i) {
+        C[k][3 * a + i] -= g * m[l][i];
+        C[k][3 * b + i] += g * m[l][i];
+      }
+    }
   }
-  const cl_mat3 Sr = {{sv[0], sv[3], sv[5], sv[3], sv[1], sv[4], sv[5], sv[4], sv[2]}};
-  const cl_mat3 RS = cl_mat3_mul(&R, &Sr), sigma = cl_mat3_mul_nt(&RS, &R);
+  /* K = V B^T C, blocks (p, q) with q >= p; the others mirrored (K is symmetric) */
+  double *K = s->Ke + 144 * (size_t)e;
+  memset(K, 0, sizeof(double) * 144);
+  for (int k = 0; k < 6; ++k)
+    for (int side = 0; side < 2; ++side) {
+      const int p = k_pair[k][side];
+      const double sg = side ? V : -V;
+      for (int i = 0; i < 3; ++i) {
+        const double w = sg * m[k][i];
+        double *row = K + 12 * (3 * p + i);
+        for (int j = 3 * p; j < 12; ++j) row[j] += w * C[k][j];
+      }
+    }
+  for (int p = 0; p < 4; ++p)
+    for (int q = p; q < 4; ++q)
+      for (int i = 0; i < 3; ++i)
+        for (int j = 0; j < 3; ++j) K[12 * (3 * q + j) + 3 * p + i] = K[12 * (3 * p + i) + 3 * q + j];
+  s->psi[e] = psi;
+  /* sigma = sum_k (G_d e)_k r_k r_k^T, r_k = R n_k */
+  double sg[6] = {0, 0, 0, 0, 0, 0};
+  for (int k = 0; k < 6; ++k) {
+    const double g = ge[k], *rk = r[k];
+    sg[0] += g * rk[0] * rk[0], sg[1] += g * rk[1] * rk[1], sg[2] += g * rk[2] * rk[2];
+    sg[3] += g * rk[0] * rk[1], sg[4] += g * rk[1] * rk[2], sg[5] += g * rk[0] * rk[2];
+  }
+  double *sigma = s->sig + 9 * (size_t)e;
+  sigma[0] = sg[0], sigma[4] = sg[1], sigma[8] = sg[2];
+  sigma[1] = sigma[3] = sg[3], sigma[5] = sigma[7] = sg[4], sigma[2] = sigma[6] = sg[5];
   const cl_mat3 F = cl_fem_deformation_gradient(st->x, t, s->Dminv + 9 * (size_t)e);
-  memcpy(s->sig + 9 * (size_t)e, sigma.m, sizeof sigma.m);
   memcpy(s->Fe + 9 * (size_t)e, F.m, sizeof F.m);
 }
 

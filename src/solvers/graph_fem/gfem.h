@@ -72,10 +72,10 @@ typedef struct cl_gfem {
   uint8_t *hk;               /* per tet, use_h: 1 = this step's stiffness is h's (within warp_limit) */
   double *psi;               /* elastic energy per tet of this step, J */
   double *Re;                /* 9 per tet: a damaged element's rotation */
-  double *K0d;               /* 144 per tet: a damaged element's degraded rest stiffness */
+  double *edg;               /* 60 per tet: a damaged element's edge basis, G_d (36), rest directions n_k
+                                (18), 1 / L_k (6) (element.c) */
   uint8_t *dmg;              /* per tet: 0 intact, 1 some edge damaged */
-  uint8_t *kdirty;           /* per tet: K0d must be rebuilt (its damage changed: fracture.c) */
-  double *Sd;                /* 72 per tet: a damaged element's stress map T^T G_d b (6 x 12, element.c) */
+  uint8_t *kdirty;           /* per tet: edg must be rebuilt (its damage changed: fracture.c) */
   double *Fe;                /* 9 per tet: F of the last element pass */
   double *sig;               /* 9 per tet: Cauchy stress of the last element pass, Pa (what measure reports) */
 

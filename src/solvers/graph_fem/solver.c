@@ -78,10 +78,9 @@ static void gfem_destroy(void *p) {
   free(s->hk);
   free(s->psi);
   free(s->Re);
-  free(s->K0d);
+  free(s->edg);
   free(s->dmg);
   free(s->kdirty);
-  free(s->Sd);
   free(s->Fe);
   free(s->sig);
   free(s->xkey);
@@ -133,16 +132,15 @@ static cl_status gfem_bind(void *p, const cl_bind_input *in, cl_body_state *st) 
   s->hk = cl_calloc(ne, 1, "graph_fem rotated gradients");
   s->psi = cl_calloc(ne, sizeof(double), "graph_fem element energies");
   s->Re = cl_calloc(9 * ne, sizeof(double), "graph_fem element rotations");
-  s->K0d = cl_calloc(144 * ne, sizeof(double), "graph_fem degraded stiffness");
+  s->edg = cl_calloc(60 * ne, sizeof(double), "graph_fem degraded elements");
   s->dmg = cl_calloc(ne, 1, "graph_fem element damage");
   s->kdirty = cl_calloc(ne, 1, "graph_fem element damage");
-  s->Sd = cl_calloc(72 * ne, sizeof(double), "graph_fem degraded stress");
   s->Fe = cl_calloc(9 * ne, sizeof(double), "graph_fem element stresses");
   s->sig = cl_calloc(9 * ne, sizeof(double), "graph_fem element stresses");
   s->xkey = cl_calloc(3 * (size_t)n, sizeof(double), "graph_fem element pass");
   s->slot = cl_malloc(sizeof(int64_t) * 16 * ne, "graph_fem assembly slots");
-  if (!s->Dminv || !s->vol || !s->fe || !s->Ke || !s->h || !s->hk || !s->psi || !s->Re || !s->K0d || !s->dmg || !s->kdirty ||
-      !s->Sd || !s->Fe || !s->sig || !s->xkey || !s->slot)
+  if (!s->Dminv || !s->vol || !s->fe || !s->Ke || !s->h || !s->hk || !s->psi || !s->Re || !s->edg || !s->dmg || !s->kdirty ||
+      !s->Fe || !s->sig || !s->xkey || !s->slot)
     return CL_ERR_OUT_OF_MEMORY;
   cl_status r = cl_fem_rest_shapes(st->X, st->cells, s->ntets, s->Dminv, s->vol);
   if (r < 0) return cl_fail_context(r, "solver 'graph_fem': ");
