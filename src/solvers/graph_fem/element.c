@@ -238,9 +238,17 @@ cl_status cl_gfem_update_elements(cl_gfem *s, const cl_body_state *st) {
   }
   s->use_h = s->p[GF_TANGENT] != 0.0 && !s->exact_tangent;
   s->key_valid = 0;
-#pragma omp parallel for schedule(dynamic, 256) num_threads(s->threads) if (s->ntets > 2048)
-  for (int32_t e = 0; e < s->ntets; ++e) {
-    if (holds && !s->kdirty[e]) continue; /* only the elements whose damage changed */
+  /* every element, or when the last pass holds only those whose damage changed since (listed
+   * first: most steps have none or a few, and a parallel region for them costs more than they do) */
+  int32_t count = s->ntets;
+  if (holds) {
+    count = 0;
+    for (int32_t e = 0; e < s->ntets; ++e)
+      if (s->kdirty[e]) s->redo[count++] = e;
+  }
+#pragma omp parallel for schedule(dynamic, 256) num_threads(s->threads) if (count > 2048)
+  for (int32_t i = 0; i < count; ++i) {
+    const int32_t e = holds ? s->redo[i] : i;
     if (!update_one(s, st, e)) {
 #pragma omp critical
       bad = e;

@@ -88,6 +88,7 @@ typedef struct cl_gfem {
   int key_valid, key_exact;
   int prefetched;            /* the last pass ran ahead at the end of a step and was not used yet */
   int32_t prefetch_misses, prefetch_wait;
+  int32_t *redo;             /* scratch, ntets: the elements a pass that holds redoes */
 
   /* the edge graph (edges.c) */
   int32_t nedges;

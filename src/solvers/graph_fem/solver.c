@@ -84,6 +84,7 @@ static void gfem_destroy(void *p) {
   free(s->Fe);
   free(s->sig);
   free(s->xkey);
+  free(s->redo);
   free(s->edge);
   free(s->tet_edge);
   free(s->adj_ptr);
@@ -138,9 +139,10 @@ static cl_status gfem_bind(void *p, const cl_bind_input *in, cl_body_state *st) 
   s->Fe = cl_calloc(9 * ne, sizeof(double), "graph_fem element stresses");
   s->sig = cl_calloc(9 * ne, sizeof(double), "graph_fem element stresses");
   s->xkey = cl_calloc(3 * (size_t)n, sizeof(double), "graph_fem element pass");
+  s->redo = cl_malloc(sizeof(int32_t) * ne, "graph_fem element pass");
   s->slot = cl_malloc(sizeof(int64_t) * 16 * ne, "graph_fem assembly slots");
   if (!s->Dminv || !s->vol || !s->fe || !s->Ke || !s->h || !s->hk || !s->psi || !s->Re || !s->edg || !s->dmg || !s->kdirty ||
-      !s->Fe || !s->sig || !s->xkey || !s->slot)
+      !s->Fe || !s->sig || !s->xkey || !s->redo || !s->slot)
     return CL_ERR_OUT_OF_MEMORY;
   cl_status r = cl_fem_rest_shapes(st->X, st->cells, s->ntets, s->Dminv, s->vol);
   if (r < 0) return cl_fail_context(r, "solver 'graph_fem': ");
