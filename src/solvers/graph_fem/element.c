@@ -57,77 +57,81 @@ static int degraded_edge_stiffness(const cl_gfem *s, const cl_body_state *st, in
   return 1;
 }
 
-/* Element e's edge basis (s->edg, 60 per tet): G_d (36), the unit rest directions n_k (18) and
- * 1 / L_k (6) of its edges (geom/tet_edges.h order, n_k from corner a_k to b_k). */
+/* The edges at each corner of a tet (geom/tet_edges.h order) and the sign of the corner in the edge
+ * (-1: its first corner a_k, +1: its second b_k). */
+static const int k_node_edges[4][3] = {{0, 1, 2}, {0, 3, 4}, {1, 3, 5}, {2, 4, 5}};
+static const double k_node_sign[4][3] = {{-1, -1, -1}, {1, -1, -1}, {1, 1, -1}, {1, 1, 1}};
+
+/* Element e's edge basis (s->edg, CL_GFEM_EDG per tet): G_d (36), the unit rest directions n_k (18,
+ * from corner a_k to b_k) and 1 / L_k (6) of its edges, the fit vectors g_k (18) and whether the
+ * undamaged edges span space (1). The rotation is fitted to the undamaged edges (weighted least
+ * squares of F D_k = d_k, weights w_k = 1 - d_k): F_w = (sum w d D^T)(sum w D D^T)^-1 =
+ * sum_k d_k g_k^T with g_k = w_k B^-1 D_k, B = sum w D D^T (symmetric), which depends on the rest
+ * shape and the damage only, so it is made here, when the damage changes. */
 static void build_degraded(cl_gfem *s, const cl_body_state *st, int32_t e) {
-  double b[72], T[36];
-  double *Gd = s->edg + 60 * (size_t)e, *n = Gd + 36, *il = Gd + 54;
+  double b[72], T[36], d[6];
+  double *Gd = s->edg + CL_GFEM_EDG * (size_t)e, *n = Gd + 36, *il = Gd + 54, *g = Gd + 60;
   s->kdirty[e] = 0;
-  if (!degraded_edge_stiffness(s, st, e, b, T, Gd)) { /* degenerate: no stiffness (bind refuses such tets) */
-    memset(Gd, 0, sizeof(double) * 60);
-    return;
-  }
+  memset(Gd, 0, sizeof(double) * CL_GFEM_EDG);
+  if (!degraded_edge_stiffness(s, st, e, b, T, Gd)) return; /* degenerate: no stiffness (bind refuses such tets) */
   const int32_t *t = st->cells + 4 * (size_t)e;
+  cl_gfem_element_damage(s, e, d);
+  cl_mat3 B = cl_mat3_zero();
+  double D[6][3], scale = 0.0;
   for (int k = 0; k < 6; ++k) {
     const double *Xa = st->X + 3 * (size_t)t[k_pair[k][0]], *Xb = st->X + 3 * (size_t)t[k_pair[k][1]];
-    const double D[3] = {Xb[0] - Xa[0], Xb[1] - Xa[1], Xb[2] - Xa[2]};
-    const double L = sqrt(D[0] * D[0] + D[1] * D[1] + D[2] * D[2]);
-    for (int c = 0; c < 3; ++c) n[3 * k + c] = D[c] / L;
+    for (int c = 0; c < 3; ++c) D[k][c] = Xb[c] - Xa[c];
+    const double L2 = D[k][0] * D[k][0] + D[k][1] * D[k][1] + D[k][2] * D[k][2], L = sqrt(L2);
+    for (int c = 0; c < 3; ++c) n[3 * k + c] = D[k][c] / L;
     il[k] = 1.0 / L;
-  }
-}
-
-/* The rotation of F fitted to the undamaged edges: F_w = (sum w d D^T)(sum w D D^T)^-1, then its polar
- * factor. Returns 0 (R unchanged) when the undamaged edges do not span space. */
-static int fitted_rotation(const cl_gfem *s, const cl_body_state *st, int32_t e, cl_mat3 *R) {
-  const int32_t *t = st->cells + 4 * (size_t)e;
-  cl_mat3 A = cl_mat3_zero(), B = cl_mat3_zero();
-  double scale = 0.0;
-  for (int k = 0; k < 6; ++k) {
-    const double w = 1.0 - fmax(s->damage[s->tet_edge[6 * (size_t)e + k]], s->edamage[6 * (size_t)e + k]);
+    const double w = 1.0 - d[k];
     if (!(w > 0.0)) continue;
-    const int32_t a = t[k_pair[k][0]], bb = t[k_pair[k][1]];
-    double D[3], d[3];
-    for (int c = 0; c < 3; ++c) {
-      D[c] = st->X[3 * (size_t)bb + c] - st->X[3 * (size_t)a + c];
-      d[c] = st->x[3 * (size_t)bb + c] - st->x[3 * (size_t)a + c];
-    }
     for (int i = 0; i < 3; ++i)
-      for (int j = 0; j < 3; ++j) {
-        A.m[3 * i + j] += w * d[i] * D[j];
-        B.m[3 * i + j] += w * D[i] * D[j];
-      }
-    scale += w * (D[0] * D[0] + D[1] * D[1] + D[2] * D[2]);
+      for (int j = 0; j < 3; ++j) B.m[3 * i + j] += w * D[k][i] * D[k][j];
+    scale += w * L2;
   }
-  if (!(scale > 0.0) || !(fabs(cl_mat3_det(&B)) > 1e-9 * scale * scale * scale)) return 0;
-  cl_mat3 Bi, F;
-  if (cl_mat3_inverse(&B, &Bi) < 0) return 0;
-  F = cl_mat3_mul(&A, &Bi);
-  /* the division-free iteration where F_w is near a rotation (small strain: nearly always), the
-   * same polar factor to rounding */
-  if (cl_polar3_near(&F, R, NULL)) return 1;
-  return cl_polar3(&F, R, NULL) >= 0;
+  cl_mat3 Bi;
+  if (!(scale > 0.0) || !(fabs(cl_mat3_det(&B)) > 1e-9 * scale * scale * scale) || cl_mat3_inverse(&B, &Bi) < 0)
+    return; /* the undamaged edges do not span space: the element keeps its rotation */
+  for (int k = 0; k < 6; ++k) {
+    const double w = 1.0 - d[k];
+    if (!(w > 0.0)) continue;
+    for (int i = 0; i < 3; ++i)
+      g[3 * k + i] = w * (Bi.m[3 * i] * D[k][0] + Bi.m[3 * i + 1] * D[k][1] + Bi.m[3 * i + 2] * D[k][2]);
+  }
+  Gd[78] = 1.0;
 }
 
 /* A damaged element in its edge basis (the header): f = -R K0_d (R^T x - X), K = R K0_d R^T, psi =
  * 1/2 u^T K0_d u and its stress R (T^T G_d e) R^T, each from G_d and m_k = R n_k / L_k. */
 static void update_damaged(cl_gfem *s, const cl_body_state *st, int32_t e) {
   if (s->kdirty[e]) build_degraded(s, st, e);
-  cl_mat3 R;
-  memcpy(R.m, s->Re + 9 * (size_t)e, sizeof R.m);
-  if (fitted_rotation(s, st, e, &R)) memcpy(s->Re + 9 * (size_t)e, R.m, sizeof R.m);
   const int32_t *t = st->cells + 4 * (size_t)e;
-  const double *Gd = s->edg + 60 * (size_t)e, *n = Gd + 36, *il = Gd + 54, V = s->vol[e];
+  const double *Gd = s->edg + CL_GFEM_EDG * (size_t)e, *n = Gd + 36, *il = Gd + 54, *g = Gd + 60, V = s->vol[e];
+  double d[6][3];
+  for (int k = 0; k < 6; ++k) {
+    const double *xa = st->x + 3 * (size_t)t[k_pair[k][0]], *xb = st->x + 3 * (size_t)t[k_pair[k][1]];
+    for (int c = 0; c < 3; ++c) d[k][c] = xb[c] - xa[c];
+  }
+  /* the rotation: the polar factor of F_w = sum_k d_k g_k^T, or the last one (build_degraded) */
+  double *Rs = s->Re + 9 * (size_t)e;
+  if (Gd[78] != 0.0) {
+    cl_mat3 Fw = cl_mat3_zero(), R;
+    for (int k = 0; k < 6; ++k)
+      for (int i = 0; i < 3; ++i)
+        for (int j = 0; j < 3; ++j) Fw.m[3 * i + j] += d[k][i] * g[3 * k + j];
+    /* the division-free iteration where F_w is near a rotation (small strain: nearly always), the
+     * same polar factor to rounding */
+    if (cl_polar3_near(&Fw, &R, NULL) || cl_polar3(&Fw, &R, NULL) >= 0) memcpy(Rs, R.m, sizeof R.m);
+  }
   double r[6][3], m[6][3], ed[6], ge[6];
   for (int k = 0; k < 6; ++k) {
-    const int a = k_pair[k][0], b = k_pair[k][1];
-    const double *xa = st->x + 3 * (size_t)t[a], *xb = st->x + 3 * (size_t)t[b], *nk = n + 3 * k;
-    const double d[3] = {xb[0] - xa[0], xb[1] - xa[1], xb[2] - xa[2]};
+    const double *nk = n + 3 * k;
     for (int i = 0; i < 3; ++i) {
-      r[k][i] = R.m[3 * i] * nk[0] + R.m[3 * i + 1] * nk[1] + R.m[3 * i + 2] * nk[2];
+      r[k][i] = Rs[3 * i] * nk[0] + Rs[3 * i + 1] * nk[1] + Rs[3 * i + 2] * nk[2];
       m[k][i] = r[k][i] * il[k];
     }
-    ed[k] = m[k][0] * d[0] + m[k][1] * d[1] + m[k][2] * d[2] - 1.0;
+    ed[k] = m[k][0] * d[k][0] + m[k][1] * d[k][1] + m[k][2] * d[k][2] - 1.0;
   }
   double psi = 0.0;
   for (int k = 0; k < 6; ++k) {
@@ -136,54 +140,69 @@ static void update_damaged(cl_gfem *s, const cl_body_state *st, int32_t e) {
     ge[k] = sum;
     psi += 0.5 * V * ed[k] * sum;
   }
-  /* f = -V B^T (G_d e); C = G_d B (6 x 12) */
-  double *f = s->fe + 12 * (size_t)e, C[6][12];
-  memset(f, 0, sizeof(double) * 12);
-  memset(C, 0, sizeof C);
-  for (int l = 0; l < 6; ++l) {
-    const int a = k_pair[l][0], b = k_pair[l][1];
-    for (int i = 0; i < 3; ++i) {
-      const double g = V * ge[l] * m[l][i];
-      f[3 * a + i] += g;
-      f[3 * b + i] -= g;
-    }
+  /* f_q = -V sum_{k at q} s_kq (G_d e)_k m_k; c[q][k] = sum_{l at q} s_lq G_d,kl m_l (G_d B, by
+   * corner). The rows of B sum to zero over the corners (-m_k + m_k), so corner 0's force and blocks
+   * are minus the sums of the others' */
+  double *f = s->fe + 12 * (size_t)e, c[4][6][3];
+  for (int q = 1; q < 4; ++q) {
+    const int *E = k_node_edges[q];
+    const double *sg = k_node_sign[q];
+    for (int i = 0; i < 3; ++i)
+      f[3 * q + i] = -V * (sg[0] * ge[E[0]] * m[E[0]][i] + sg[1] * ge[E[1]] * m[E[1]][i] + sg[2] * ge[E[2]] * m[E[2]][i]);
     for (int k = 0; k < 6; ++k) {
-      const double g = Gd[6 * k + l];
-      if (g == 0.0) continue; /* a broken edge's row and column */
-      for (int i = 0; i < 3; ++i) {
-        C[k][3 * a + i] -= g * m[l][i];
-        C[k][3 * b + i] += g * m[l][i];
-      }
+      const double w0 = sg[0] * Gd[6 * k + E[0]], w1 = sg[1] * Gd[6 * k + E[1]], w2 = sg[2] * Gd[6 * k + E[2]];
+      for (int i = 0; i < 3; ++i) c[q][k][i] = w0 * m[E[0]][i] + w1 * m[E[1]][i] + w2 * m[E[2]][i];
     }
   }
-  /* K = V B^T C, blocks (p, q) with q >= p; the others mirrored (K is symmetric) */
-  double *K = s->Ke + 144 * (size_t)e;
-  memset(K, 0, sizeof(double) * 144);
-  for (int k = 0; k < 6; ++k)
-    for (int side = 0; side < 2; ++side) {
-      const int p = k_pair[k][side];
-      const double sg = side ? V : -V;
-      for (int i = 0; i < 3; ++i) {
-        const double w = sg * m[k][i];
-        double *row = K + 12 * (3 * p + i);
-        for (int j = 3 * p; j < 12; ++j) row[j] += w * C[k][j];
-      }
-    }
-  for (int p = 0; p < 4; ++p)
-    for (int q = p; q < 4; ++q)
+  for (int i = 0; i < 3; ++i) f[i] = -(f[3 + i] + f[6 + i] + f[9 + i]);
+  /* K = V B^T (G_d B): K_pq = V sum_{k at p} s_kp m_k c[q][k]^T for 1 <= p <= q, K_qp = K_pq^T,
+   * K_0q = -(K_1q + K_2q + K_3q) */
+  double *K = s->Ke + 144 * (size_t)e, blk[4][4][9];
+  for (int p = 1; p < 4; ++p) {
+    const int *E = k_node_edges[p];
+    double a[3][3];
+    for (int j = 0; j < 3; ++j)
+      for (int i = 0; i < 3; ++i) a[j][i] = V * k_node_sign[p][j] * m[E[j]][i];
+    for (int q = p; q < 4; ++q) {
+      const double *c0 = c[q][E[0]], *c1 = c[q][E[1]], *c2 = c[q][E[2]];
       for (int i = 0; i < 3; ++i)
-        for (int j = 0; j < 3; ++j) K[12 * (3 * q + j) + 3 * p + i] = K[12 * (3 * p + i) + 3 * q + j];
+        for (int j = 0; j < 3; ++j) {
+          const double v = a[0][i] * c0[j] + a[1][i] * c1[j] + a[2][i] * c2[j];
+          blk[p][q][3 * i + j] = v;
+          blk[q][p][3 * j + i] = v;
+        }
+    }
+  }
+  for (int q = 1; q < 4; ++q)
+    for (int k = 0; k < 9; ++k) {
+      blk[0][q][k] = -(blk[1][q][k] + blk[2][q][k] + blk[3][q][k]);
+      blk[q][0][3 * (k % 3) + k / 3] = blk[0][q][k];
+    }
+  for (int k = 0; k < 9; ++k) blk[0][0][k] = -(blk[0][1][k] + blk[0][2][k] + blk[0][3][k]);
+  for (int i = 0; i < 3; ++i) /* symmetric to the bit, as the other blocks */
+    for (int j = i + 1; j < 3; ++j) blk[0][0][3 * i + j] = blk[0][0][3 * j + i] = 0.5 * (blk[0][0][3 * i + j] + blk[0][0][3 * j + i]);
+  /* a corner 0 whose edges are all broken (zero rows of G_d) carries exactly nothing: the sums leave
+   * rounding there (the other corners are made directly, so theirs are exact zeros) */
+  if (Gd[0] == 0.0 && Gd[7] == 0.0 && Gd[14] == 0.0) {
+    memset(blk[0], 0, sizeof blk[0]);
+    for (int q = 1; q < 4; ++q) memset(blk[q][0], 0, sizeof blk[q][0]);
+    f[0] = f[1] = f[2] = 0.0;
+  }
+  for (int p = 0; p < 4; ++p)
+    for (int i = 0; i < 3; ++i)
+      for (int q = 0; q < 4; ++q)
+        for (int j = 0; j < 3; ++j) K[12 * (3 * p + i) + 3 * q + j] = blk[p][q][3 * i + j];
   s->psi[e] = psi;
   /* sigma = sum_k (G_d e)_k r_k r_k^T, r_k = R n_k */
-  double sg[6] = {0, 0, 0, 0, 0, 0};
+  double sv[6] = {0, 0, 0, 0, 0, 0};
   for (int k = 0; k < 6; ++k) {
-    const double g = ge[k], *rk = r[k];
-    sg[0] += g * rk[0] * rk[0], sg[1] += g * rk[1] * rk[1], sg[2] += g * rk[2] * rk[2];
-    sg[3] += g * rk[0] * rk[1], sg[4] += g * rk[1] * rk[2], sg[5] += g * rk[0] * rk[2];
+    const double gk = ge[k], *rk = r[k];
+    sv[0] += gk * rk[0] * rk[0], sv[1] += gk * rk[1] * rk[1], sv[2] += gk * rk[2] * rk[2];
+    sv[3] += gk * rk[0] * rk[1], sv[4] += gk * rk[1] * rk[2], sv[5] += gk * rk[0] * rk[2];
   }
   double *sigma = s->sig + 9 * (size_t)e;
-  sigma[0] = sg[0], sigma[4] = sg[1], sigma[8] = sg[2];
-  sigma[1] = sigma[3] = sg[3], sigma[5] = sigma[7] = sg[4], sigma[2] = sigma[6] = sg[5];
+  sigma[0] = sv[0], sigma[4] = sv[1], sigma[8] = sv[2];
+  sigma[1] = sigma[3] = sv[3], sigma[5] = sigma[7] = sv[4], sigma[2] = sigma[6] = sv[5];
   const cl_mat3 F = cl_fem_deformation_gradient(st->x, t, s->Dminv + 9 * (size_t)e);
   memcpy(s->Fe + 9 * (size_t)e, F.m, sizeof F.m);
 }

@@ -52,6 +52,8 @@ typedef enum cl_gfem_param {
   GF_PARAM_COUNT
 } cl_gfem_param;
 
+enum { CL_GFEM_EDG = 80 }; /* doubles per tet of cl_gfem.edg (element.c) */
+
 typedef struct cl_gfem {
   double p[GF_PARAM_COUNT];
   char grid[CL_MG_GRID_CHARS]; /* the grid spec (GF_GRID's text) */
@@ -72,8 +74,8 @@ typedef struct cl_gfem {
   uint8_t *hk;               /* per tet, use_h: 1 = this step's stiffness is h's (within warp_limit) */
   double *psi;               /* elastic energy per tet of this step, J */
   double *Re;                /* 9 per tet: a damaged element's rotation */
-  double *edg;               /* 60 per tet: a damaged element's edge basis, G_d (36), rest directions n_k
-                                (18), 1 / L_k (6) (element.c) */
+  double *edg;               /* CL_GFEM_EDG per tet: a damaged element's edge basis, G_d (36), rest
+                                directions n_k (18), 1 / L_k (6), rotation fit g_k (18), the fit spans (1) */
   uint8_t *dmg;              /* per tet: 0 intact, 1 some edge damaged */
   uint8_t *kdirty;           /* per tet: edg must be rebuilt (its damage changed: fracture.c) */
   double *Fe;                /* 9 per tet: F of the last element pass */

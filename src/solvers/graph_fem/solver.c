@@ -133,7 +133,7 @@ static cl_status gfem_bind(void *p, const cl_bind_input *in, cl_body_state *st) 
   s->hk = cl_calloc(ne, 1, "graph_fem rotated gradients");
   s->psi = cl_calloc(ne, sizeof(double), "graph_fem element energies");
   s->Re = cl_calloc(9 * ne, sizeof(double), "graph_fem element rotations");
-  s->edg = cl_calloc(60 * ne, sizeof(double), "graph_fem degraded elements");
+  s->edg = cl_calloc(CL_GFEM_EDG * ne, sizeof(double), "graph_fem degraded elements");
   s->dmg = cl_calloc(ne, 1, "graph_fem element damage");
   s->kdirty = cl_calloc(ne, 1, "graph_fem element damage");
   s->Fe = cl_calloc(9 * ne, sizeof(double), "graph_fem element stresses");
