@@ -208,10 +208,10 @@ static void update_damaged(cl_gfem *s, const cl_body_state *st, int32_t e) {
 }
 
 void cl_gfem_store_stress(cl_gfem *s, int32_t e, const cl_mat3 *F, const cl_mat3 *P) {
-  const double J = cl_mat3_det(F);
+  const double J = cl_mat3_det(F), iJ = fabs(J) > 1e-12 ? 1.0 / J : 0.0;
   const cl_mat3 PFt = cl_mat3_mul_nt(P, F);
   double *sigma = s->sig + 9 * (size_t)e;
-  for (int k = 0; k < 9; ++k) sigma[k] = fabs(J) > 1e-12 ? PFt.m[k] / J : 0.0;
+  for (int k = 0; k < 9; ++k) sigma[k] = PFt.m[k] * iJ;
   memcpy(s->Fe + 9 * (size_t)e, F->m, sizeof F->m);
 }
 

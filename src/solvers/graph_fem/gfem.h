@@ -7,11 +7,13 @@
  * entry there). docs/solvers/graph_fem.md has the equations and the choices the paper leaves open.
  *
  * File map (this folder):
- *   solver.c    the table, parameters, create/destroy/bind, measure, energy, stats
+ *   solver.c    the table, parameters, create/destroy/bind, the step (step.c's, then the next
+ *               step's element pass), measure (the pass's F and stress), energy, stats
  *   edges.c     the edge graph: edges of the tets, lookup by node pair, damage, pieces over the
  *               undamaged edges, the visual surface that splits along damaged edges
  *   element.c   per element: the model's force and projected stiffness (undamaged), or the
- *               edge-degraded corotational element (damaged; eq 2's degraded energy)
+ *               edge-degraded corotational element (damaged; eq 2's degraded energy), and its
+ *               stress; the pass kept while the positions, parameters and damage hold
  *   warped.c    tangent = warped: an intact element's model forces in closed form and the rotated
  *               small-strain stiffness (its rotated gradients h; the assembly makes the blocks)
  *   assembly.c  A = M (1 + dt alpha) + (dt^2 + dt beta) K and b, a row-wise gather
