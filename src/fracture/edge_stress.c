@@ -439,15 +439,28 @@ static cl_status softening(es *s, const cl_unit_fields *u, const cl_body_state *
   /* Gershgorin's bound on sigma_1 first (in parallel: it reads and writes tet t alone): nothing
    * happens to an element without a crack unless sigma_1 > f_t, nor to a cracked one unless
    * sigma_1 / E > kappa (its damage follows kappa alone), and most elements are far below both */
+  const double mu2 = 2.0 * s->mu;
 #pragma omp parallel for schedule(static, 1024) num_threads(s->threads) if (s->ntets > 8192)
   for (int32_t t = 0; t < s->ntets; ++t) {
     s->hot[t] = 0;
     if (s->dsent[t] >= 1.0) continue;
-    const cl_mat3 Eg = green_strain(u->F + 9 * (size_t)t);
-    const cl_mat3 S = effective_stress(s, &Eg);
-    double bound = -INFINITY;
+    /* the six entries of E = (F^T F - I) / 2 from the columns of F, then row i of sigma_eff:
+     * 2 mu E_ii + lambda tr E on the diagonal, 2 mu E_ij beside it. Rounded otherwise than the
+     * eigenvalues' input below, so the bound is widened by far more than its rounding (1e-12 of its
+     * terms' sizes): a tet near the limit gets its eigenvalues rather than being passed over */
+    const double *F = u->F + 9 * (size_t)t;
+    double E[3][3];
     for (int i = 0; i < 3; ++i)
-      bound = fmax(bound, S.m[4 * i] + fabs(S.m[3 * i + (i + 1) % 3]) + fabs(S.m[3 * i + (i + 2) % 3]));
+      for (int j = i; j < 3; ++j)
+        E[i][j] = E[j][i] = 0.5 * (F[i] * F[j] + F[3 + i] * F[3 + j] + F[6 + i] * F[6 + j] - (i == j ? 1.0 : 0.0));
+    const double ltr = s->lambda * (E[0][0] + E[1][1] + E[2][2]);
+    double bound = -INFINITY, size = 0.0;
+    for (int i = 0; i < 3; ++i) {
+      const double d = mu2 * E[i][i] + ltr, a = fabs(mu2 * E[i][(i + 1) % 3]), b = fabs(mu2 * E[i][(i + 2) % 3]);
+      bound = fmax(bound, d + a + b);
+      size = fmax(size, fabs(mu2 * E[i][i]) + fabs(ltr) + a + b);
+    }
+    bound += 1e-12 * size;
     s->hot[t] = s->cracked[t] ? bound > s->young * s->kappa[t] : bound > s->strength;
   }
   for (int32_t t = 0; t < s->ntets; ++t) {
