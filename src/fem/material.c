@@ -111,7 +111,9 @@ cl_status cl_fem_piola(const cl_fem_material *mat, const cl_mat3 *F, double *psi
                        int project) {
   cl_mat3 U, V;
   cl_vec3 sv;
-  cl_status st = cl_svd3(F, &U, &sv, &V);
+  /* the fast SVD: cl_svd3's contract and accuracy, about 2x cheaper (base/mat3.h); where singular
+   * values repeat it may choose other vectors, which P and dP/dF do not depend on */
+  cl_status st = cl_svd3_fast(F, &U, &sv, &V);
   if (st < 0) return cl_fail(CL_ERR_NUMERICAL, "material: the deformation gradient has no SVD (non-finite?)");
   const double s[3] = {sv.x, sv.y, sv.z};
   double g[3], H[9];
