@@ -231,7 +231,26 @@ lua_State *cl_embed_new_state(const char *who) {
   return L;
 }
 
-/* Message handler: "message" plus the Lua traceback, file names whole. Non-string errors are
+/* Is msg the error that cleave's own checks raised at the script's line (cleave.schema.raise keeps
+ * it as last_raised)? Such a message already names the user's file and line and what was wrong;
+ * its traceback would list only cleave's own frames. */
+static int raised_by_cleave(lua_State *L, const char *msg) {
+  const int top = lua_gettop(L);
+  int yes = 0;
+  lua_getfield(L, LUA_REGISTRYINDEX, "_LOADED");
+  if (lua_istable(L, -1)) {
+    lua_getfield(L, -1, "cleave.schema");
+    if (lua_istable(L, -1)) {
+      lua_getfield(L, -1, "last_raised");
+      yes = lua_type(L, -1) == LUA_TSTRING && strcmp(lua_tostring(L, -1), msg) == 0;
+    }
+  }
+  lua_settop(L, top);
+  return yes;
+}
+
+/* Message handler: "message" plus the Lua traceback, file names whole; an error of cleave's checks
+ * at the script's line without it (CLEAVE_TRACEBACK set: always with it). Non-string errors are
  * described. */
 static int traceback_handler(lua_State *L) {
   const char *msg = lua_tostring(L, 1);
@@ -243,7 +262,10 @@ static int traceback_handler(lua_State *L) {
     }
   }
   remember_stack(L);
-  luaL_traceback(L, L, msg, 1);
+  if (raised_by_cleave(L, msg) && !getenv("CLEAVE_TRACEBACK"))
+    lua_pushstring(L, msg);
+  else
+    luaL_traceback(L, L, msg, 1);
   cl_embed_expand(L);
   return 1;
 }

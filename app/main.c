@@ -59,8 +59,10 @@ static void usage(FILE *out) {
           "           (name, default, unit, range, help), or those of NAME.\n"
           "  bench    run the benchmark program cleave-bench-SUITE installed with cleave.\n"
           "\n"
-          "A script error prints `cleave: FILE:LINE: message` and a traceback, and exits 1.\n"
-          "Environment: CLEAVE_LIB overrides the path of libcleave; CLEAVE_LUA_DIR the module tree.\n");
+          "A script error prints `cleave: FILE:LINE: message` and a traceback, and exits 1 (a bad\n"
+          "argument that cleave checks: the message at your script's line alone).\n"
+          "Environment: CLEAVE_LIB overrides the path of libcleave; CLEAVE_LUA_DIR the module tree;\n"
+          "CLEAVE_TRACEBACK=1 prints the traceback with every error.\n");
 }
 
 /* Is v a decimal number as a user writes one: [+-] digits [. digits] [e [+-] digits]? strtod also

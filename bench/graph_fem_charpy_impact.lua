@@ -21,6 +21,7 @@ local o = cl.options {
 local here = debug.getinfo(1, "S").source:match("^@(.*)/[^/]*$") or "."
 local scenes = dofile(here .. "/../experiments/scenes/init.lua")
 local now = require("cleave.progress").now
+local summary = require "cleave.summary"
 
 local sc = scenes.get("graph_fem/charpy")
 local over = { threads = o.threads, mg_cycles = o.mg_cycles }
@@ -54,19 +55,10 @@ for k = 1, steps do
   for _, c in ipairs(cols) do rows[c][k] = v[c] end
 end
 
--- the median and the mean of a column
-local function summary(t)
-  local s, sum = {}, 0
-  for i, x in ipairs(t) do s[i], sum = x, sum + x end
-  table.sort(s)
-  local n, h = #s, math.floor((#s + 1) / 2)
-  return n % 2 == 1 and s[h] or 0.5 * (s[h] + s[h + 1]), sum / n
-end
 print(string.format("  %-10s %9s %9s", "per step", "median", "mean"))
 for _, c in ipairs(cols) do
   local unit = c == "iterations" and "" or " ms"
-  local med, avg = summary(rows[c])
-  print(string.format("  %-10s %9.2f %9.2f%s", c, med, avg, unit))
+  print(string.format("  %-10s %9.2f %9.2f%s", c, summary.median(rows[c]), summary.mean(rows[c]), unit))
 end
-print(string.format("  fps (median wall): %.1f; pieces at the end: %d, broken edges %d", 1e3 / summary(rows.wall),
+print(string.format("  fps (median wall): %.1f; pieces at the end: %d, broken edges %d", 1e3 / summary.median(rows.wall),
                     body:stats().pieces, body:stats().broken_edges))

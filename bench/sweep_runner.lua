@@ -85,13 +85,7 @@ local function run(script, jobs)
   return { wall = wall, inside = inside, points = #r.rows, load = before .. " -> " .. loadavg(), busy = busy }
 end
 
-local function median(t)
-  local s = {}
-  for i, v in ipairs(t) do s[i] = v end
-  table.sort(s)
-  local n = #s
-  return n % 2 == 1 and s[(n + 1) / 2] or (s[n / 2] + s[n / 2 + 1]) / 2
-end
+local median = require("cleave.summary").median
 
 local p = io.popen("lscpu 2>/dev/null | grep -E '^(Model name|CPU\\(s\\)|Thread|Core)'")
 local machine = p and p:read("*a") or ""

@@ -141,18 +141,8 @@ print(string.format("mesh: Charpy at scale 10, TetGen -pq2.0a%.3g: %d nodes, %d 
 print("load: " .. (io.open("/proc/loadavg") and io.open("/proc/loadavg"):read("*l") or "?"))
 
 -- ---- cleave -------------------------------------------------------------------------------------
-local function median(t)
-  local s = {}
-  for i, v in ipairs(t) do s[i] = v end
-  table.sort(s)
-  local n = #s
-  return n % 2 == 1 and s[(n + 1) / 2] or 0.5 * (s[n / 2] + s[n / 2 + 1])
-end
-local function mean(t)
-  local s = 0
-  for _, v in ipairs(t) do s = s + v end
-  return s / #t
-end
+local summary = require "cleave.summary"
+local median, mean = summary.median, summary.mean
 
 local function cleave_run(linear_solver, nthreads)
   local w = cl.world { dt = 1 / 60, gravity = { 0, -9.81, 0 }, threads = nthreads }

@@ -59,13 +59,21 @@ function schema.user_level()
   end
 end
 
--- Raise `msg` at the first user frame. Never returns.
+-- Raise `msg` at the first user frame. Never returns. The message is kept as schema.last_raised:
+-- `cleave run` prints such an error (it names the script's line already) without the traceback of
+-- cleave's own frames (app/embed.c).
 function schema.raise(msg)
   local level = 2
   while true do
     local info = debug.getinfo(level, "Sl")
-    if not info then error(msg, 0) end
-    if not internal_source(info.source) then error(position(info) .. msg, 0) end
+    if not info then
+      schema.last_raised = msg
+      error(msg, 0)
+    end
+    if not internal_source(info.source) then
+      schema.last_raised = position(info) .. msg
+      error(schema.last_raised, 0)
+    end
     level = level + 1
   end
 end

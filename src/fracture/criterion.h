@@ -37,6 +37,7 @@ typedef struct cl_criterion_bind_input {
   const char *const *texts;        /* one per entry of ops->params: a text parameter's value (valid
                                     * during bind only), NULL for the others; may be NULL if the
                                     * table has no text parameters */
+  int32_t threads;                 /* threads its evaluate may use (OpenMP; 0 or 1 = one) */
 } cl_criterion_bind_input;
 
 /* A criterion's table. Write it with designated initialisers, so a member added later is NULL / zero

@@ -76,6 +76,8 @@ typedef struct es {
   int32_t *edge;        /* 2 per edge, a < b */
   int32_t *tet_edge;    /* 6 per tet */
   int32_t *edge_tet;    /* per edge: one tet that has it (the event's unit) */
+  int32_t *et_ptr, *et; /* per edge (CSR): the tets that have it, each as 6 tet + its local edge */
+  int32_t threads;      /* OpenMP threads of evaluate */
   double *sent;         /* per edge: damage raised in every element (threshold, diffusion) */
   double *sig;          /* per edge scratch: largest projected stress of this step (threshold) */
   int32_t *broke;       /* scratch: edges that broke or were cut through this step (for R_d) */
@@ -97,6 +99,9 @@ typedef struct es {
   int32_t *nt;          /* the tets of each node */
   int32_t maxdeg;       /* most tets around one node */
   uint8_t *killed;      /* per tet: broken by the hinge rule */
+  uint8_t *gone;        /* per tet scratch: tet_gone of this step */
+  int32_t *hseen;       /* per node: gone tets around it when its star was last found to be one group */
+  uint8_t *hot;         /* per tet scratch (softening): its Gershgorin bound calls for the eigenvalues */
   int32_t *hl;          /* scratch, 3 maxdeg: a star's live tets, their groups, the group's root */
   double *hvol;         /* per tet: rest volume */
   double *hacc;         /* scratch, 10 maxdeg: per group, the weighted sum of F and the weight */
@@ -149,6 +154,11 @@ static void es_destroy(void *p) {
   free(s->edge);
   free(s->tet_edge);
   free(s->edge_tet);
+  free(s->et_ptr);
+  free(s->et);
+  free(s->gone);
+  free(s->hseen);
+  free(s->hot);
   free(s->sent);
   free(s->sig);
   free(s->broke);
@@ -172,8 +182,10 @@ static cl_status hinge_bind(es *s, const cl_body_state *st) {
   s->nt_ptr = cl_calloc((size_t)s->n + 1, sizeof(int32_t), "edge_stress hinges");
   s->nt = cl_malloc(sizeof(int32_t) * 4 * nt, "edge_stress hinges");
   s->killed = cl_calloc(nt, 1, "edge_stress hinges");
+  s->gone = cl_calloc(nt, 1, "edge_stress hinges");
+  s->hseen = cl_calloc((size_t)s->n, sizeof(int32_t), "edge_stress hinges");
   s->hvol = cl_malloc(sizeof(double) * nt, "edge_stress hinges");
-  if (!s->nt_ptr || !s->nt || !s->killed || !s->hvol) return CL_ERR_OUT_OF_MEMORY;
+  if (!s->nt_ptr || !s->nt || !s->killed || !s->gone || !s->hseen || !s->hvol) return CL_ERR_OUT_OF_MEMORY;
   for (size_t t = 0; t < 4 * nt; ++t) s->nt_ptr[st->cells[t] + 1]++;
   s->maxdeg = 0;
   for (int32_t i = 0; i < s->n; ++i) {
@@ -211,6 +223,7 @@ static cl_status es_bind(void *p, const cl_criterion_bind_input *in) {
   s->rd = in->params[ES_DIFFUSION_RADIUS];
   s->law = (int)in->params[ES_LAW];
   s->hinge = in->params[ES_HINGE];
+  s->threads = in->threads > 0 ? in->threads : 1;
   const double ft = s->strength, gf = s->gf;
   if (s->law == ES_BILINEAR) { /* fib Model Code 2010, sec 5.1.5.2 */
     s->npts = 3;
@@ -250,7 +263,18 @@ static cl_status es_bind(void *p, const cl_criterion_bind_input *in) {
   /* softening lists the six edges of every element that breaks in a step: up to 6 per tet */
   s->broke = cl_malloc(sizeof(int32_t) * (s->mode == ES_SOFTENING ? 6 * nt + 1 : ne + 1), "edge_stress edges");
   if (!s->edge_tet || !s->sent || !s->sig || !s->broke) return CL_ERR_OUT_OF_MEMORY;
+  s->et_ptr = cl_calloc(ne + 1, sizeof(int32_t), "edge_stress edges");
+  s->et = cl_malloc(sizeof(int32_t) * 6 * nt, "edge_stress edges");
+  if (!s->et_ptr || !s->et) return CL_ERR_OUT_OF_MEMORY;
+  for (size_t j = 0; j < 6 * nt; ++j) s->et_ptr[s->tet_edge[j] + 1]++;
+  for (size_t q = 0; q < ne; ++q) s->et_ptr[q + 1] += s->et_ptr[q];
+  /* filled in tet order, each start moved on to the next edge's, then moved back */
+  for (size_t j = 0; j < 6 * nt; ++j) s->et[s->et_ptr[s->tet_edge[j]]++] = (int32_t)j;
+  for (size_t q = ne; q > 0; --q) s->et_ptr[q] = s->et_ptr[q - 1];
+  s->et_ptr[0] = 0;
   if (s->mode == ES_SOFTENING) {
+    s->hot = cl_malloc(nt, "edge_stress cracks");
+    if (!s->hot) return CL_ERR_OUT_OF_MEMORY;
     s->cracked = cl_calloc(nt, 1, "edge_stress cracks");
     s->kappa = cl_calloc(nt, sizeof(double), "edge_stress cracks");
     s->band = cl_calloc(nt, sizeof(double), "edge_stress cracks");
@@ -311,24 +335,29 @@ static int spread(void *ctx, int32_t id, double d2) {
   return c->status < 0;
 }
 
-/* eq 1 for every tet and edge: the largest n^T sigma n per edge (n along the current edge). */
+/* eq 1 for every tet and edge: the largest n^T sigma n per edge (n along the current edge), edge by
+ * edge over the tets that have it (each edge's unit direction once; a max in any order is the same
+ * max, so every thread count gives the same numbers). The tensor projection sum_ij sigma_ij n_i n_j
+ * with each shear pair summed (sigma_xy + sigma_yx) n_x n_y, which is the symmetric stress's
+ * 2 sigma_xy n_x n_y. */
 static void project_stresses(es *s, const cl_unit_fields *u, const cl_body_state *st) {
-  for (int32_t q = 0; q < s->nedges; ++q) s->sig[q] = -INFINITY;
-  for (int32_t t = 0; t < s->ntets; ++t) {
-    const double *S = u->stress + 9 * (size_t)t;
-    for (int k = 0; k < 6; ++k) {
-      const int32_t q = s->tet_edge[6 * (size_t)t + k];
-      if (s->sent[q] >= 1.0) continue;
-      const double *a = st->x + 3 * (size_t)s->edge[2 * q], *b = st->x + 3 * (size_t)s->edge[2 * q + 1];
-      double n[3] = {b[0] - a[0], b[1] - a[1], b[2] - a[2]};
-      const double l = sqrt(n[0] * n[0] + n[1] * n[1] + n[2] * n[2]);
-      if (!(l > 0.0)) continue;
+#pragma omp parallel for schedule(static, 1024) num_threads(s->threads) if (s->nedges > 8192)
+  for (int32_t q = 0; q < s->nedges; ++q) {
+    double best = -INFINITY;
+    const double *a = st->x + 3 * (size_t)s->edge[2 * q], *b = st->x + 3 * (size_t)s->edge[2 * q + 1];
+    double n[3] = {b[0] - a[0], b[1] - a[1], b[2] - a[2]};
+    const double l = sqrt(n[0] * n[0] + n[1] * n[1] + n[2] * n[2]);
+    if (s->sent[q] < 1.0 && l > 0.0) {
       for (int c = 0; c < 3; ++c) n[c] /= l;
-      double sn = 0.0;
-      for (int i = 0; i < 3; ++i)
-        for (int j = 0; j < 3; ++j) sn += S[3 * i + j] * n[i] * n[j];
-      if (sn > s->sig[q]) s->sig[q] = sn;
+      const double w[6] = {n[0] * n[0], n[1] * n[1], n[2] * n[2], n[0] * n[1], n[1] * n[2], n[0] * n[2]};
+      for (int32_t j = s->et_ptr[q]; j < s->et_ptr[q + 1]; ++j) {
+        const double *S = u->stress + 9 * (size_t)(s->et[j] / 6);
+        const double sn = S[0] * w[0] + S[4] * w[1] + S[8] * w[2] + (S[1] + S[3]) * w[3] + (S[5] + S[7]) * w[4] +
+                          (S[2] + S[6]) * w[5];
+        if (sn > best) best = sn;
+      }
     }
+    s->sig[q] = best;
   }
 }
 
@@ -407,15 +436,37 @@ static double law_traction(const es *s, double k, double hb) {
 static cl_status softening(es *s, const cl_unit_fields *u, const cl_body_state *st, cl_event_list *out,
                            int32_t *nbroke) {
   const double e0 = s->strength / s->young;
+  /* Gershgorin's bound on sigma_1 first (in parallel: it reads and writes tet t alone): nothing
+   * happens to an element without a crack unless sigma_1 > f_t, nor to a cracked one unless
+   * sigma_1 / E > kappa (its damage follows kappa alone), and most elements are far below both */
+  const double mu2 = 2.0 * s->mu;
+#pragma omp parallel for schedule(static, 1024) num_threads(s->threads) if (s->ntets > 8192)
   for (int32_t t = 0; t < s->ntets; ++t) {
+    s->hot[t] = 0;
     if (s->dsent[t] >= 1.0) continue;
+    /* the six entries of E = (F^T F - I) / 2 from the columns of F, then row i of sigma_eff:
+     * 2 mu E_ii + lambda tr E on the diagonal, 2 mu E_ij beside it. Rounded otherwise than the
+     * eigenvalues' input below, so the bound is widened by far more than its rounding (1e-12 of its
+     * terms' sizes): a tet near the limit gets its eigenvalues rather than being passed over */
+    const double *F = u->F + 9 * (size_t)t;
+    double E[3][3];
+    for (int i = 0; i < 3; ++i)
+      for (int j = i; j < 3; ++j)
+        E[i][j] = E[j][i] = 0.5 * (F[i] * F[j] + F[3 + i] * F[3 + j] + F[6 + i] * F[6 + j] - (i == j ? 1.0 : 0.0));
+    const double ltr = s->lambda * (E[0][0] + E[1][1] + E[2][2]);
+    double bound = -INFINITY, size = 0.0;
+    for (int i = 0; i < 3; ++i) {
+      const double d = mu2 * E[i][i] + ltr, a = fabs(mu2 * E[i][(i + 1) % 3]), b = fabs(mu2 * E[i][(i + 2) % 3]);
+      bound = fmax(bound, d + a + b);
+      size = fmax(size, fabs(mu2 * E[i][i]) + fabs(ltr) + a + b);
+    }
+    bound += 1e-12 * size;
+    s->hot[t] = s->cracked[t] ? bound > s->young * s->kappa[t] : bound > s->strength;
+  }
+  for (int32_t t = 0; t < s->ntets; ++t) {
+    if (!s->hot[t]) continue;
     const cl_mat3 Eg = green_strain(u->F + 9 * (size_t)t);
     const cl_mat3 S = effective_stress(s, &Eg);
-    /* Gershgorin bound first: most elements are far below the strength and their kappa */
-    double bound = -INFINITY;
-    for (int i = 0; i < 3; ++i)
-      bound = fmax(bound, S.m[4 * i] + fabs(S.m[3 * i + (i + 1) % 3]) + fabs(S.m[3 * i + (i + 2) % 3]));
-    if (!(bound > s->strength) && !(bound > s->young * s->kappa[t])) continue;
     cl_vec3 ev;
     cl_mat3 Q;
     if (cl_eig_sym3(&S, &ev, &Q) < 0) continue;
@@ -476,16 +527,20 @@ static int share_face(const int32_t *a, const int32_t *b) {
  * inside them, which frees p from that part. */
 static cl_status hinges(es *s, const cl_unit_fields *u, const cl_body_state *st, cl_event_list *out) {
   int32_t *live = s->hl, *grp = s->hl + s->maxdeg + 1;
+#pragma omp parallel for schedule(static, 1024) num_threads(s->threads) if (s->ntets > 8192)
+  for (int32_t t = 0; t < s->ntets; ++t) s->gone[t] = (uint8_t)tet_gone(s, t);
   for (int32_t p = 0; p < s->n; ++p) {
     int32_t m = 0, gone = 0;
-    for (int32_t q = s->nt_ptr[p]; q < s->nt_ptr[p + 1]; ++q) {
-      const int32_t t = s->nt[q];
-      if (tet_gone(s, t))
-        gone++;
-      else
-        live[m++] = t;
+    for (int32_t q = s->nt_ptr[p]; q < s->nt_ptr[p + 1]; ++q) gone += s->gone[s->nt[q]];
+    /* tets never come back, so an unchanged count is an unchanged set: a star found to be one group
+     * (or fewer than two live tets) with this many gone is still one */
+    if (!gone || gone == s->hseen[p]) continue;
+    for (int32_t q = s->nt_ptr[p]; q < s->nt_ptr[p + 1]; ++q)
+      if (!s->gone[s->nt[q]]) live[m++] = s->nt[q];
+    if (m < 2) {
+      s->hseen[p] = gone;
+      continue;
     }
-    if (!gone || m < 2) continue;
     for (int32_t i = 0; i < m; ++i) grp[i] = i;
     for (int32_t i = 0; i < m; ++i)
       for (int32_t j = i + 1; j < m; ++j)
@@ -495,7 +550,10 @@ static cl_status hinges(es *s, const cl_unit_fields *u, const cl_body_state *st,
         }
     int32_t groups = 0;
     for (int32_t i = 0; i < m; ++i) groups += uf_find(grp, i) == i;
-    if (groups < 2) continue;
+    if (groups < 2) {
+      s->hseen[p] = gone;
+      continue;
+    }
     memset(s->hacc, 0, sizeof(double) * 10 * (size_t)m);
     for (int32_t i = 0; i < m; ++i) {
       const int32_t t = live[i];
@@ -520,7 +578,7 @@ static cl_status hinges(es *s, const cl_unit_fields *u, const cl_body_state *st,
       for (int32_t i = 0; i < m; ++i) {
         const int32_t t = live[i];
         if (uf_find(grp, i) != g || s->killed[t]) continue;
-        s->killed[t] = 1;
+        s->killed[t] = s->gone[t] = 1;
         if (s->mode == ES_SOFTENING) s->dsent[t] = 1.0;
         const int32_t *tq = s->tet_edge + 6 * (size_t)t;
         for (int q = 0; q < 6; ++q) {

@@ -230,7 +230,7 @@ cl_status cl_body_new(const cl_world *world, const cl_body_def *def, const cl_me
     s = b->cops->create(&b->criterion);
     if (s < 0) goto fail;
     cl_criterion_bind_input cin = {b->cparams, &b->material, b->ops->name, &b->ops->caps,
-                                   &b->state,  b->label,     (const char *const *)b->ctexts};
+                                   &b->state,  b->label,     (const char *const *)b->ctexts, world->threads};
     s = b->cops->bind(b->criterion, &cin);
     if (s < 0) goto fail;
     warn = s; /* e.g. edge_stress lowering the strength of edges too long for the fracture energy */

@@ -27,3 +27,15 @@ add_test(NAME bench_graph_fem_charpy_impact
          COMMAND $<TARGET_FILE:cleave_app> run ${PROJECT_SOURCE_DIR}/bench/graph_fem_charpy_impact.lua --set quick=true)
 set_tests_properties(bench_graph_fem_charpy_impact PROPERTIES LABELS bench TIMEOUT 300
                      PASS_REGULAR_EXPRESSION "linsolve +[0-9.]+ +[0-9.]+ ms")
+
+# The speed end of graph_fem's volume-gain front (bench/graph_fem_sphere_front.lua) in its smoke
+# mode: every setting with 1 and 2 threads gives a finite volume change and a time; bad options are
+# refused with the option's name and range.
+add_test(NAME bench_graph_fem_sphere_front
+         COMMAND $<TARGET_FILE:cleave_app> run ${PROJECT_SOURCE_DIR}/bench/graph_fem_sphere_front.lua --set quick=true)
+set_tests_properties(bench_graph_fem_sphere_front PROPERTIES LABELS bench TIMEOUT 300
+                     PASS_REGULAR_EXPRESSION "\\| mg 50/all, 1 V-cycle \\| 2 \\| [0-9.]+ % \\| [0-9.]+ / [0-9.]+ \\|")
+add_test(NAME bench_graph_fem_sphere_front_bad_threads
+         COMMAND $<TARGET_FILE:cleave_app> run ${PROJECT_SOURCE_DIR}/bench/graph_fem_sphere_front.lua --set threads=0)
+set_tests_properties(bench_graph_fem_sphere_front_bad_threads PROPERTIES LABELS bench TIMEOUT 60
+                     PASS_REGULAR_EXPRESSION "threads must be a list of integers >= 1, got 0")

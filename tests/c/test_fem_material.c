@@ -205,6 +205,47 @@ static void test_projected_tangent_is_psd(void **state) {
 
 static const double k_tet[12] = {0.01, 0.0, 0.0, 0.3, 0.05, 0.0, 0.0, 0.25, 0.02, 0.05, 0.02, 0.28};
 
+/* cl_fem_element_stiffness (node 0's blocks from the others', the lower blocks mirrored) against the
+ * direct sum K_(a r)(b s) = V sum_cd g_a,c dPdF_(r c)(s d) g_b,d, every model, projected or not */
+static void test_element_stiffness_is_the_direct_sum(void **state) {
+  (void)state;
+  const int32_t t[4] = {0, 1, 2, 3};
+  double Dminv[9], vol;
+  assert_int_equal(cl_fem_rest_shapes(k_tet, t, 1, Dminv, &vol), CL_OK);
+  double g[12];
+  for (int k = 0; k < 3; ++k) {
+    g[3 + k] = Dminv[k], g[6 + k] = Dminv[3 + k], g[9 + k] = Dminv[6 + k];
+    g[k] = -(g[3 + k] + g[6 + k] + g[9 + k]);
+  }
+  cl_rng r;
+  cl_rng_seed(&r, 17);
+  double worst = 0.0;
+  for (int model = 0; model < CL_FEM_MODEL_COUNT; ++model)
+    for (int trial = 0; trial < 20; ++trial) {
+      cl_fem_material m;
+      cl_fem_material_init(&m, (cl_fem_model)model, E, NU);
+      const cl_mat3 H = random_matrix(&r, 1.0), F = identity_plus(&H, trial < 10 ? 0.05 : 0.6);
+      double dPdF[81], K[144];
+      assert_int_equal(cl_fem_piola(&m, &F, NULL, NULL, dPdF, trial % 2), CL_OK);
+      cl_fem_element_stiffness(dPdF, vol, Dminv, K);
+      double scale = 0.0, err = 0.0;
+      for (int a = 0; a < 4; ++a)
+        for (int b = 0; b < 4; ++b)
+          for (int rr = 0; rr < 3; ++rr)
+            for (int ss = 0; ss < 3; ++ss) {
+              double sum = 0.0;
+              for (int c = 0; c < 3; ++c)
+                for (int d = 0; d < 3; ++d) sum += g[3 * a + c] * dPdF[9 * (3 * rr + c) + 3 * ss + d] * g[3 * b + d];
+              sum *= vol;
+              scale = fmax(scale, fabs(sum));
+              err = fmax(err, fabs(sum - K[12 * (3 * a + rr) + 3 * b + ss]));
+            }
+      worst = fmax(worst, err / scale);
+    }
+  print_message("element stiffness against the direct sum: worst %.2g of the largest entry\n", worst);
+  assert_true(worst < 1e-12);
+}
+
 /* element forces balance (net force and torque zero), vanish under a rigid motion, and the element
  * stiffness is minus their derivative */
 static void test_element_forces_and_stiffness(void **state) {
@@ -340,7 +381,7 @@ int main(void) {
       cmocka_unit_test(test_small_strain_is_linear_elasticity), cmocka_unit_test(test_rotations_carry_no_stress),
       cmocka_unit_test(test_derivatives_by_finite_differences),
       cmocka_unit_test(test_tangent_with_close_singular_values), cmocka_unit_test(test_projected_tangent_is_psd),
-      cmocka_unit_test(test_element_forces_and_stiffness),      cmocka_unit_test(test_mesh_patch),
+      cmocka_unit_test(test_element_forces_and_stiffness), cmocka_unit_test(test_element_stiffness_is_the_direct_sum),      cmocka_unit_test(test_mesh_patch),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }

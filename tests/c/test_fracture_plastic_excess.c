@@ -54,7 +54,7 @@ static void *bind_params(const fixture *f, const double *params) {
   void *c = NULL;
   assert_int_equal(criterion()->create(&c), CL_OK);
   assert_int_equal(criterion()->param_count, 7);
-  cl_criterion_bind_input in = {params, &k_mat, "corotational", &k_tet_caps, &f->st, "fixture", NULL};
+  cl_criterion_bind_input in = {params, &k_mat, "corotational", &k_tet_caps, &f->st, "fixture", NULL, 1};
   assert_int_equal(criterion()->bind(c, &in), CL_OK);
   return c;
 }
@@ -233,7 +233,7 @@ static void test_bad_input(void **state) {
   double params[7] = {1.0, 1, 3, 0, 1, PRINCIPAL, REFUSED};
   cl_material_def elastic = k_mat;
   elastic.plastic_yield = -1.0;
-  cl_criterion_bind_input in = {params, &elastic, "corotational", &k_tet_caps, &f.st, "fixture", NULL};
+  cl_criterion_bind_input in = {params, &elastic, "corotational", &k_tet_caps, &f.st, "fixture", NULL, 1};
   assert_int_equal(criterion()->bind(c, &in), CL_ERR_INVALID_ARGUMENT);
   assert_non_null(strstr(cl_last_error(), "plastic_yield"));
   cl_material_def uncapped = k_mat;

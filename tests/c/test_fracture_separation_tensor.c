@@ -42,7 +42,7 @@ static void *bind_params(const fixture *f, const double *params) {
   assert_int_equal(ops->create(&c), CL_OK);
   assert_int_equal(ops->param_count, 5);
   cl_material_def mat = {1000, 1e5, 0.3, -1, 0, 0, 0};
-  cl_criterion_bind_input in = {params, &mat, "test", &k_tet_caps, &f->st, "fixture", NULL};
+  cl_criterion_bind_input in = {params, &mat, "test", &k_tet_caps, &f->st, "fixture", NULL, 1};
   assert_int_equal(ops->bind(c, &in), CL_OK);
   return c;
 }
@@ -192,7 +192,7 @@ static void test_bad_input(void **state) {
   assert_int_equal(ops->create(&c), CL_OK);
   double params[5] = {1.0, 1, 3, 0, 1};
   cl_material_def mat = {1000, 1e5, 0.3, -1, 0, 0, 0};
-  cl_criterion_bind_input in = {params, &mat, "test", &k_tet_caps, &f.st, "fixture", NULL};
+  cl_criterion_bind_input in = {params, &mat, "test", &k_tet_caps, &f.st, "fixture", NULL, 1};
   assert_int_equal(ops->bind(c, &in), CL_OK);
   /* units that are not the tets */
   f.u.count = f.st.ncells - 1;

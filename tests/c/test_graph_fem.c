@@ -126,8 +126,8 @@ static void test_undamaged_element_is_the_model(void **state) {
   }
 }
 
-/* A damaged element whose damage is still 0 is the linear (small-strain) element of E and nu: K0_d
- * against the textbook B^T D B of the test support. */
+/* A damaged element whose damage is still 0 is the linear (small-strain) element of E and nu: its K
+ * at the rest positions (R = I) against the textbook B^T D B of the test support. */
 static void test_degraded_element_without_damage_is_linear(void **state) {
   (void)state;
   cl_world *w = cl_test_world(1e-3, 0.0, 1);
@@ -146,7 +146,7 @@ static void test_degraded_element_without_damage_is_linear(void **state) {
     cl_test_tet_stiffness(x, k_young, k_poisson, Ke);
     double scale = 0.0;
     for (int q = 0; q < 144; ++q) scale = fmax(scale, fabs(Ke[q]));
-    for (int q = 0; q < 144; ++q) worst = fmax(worst, fabs(Ke[q] - s->K0d[144 * e + q]) / scale);
+    for (int q = 0; q < 144; ++q) worst = fmax(worst, fabs(Ke[q] - s->Ke[144 * e + q]) / scale);
   }
   print_message("graph_fem: degraded element at zero damage against B^T D B: %.2g\n", worst);
   assert_true(worst < 1e-10);
@@ -503,7 +503,7 @@ static cl_status crit_open_status(crit_fixture *f, const cl_param *cp, int32_t n
   mat.young = k_young;
   mat.poisson = k_poisson;
   mat.density = k_density;
-  cl_criterion_bind_input in = {params, &mat, "graph_fem", &k_edge_caps, f->st, "fixture", NULL};
+  cl_criterion_bind_input in = {params, &mat, "graph_fem", &k_edge_caps, f->st, "fixture", NULL, 1};
   return f->ops->bind(f->crit, &in);
 }
 
@@ -535,6 +535,77 @@ static double edge_normal_stress(const cl_body_state *st, int32_t a, int32_t b, 
   for (int i = 0; i < 3; ++i)
     for (int j = 0; j < 3; ++j) sn += S[3 * i + j] * n[i] * n[j] / (l * l);
   return sn;
+}
+
+/* The threshold's edge stresses (the events' values with a strength so small that every edge in
+ * tension breaks) against the direct loop: each tet, each of its edges, the nine-term n^T sigma n
+ * with n from the current positions, the largest per edge; within 1e-12 of the largest stress, for
+ * unsymmetric stresses and moved nodes, and bit for bit the same with one thread and with two. */
+static void test_threshold_edge_stresses_are_the_direct_projection(void **state) {
+  (void)state;
+  cl_param cp[1] = {{"strength", 1e-300, NULL}};
+  double *vals[2] = {NULL, NULL};
+  int32_t counts[2] = {0, 0};
+  for (int threads = 1; threads <= 2; ++threads) {
+    crit_fixture f;
+    memset(&f, 0, sizeof f);
+    const cl_test_grid g = {{12, 6, 6}, {0, 0, 0}, {0.6, 0.3, 0.3}}; /* 2592 tets: the parallel loops run */
+    cl_test_unit_fixture_init(&f.fx, &g, 1);
+    f.st = &f.fx.st;
+    f.u = f.fx.u;
+    f.ops = cl_test_criterion("edge_stress");
+    assert_int_equal(f.ops->create(&f.crit), CL_OK);
+    double params[8];
+    assert_int_equal(cl_params_resolve("criterion 'edge_stress'", f.ops->params, f.ops->param_count, cp, 1, params), CL_OK);
+    cl_material_def mat = {.young = k_young, .poisson = k_poisson, .density = k_density};
+    cl_criterion_bind_input in = {params, &mat, "graph_fem", &k_edge_caps, f.st, "fixture", NULL, threads};
+    assert_int_equal(f.ops->bind(f.crit, &in), CL_OK);
+    cl_body_state *st = f.st;
+    uint64_t rng = 3;
+    for (int32_t i = 0; i < 3 * st->n; ++i) st->x[i] += 0.01 * (cl_test_rand01(&rng) - 0.5);
+    double smax = 0.0;
+    for (int32_t k = 0; k < 9 * f.u.count; ++k) {
+      f.u.stress[k] = 1e4 * (cl_test_rand01(&rng) - 0.3);
+      smax = fmax(smax, fabs(f.u.stress[k]));
+    }
+    int32_t *edges = NULL, ne = 0, *te = malloc(sizeof(int32_t) * 6 * (size_t)st->ncells);
+    assert_int_equal(cl_tet_edge_list(st->n, st->ncells, st->cells, &edges, &ne, te), CL_OK);
+    double *ref = malloc(sizeof(double) * (size_t)ne);
+    for (int32_t q = 0; q < ne; ++q) ref[q] = -INFINITY;
+    for (int32_t t = 0; t < st->ncells; ++t)
+      for (int k = 0; k < 6; ++k) {
+        const int32_t q = te[6 * t + k];
+        ref[q] = fmax(ref[q], edge_normal_stress(st, edges[2 * q], edges[2 * q + 1], f.u.stress + 9 * t));
+      }
+    crit_eval(&f);
+    double worst = 0.0;
+    int32_t expect = 0;
+    for (int32_t q = 0; q < ne; ++q) expect += ref[q] > 1e-300;
+    assert_int_equal(f.ev.count, expect);
+    vals[threads - 1] = malloc(sizeof(double) * (size_t)(f.ev.count + 1));
+    counts[threads - 1] = f.ev.count;
+    for (int32_t i = 0; i < f.ev.count; ++i) {
+      const cl_fracture_event *e = &f.ev.items[i];
+      int32_t q = -1;
+      for (int32_t j = 0; j < ne && q < 0; ++j)
+        if (edges[2 * j] == e->damage_edge.a && edges[2 * j + 1] == e->damage_edge.b) q = j;
+      assert_true(q >= 0);
+      worst = fmax(worst, fabs(e->value - ref[q]));
+      vals[threads - 1][i] = e->value;
+    }
+    print_message("edge_stress, %d thread(s): %d edges in tension, worst difference from the direct loop %.2g Pa, the "
+                  "largest stress %.3g Pa\n", threads, f.ev.count, worst, smax);
+    assert_true(f.ev.count > ne / 4);
+    assert_true(worst <= 1e-12 * smax);
+    free(edges);
+    free(te);
+    free(ref);
+    crit_close(&f);
+  }
+  assert_int_equal(counts[0], counts[1]);
+  assert_memory_equal(vals[0], vals[1], sizeof(double) * (size_t)counts[0]);
+  free(vals[0]);
+  free(vals[1]);
 }
 
 /* Uniaxial stress 1.5 f_t along x: exactly the edges with cos^2 > 1 / 1.5 break. Pure shear
@@ -830,6 +901,7 @@ int main(void) {
       cmocka_unit_test(test_cut_splits_bar_and_surface),
       cmocka_unit_test(test_split_unit_breaks_the_edges_the_plane_separates),
       cmocka_unit_test(test_threshold_is_the_tensor_projection),
+      cmocka_unit_test(test_threshold_edge_stresses_are_the_direct_projection),
       cmocka_unit_test(test_softening_law),
       cmocka_unit_test(test_diffusion_radius),
       cmocka_unit_test(test_hinge_rule),

@@ -30,7 +30,7 @@ endforeach()
 if(LUAJIT_EXECUTABLE)
   # LUA_PATH holds semicolons, which a CMake list would split: escape them.
   set(_lua_path "${PROJECT_BINARY_DIR}/lua/?.lua\\;${PROJECT_BINARY_DIR}/lua/?/init.lua\\;\\;")
-  foreach(name test_mesh test_world test_output test_plot test_progress test_runinfo)
+  foreach(name test_mesh test_world test_output test_plot test_progress test_runinfo test_summary)
     if(EXISTS ${CMAKE_CURRENT_SOURCE_DIR}/lua/${name}.lua)
       add_test(NAME lua_plain_${name} COMMAND ${LUAJIT_EXECUTABLE} ${CMAKE_CURRENT_SOURCE_DIR}/lua/${name}.lua)
       set_tests_properties(lua_plain_${name} PROPERTIES LABELS lua TIMEOUT 300 SKIP_RETURN_CODE ${CLEAVE_SKIP_CODE}

@@ -18,7 +18,10 @@
  * crosses e, the softening mode of docs/solvers/graph_fem.md, "Fracture"). With e = b (R^T x - X)
  * (b: edge k's strain (n_k . (u_b - u_a)) / L_k),
  *     Psi_d = V/2 e^T G_d e,   K0_d = V b^T G_d b,   f = -R K0_d (R^T x - X),   K = R K0_d R^T.
- * Without damage G_d = G and K0_d is the linear element exactly. A node all of whose edges in the
+ * Without damage G_d = G and K0_d is the linear element exactly. All of it is made on the edges, from
+ * G_d (6x6) and the turned edge vectors m_k = R n_k / L_k alone (update_damaged): e_k = m_k . d_k - 1
+ * (d_k the current edge: n_k . D_k / L_k = 1), f = -V B^T G_d e and K = V B^T G_d B with row k of B
+ * = (-m_k at a_k, +m_k at b_k) (B = b R^T), sigma = sum_k (G_d e)_k (R n_k)(R n_k)^T. A node all of whose edges in the
  * element are broken does not enter e^T G_d e (its edges' rows and columns are zero), so it carries
  * no force and moves freely. R is the rotation of the deformation gradient fitted to the undamaged
  * edges only (weighted least squares of F D_k = d_k, weights 1 - d_k), so the broken edges' nodes do
@@ -54,175 +57,237 @@ static int degraded_edge_stiffness(const cl_gfem *s, const cl_body_state *st, in
   return 1;
 }
 
-/* K0_d = V b^T G_d b of element e. */
+/* The edges at each corner of a tet (geom/tet_edges.h order) and the sign of the corner in the edge
+ * (-1: its first corner a_k, +1: its second b_k). */
+static const int k_node_edges[4][3] = {{0, 1, 2}, {0, 3, 4}, {1, 3, 5}, {2, 4, 5}};
+static const double k_node_sign[4][3] = {{-1, -1, -1}, {1, -1, -1}, {1, 1, -1}, {1, 1, 1}};
+
+/* Element e's edge basis (s->edg, CL_GFEM_EDG per tet): G_d (36), the unit rest directions n_k (18,
+ * from corner a_k to b_k) and 1 / L_k (6) of its edges, the fit vectors g_k (18) and whether the
+ * undamaged edges span space (1). The rotation is fitted to the undamaged edges (weighted least
+ * squares of F D_k = d_k, weights w_k = 1 - d_k): F_w = (sum w d D^T)(sum w D D^T)^-1 =
+ * sum_k d_k g_k^T with g_k = w_k B^-1 D_k, B = sum w D D^T (symmetric), which depends on the rest
+ * shape and the damage only, so it is made here, when the damage changes. */
 static void build_degraded(cl_gfem *s, const cl_body_state *st, int32_t e) {
-  double b[72], T[36], G[36];
-  double *K = s->K0d + 144 * (size_t)e;
+  double b[72], T[36], d[6];
+  double *Gd = s->edg + CL_GFEM_EDG * (size_t)e, *n = Gd + 36, *il = Gd + 54, *g = Gd + 60;
   s->kdirty[e] = 0;
-  if (!degraded_edge_stiffness(s, st, e, b, T, G)) { /* degenerate: no stiffness (bind refuses such tets) */
-    memset(K, 0, sizeof(double) * 144);
-    return;
-  }
-  const double V = s->vol[e];
-  for (int p = 0; p < 12; ++p)
-    for (int q = 0; q < 12; ++q) {
-      double sum = 0.0;
-      for (int i = 0; i < 6; ++i) {
-        if (b[12 * i + p] == 0.0) continue;
-        double t = 0.0;
-        for (int j = 0; j < 6; ++j) t += G[6 * i + j] * b[12 * j + q];
-        sum += b[12 * i + p] * t;
-      }
-      K[12 * p + q] = V * sum;
-    }
-}
-
-/* The rotation of F fitted to the undamaged edges: F_w = (sum w d D^T)(sum w D D^T)^-1, then its polar
- * factor. Returns 0 (R unchanged) when the undamaged edges do not span space. */
-static int fitted_rotation(const cl_gfem *s, const cl_body_state *st, int32_t e, cl_mat3 *R) {
+  memset(Gd, 0, sizeof(double) * CL_GFEM_EDG);
+  if (!degraded_edge_stiffness(s, st, e, b, T, Gd)) return; /* degenerate: no stiffness (bind refuses such tets) */
   const int32_t *t = st->cells + 4 * (size_t)e;
-  cl_mat3 A = cl_mat3_zero(), B = cl_mat3_zero();
-  double scale = 0.0;
+  cl_gfem_element_damage(s, e, d);
+  cl_mat3 B = cl_mat3_zero();
+  double D[6][3], scale = 0.0;
   for (int k = 0; k < 6; ++k) {
-    const double w = 1.0 - fmax(s->damage[s->tet_edge[6 * (size_t)e + k]], s->edamage[6 * (size_t)e + k]);
+    const double *Xa = st->X + 3 * (size_t)t[k_pair[k][0]], *Xb = st->X + 3 * (size_t)t[k_pair[k][1]];
+    for (int c = 0; c < 3; ++c) D[k][c] = Xb[c] - Xa[c];
+    const double L2 = D[k][0] * D[k][0] + D[k][1] * D[k][1] + D[k][2] * D[k][2], L = sqrt(L2);
+    for (int c = 0; c < 3; ++c) n[3 * k + c] = D[k][c] / L;
+    il[k] = 1.0 / L;
+    const double w = 1.0 - d[k];
     if (!(w > 0.0)) continue;
-    const int32_t a = t[k_pair[k][0]], bb = t[k_pair[k][1]];
-    double D[3], d[3];
-    for (int c = 0; c < 3; ++c) {
-      D[c] = st->X[3 * (size_t)bb + c] - st->X[3 * (size_t)a + c];
-      d[c] = st->x[3 * (size_t)bb + c] - st->x[3 * (size_t)a + c];
-    }
     for (int i = 0; i < 3; ++i)
-      for (int j = 0; j < 3; ++j) {
-        A.m[3 * i + j] += w * d[i] * D[j];
-        B.m[3 * i + j] += w * D[i] * D[j];
-      }
-    scale += w * (D[0] * D[0] + D[1] * D[1] + D[2] * D[2]);
+      for (int j = 0; j < 3; ++j) B.m[3 * i + j] += w * D[k][i] * D[k][j];
+    scale += w * L2;
   }
-  if (!(scale > 0.0) || !(fabs(cl_mat3_det(&B)) > 1e-9 * scale * scale * scale)) return 0;
-  cl_mat3 Bi, F;
-  if (cl_mat3_inverse(&B, &Bi) < 0) return 0;
-  F = cl_mat3_mul(&A, &Bi);
-  return cl_polar3(&F, R, NULL) >= 0;
+  cl_mat3 Bi;
+  if (!(scale > 0.0) || !(fabs(cl_mat3_det(&B)) > 1e-9 * scale * scale * scale) || cl_mat3_inverse(&B, &Bi) < 0)
+    return; /* the undamaged edges do not span space: the element keeps its rotation */
+  for (int k = 0; k < 6; ++k) {
+    const double w = 1.0 - d[k];
+    if (!(w > 0.0)) continue;
+    for (int i = 0; i < 3; ++i)
+      g[3 * k + i] = w * (Bi.m[3 * i] * D[k][0] + Bi.m[3 * i + 1] * D[k][1] + Bi.m[3 * i + 2] * D[k][2]);
+  }
+  Gd[78] = 1.0;
 }
 
-/* A damaged element: f = -R K0_d (R^T x - X), K = R K0_d R^T, psi = 1/2 u^T K0_d u. */
+/* A damaged element in its edge basis (the header): f = -R K0_d (R^T x - X), K = R K0_d R^T, psi =
+ * 1/2 u^T K0_d u and its stress R (T^T G_d e) R^T, each from G_d and m_k = R n_k / L_k. */
 static void update_damaged(cl_gfem *s, const cl_body_state *st, int32_t e) {
   if (s->kdirty[e]) build_degraded(s, st, e);
-  cl_mat3 R;
-  memcpy(R.m, s->Re + 9 * (size_t)e, sizeof R.m);
-  if (fitted_rotation(s, st, e, &R)) memcpy(s->Re + 9 * (size_t)e, R.m, sizeof R.m);
   const int32_t *t = st->cells + 4 * (size_t)e;
-  const double *K0 = s->K0d + 144 * (size_t)e;
-  double u[12], ku[12];
-  for (int a = 0; a < 4; ++a) {
-    const double *x = st->x + 3 * (size_t)t[a], *X = st->X + 3 * (size_t)t[a];
-    for (int i = 0; i < 3; ++i)
-      u[3 * a + i] = R.m[i] * x[0] + R.m[3 + i] * x[1] + R.m[6 + i] * x[2] - X[i];
+  const double *Gd = s->edg + CL_GFEM_EDG * (size_t)e, *n = Gd + 36, *il = Gd + 54, *g = Gd + 60, V = s->vol[e];
+  double d[6][3];
+  for (int k = 0; k < 6; ++k) {
+    const double *xa = st->x + 3 * (size_t)t[k_pair[k][0]], *xb = st->x + 3 * (size_t)t[k_pair[k][1]];
+    for (int c = 0; c < 3; ++c) d[k][c] = xb[c] - xa[c];
+  }
+  /* the rotation: the polar factor of F_w = sum_k d_k g_k^T, or the last one (build_degraded) */
+  double *Rs = s->Re + 9 * (size_t)e;
+  if (Gd[78] != 0.0) {
+    cl_mat3 Fw = cl_mat3_zero(), R;
+    for (int k = 0; k < 6; ++k)
+      for (int i = 0; i < 3; ++i)
+        for (int j = 0; j < 3; ++j) Fw.m[3 * i + j] += d[k][i] * g[3 * k + j];
+    /* the division-free iteration where F_w is near a rotation (small strain: nearly always), the
+     * same polar factor to rounding */
+    if (cl_polar3_near(&Fw, &R, NULL) || cl_polar3(&Fw, &R, NULL) >= 0) memcpy(Rs, R.m, sizeof R.m);
+  }
+  double r[6][3], m[6][3], ed[6], ge[6];
+  for (int k = 0; k < 6; ++k) {
+    const double *nk = n + 3 * k;
+    for (int i = 0; i < 3; ++i) {
+      r[k][i] = Rs[3 * i] * nk[0] + Rs[3 * i + 1] * nk[1] + Rs[3 * i + 2] * nk[2];
+      m[k][i] = r[k][i] * il[k];
+    }
+    ed[k] = m[k][0] * d[k][0] + m[k][1] * d[k][1] + m[k][2] * d[k][2] - 1.0;
   }
   double psi = 0.0;
-  for (int p = 0; p < 12; ++p) {
+  for (int k = 0; k < 6; ++k) {
     double sum = 0.0;
-    for (int q = 0; q < 12; ++q) sum += K0[12 * p + q] * u[q];
-    ku[p] = sum;
-    psi += 0.5 * u[p] * sum;
+    for (int l = 0; l < 6; ++l) sum += Gd[6 * k + l] * ed[l];
+    ge[k] = sum;
+    psi += 0.5 * V * ed[k] * sum;
   }
-  double *f = s->fe + 12 * (size_t)e, *K = s->Ke + 144 * (size_t)e;
-  for (int a = 0; a < 4; ++a)
+  /* f_q = -V sum_{k at q} s_kq (G_d e)_k m_k; c[q][k] = sum_{l at q} s_lq G_d,kl m_l (G_d B, by
+   * corner). The rows of B sum to zero over the corners (-m_k + m_k), so corner 0's force and blocks
+   * are minus the sums of the others' */
+  double *f = s->fe + 12 * (size_t)e, c[4][6][3];
+  for (int q = 1; q < 4; ++q) {
+    const int *E = k_node_edges[q];
+    const double *sg = k_node_sign[q];
     for (int i = 0; i < 3; ++i)
-      f[3 * a + i] = -(R.m[3 * i] * ku[3 * a] + R.m[3 * i + 1] * ku[3 * a + 1] + R.m[3 * i + 2] * ku[3 * a + 2]);
-  for (int a = 0; a < 4; ++a)
-    for (int b = 0; b < 4; ++b) {
-      double blk[9], T[9];
-      for (int i = 0; i < 3; ++i)
-        for (int j = 0; j < 3; ++j) blk[3 * i + j] = K0[12 * (3 * a + i) + 3 * b + j];
-      for (int i = 0; i < 3; ++i) /* T = R blk */
-        for (int j = 0; j < 3; ++j)
-          T[3 * i + j] = R.m[3 * i] * blk[j] + R.m[3 * i + 1] * blk[3 + j] + R.m[3 * i + 2] * blk[6 + j];
-      for (int i = 0; i < 3; ++i) /* K_ab = T R^T */
-        for (int j = 0; j < 3; ++j)
-          K[12 * (3 * a + i) + 3 * b + j] = T[3 * i] * R.m[3 * j] + T[3 * i + 1] * R.m[3 * j + 1] + T[3 * i + 2] * R.m[3 * j + 2];
+      f[3 * q + i] = -V * (sg[0] * ge[E[0]] * m[E[0]][i] + sg[1] * ge[E[1]] * m[E[1]][i] + sg[2] * ge[E[2]] * m[E[2]][i]);
+    for (int k = 0; k < 6; ++k) {
+      const double w0 = sg[0] * Gd[6 * k + E[0]], w1 = sg[1] * Gd[6 * k + E[1]], w2 = sg[2] * Gd[6 * k + E[2]];
+      for (int i = 0; i < 3; ++i) c[q][k][i] = w0 * m[E[0]][i] + w1 * m[E[1]][i] + w2 * m[E[2]][i];
     }
+  }
+  for (int i = 0; i < 3; ++i) f[i] = -(f[3 + i] + f[6 + i] + f[9 + i]);
+  /* K = V B^T (G_d B): K_pq = V sum_{k at p} s_kp m_k c[q][k]^T for 1 <= p <= q, K_qp = K_pq^T,
+   * K_0q = -(K_1q + K_2q + K_3q) */
+  double *K = s->Ke + 144 * (size_t)e, blk[4][4][9];
+  for (int p = 1; p < 4; ++p) {
+    const int *E = k_node_edges[p];
+    double a[3][3];
+    for (int j = 0; j < 3; ++j)
+      for (int i = 0; i < 3; ++i) a[j][i] = V * k_node_sign[p][j] * m[E[j]][i];
+    for (int q = p; q < 4; ++q) {
+      const double *c0 = c[q][E[0]], *c1 = c[q][E[1]], *c2 = c[q][E[2]];
+      for (int i = 0; i < 3; ++i)
+        for (int j = 0; j < 3; ++j) {
+          const double v = a[0][i] * c0[j] + a[1][i] * c1[j] + a[2][i] * c2[j];
+          blk[p][q][3 * i + j] = v;
+          blk[q][p][3 * j + i] = v;
+        }
+    }
+  }
+  for (int q = 1; q < 4; ++q)
+    for (int k = 0; k < 9; ++k) {
+      blk[0][q][k] = -(blk[1][q][k] + blk[2][q][k] + blk[3][q][k]);
+      blk[q][0][3 * (k % 3) + k / 3] = blk[0][q][k];
+    }
+  for (int k = 0; k < 9; ++k) blk[0][0][k] = -(blk[0][1][k] + blk[0][2][k] + blk[0][3][k]);
+  for (int i = 0; i < 3; ++i) /* symmetric to the bit, as the other blocks */
+    for (int j = i + 1; j < 3; ++j) blk[0][0][3 * i + j] = blk[0][0][3 * j + i] = 0.5 * (blk[0][0][3 * i + j] + blk[0][0][3 * j + i]);
+  /* a corner 0 whose edges are all broken (zero rows of G_d) carries exactly nothing: the sums leave
+   * rounding there (the other corners are made directly, so theirs are exact zeros) */
+  if (Gd[0] == 0.0 && Gd[7] == 0.0 && Gd[14] == 0.0) {
+    memset(blk[0], 0, sizeof blk[0]);
+    for (int q = 1; q < 4; ++q) memset(blk[q][0], 0, sizeof blk[q][0]);
+    f[0] = f[1] = f[2] = 0.0;
+  }
+  for (int p = 0; p < 4; ++p)
+    for (int i = 0; i < 3; ++i)
+      for (int q = 0; q < 4; ++q)
+        for (int j = 0; j < 3; ++j) K[12 * (3 * p + i) + 3 * q + j] = blk[p][q][3 * i + j];
   s->psi[e] = psi;
+  /* sigma = sum_k (G_d e)_k r_k r_k^T, r_k = R n_k */
+  double sv[6] = {0, 0, 0, 0, 0, 0};
+  for (int k = 0; k < 6; ++k) {
+    const double gk = ge[k], *rk = r[k];
+    sv[0] += gk * rk[0] * rk[0], sv[1] += gk * rk[1] * rk[1], sv[2] += gk * rk[2] * rk[2];
+    sv[3] += gk * rk[0] * rk[1], sv[4] += gk * rk[1] * rk[2], sv[5] += gk * rk[0] * rk[2];
+  }
+  double *sigma = s->sig + 9 * (size_t)e;
+  sigma[0] = sv[0], sigma[4] = sv[1], sigma[8] = sv[2];
+  sigma[1] = sigma[3] = sv[3], sigma[5] = sigma[7] = sv[4], sigma[2] = sigma[6] = sv[5];
+  const cl_mat3 F = cl_fem_deformation_gradient(st->x, t, s->Dminv + 9 * (size_t)e);
+  memcpy(s->Fe + 9 * (size_t)e, F.m, sizeof F.m);
+}
+
+void cl_gfem_store_stress(cl_gfem *s, int32_t e, const cl_mat3 *F, const cl_mat3 *P) {
+  const double J = cl_mat3_det(F), iJ = fabs(J) > 1e-12 ? 1.0 / J : 0.0;
+  const cl_mat3 PFt = cl_mat3_mul_nt(P, F);
+  double *sigma = s->sig + 9 * (size_t)e;
+  for (int k = 0; k < 9; ++k) sigma[k] = PFt.m[k] * iJ;
+  memcpy(s->Fe + 9 * (size_t)e, F->m, sizeof F->m);
+}
+
+/* Force, stiffness, energy, F and stress of element e: 1, or 0 when its deformation has none
+ * (non-finite). */
+static int update_one(cl_gfem *s, const cl_body_state *st, int32_t e) {
+  if (s->dmg[e]) {
+    update_damaged(s, st, e);
+    return 1;
+  }
+  const cl_mat3 F = cl_fem_deformation_gradient(st->x, st->cells + 4 * (size_t)e, s->Dminv + 9 * (size_t)e);
+  if (s->use_h) { /* warped.c; beyond warp_limit (-1) the model's element below */
+    const int w = cl_gfem_warped_element(s, &F, e);
+    if (w >= 0) return w;
+  }
+  cl_mat3 P;
+  double dPdF[81], psi;
+  if (cl_fem_piola(&s->mat, &F, &psi, &P, dPdF, !s->exact_tangent) < 0) return 0;
+  cl_fem_element_forces(&P, s->vol[e], s->Dminv + 9 * (size_t)e, s->fe + 12 * (size_t)e);
+  cl_fem_element_stiffness(dPdF, s->vol[e], s->Dminv + 9 * (size_t)e, s->Ke + 144 * (size_t)e);
+  cl_gfem_store_stress(s, e, &F, &P);
+  s->psi[e] = s->vol[e] * psi;
+  return 1;
+}
+
+/* Does the last pass hold for these positions and parameters? */
+static int key_holds(const cl_gfem *s, const cl_body_state *st) {
+  return s->key_valid && s->key_exact == s->exact_tangent && memcmp(s->pkey, s->p, sizeof s->pkey) == 0 &&
+         memcmp(s->xkey, st->x, sizeof(double) * 3 * (size_t)s->nnodes) == 0;
 }
 
 cl_status cl_gfem_update_elements(cl_gfem *s, const cl_body_state *st) {
-  int bad = -1;
+  int32_t bad = -1;
+  const int holds = key_holds(s, st);
+  if (s->prefetched) { /* was the pass the last step ran ahead used? */
+    s->prefetched = 0;
+    if (holds) {
+      s->prefetch_misses = 0;
+    } else {
+      s->prefetch_misses += s->prefetch_misses < 8;
+      s->prefetch_wait = 1 << s->prefetch_misses; /* back off: wait 2, 4, ..., 256 steps */
+    }
+  }
   s->use_h = s->p[GF_TANGENT] != 0.0 && !s->exact_tangent;
-#pragma omp parallel for schedule(dynamic, 256) num_threads(s->threads) if (s->ntets > 2048)
-  for (int32_t e = 0; e < s->ntets; ++e) {
-    if (s->dmg[e]) {
-      update_damaged(s, st, e);
-      continue;
-    }
-    if (s->use_h) { /* warped.c; beyond warp_limit (-1) the model's element below */
-      const int w = cl_gfem_warped_element(s, st, e);
-      if (w == 0) {
-#pragma omp critical
-        bad = e;
-      }
-      if (w >= 0) continue;
-    }
-    const cl_mat3 F = cl_fem_deformation_gradient(st->x, st->cells + 4 * (size_t)e, s->Dminv + 9 * (size_t)e);
-    cl_mat3 P;
-    double dPdF[81], psi;
-    if (cl_fem_piola(&s->mat, &F, &psi, &P, dPdF, !s->exact_tangent) < 0) {
+  s->key_valid = 0;
+  /* every element, or when the last pass holds only those whose damage changed since (listed
+   * first: most steps have none or a few, and a parallel region for them costs more than they do) */
+  int32_t count = s->ntets;
+  if (holds) {
+    count = 0;
+    for (int32_t e = 0; e < s->ntets; ++e)
+      if (s->kdirty[e]) s->redo[count++] = e;
+  }
+#pragma omp parallel for schedule(dynamic, 256) num_threads(s->threads) if (count > 2048)
+  for (int32_t i = 0; i < count; ++i) {
+    const int32_t e = holds ? s->redo[i] : i;
+    if (!update_one(s, st, e)) {
 #pragma omp critical
       bad = e;
-      continue;
     }
-    cl_fem_element_forces(&P, s->vol[e], s->Dminv + 9 * (size_t)e, s->fe + 12 * (size_t)e);
-    cl_fem_element_stiffness(dPdF, s->vol[e], s->Dminv + 9 * (size_t)e, s->Ke + 144 * (size_t)e);
-    s->psi[e] = s->vol[e] * psi;
   }
   if (bad >= 0)
     return cl_fail(CL_ERR_NUMERICAL, "%s: element %d has a non-finite deformation gradient", s->body, bad);
+  memcpy(s->xkey, st->x, sizeof(double) * 3 * (size_t)s->nnodes);
+  memcpy(s->pkey, s->p, sizeof s->pkey);
+  s->key_exact = s->exact_tangent;
+  s->key_valid = 1;
   return CL_OK;
 }
 
-cl_status cl_gfem_element_stress(const cl_gfem *s, const cl_body_state *st, int32_t e, double *sigma, double *Fout) {
-  const cl_mat3 F = cl_fem_deformation_gradient(st->x, st->cells + 4 * (size_t)e, s->Dminv + 9 * (size_t)e);
-  memcpy(Fout, F.m, sizeof F.m);
-  if (!s->dmg[e]) {
-    cl_mat3 P; /* the closed form of warped.c, several times cheaper than the SVD's, the same to rounding */
-    if (!cl_gfem_closed_form_piola(&s->mat, &F, NULL, &P, NULL)) CL_TRY(cl_fem_piola(&s->mat, &F, NULL, &P, NULL, 0));
-    const double J = cl_mat3_det(&F);
-    const cl_mat3 PFt = cl_mat3_mul_nt(&P, &F);
-    for (int k = 0; k < 9; ++k) sigma[k] = fabs(J) > 1e-12 ? PFt.m[k] / J : 0.0;
+cl_status cl_gfem_prefetch_elements(cl_gfem *s, const cl_body_state *st) {
+  if (s->prefetch_wait > 0) {
+    s->prefetch_wait--;
     return CL_OK;
   }
-  /* damaged: the degraded small-strain stress T^T G_d e, turned by R */
-  double b[72], T[36], G[36];
-  if (!degraded_edge_stiffness(s, st, e, b, T, G)) {
-    memset(sigma, 0, 9 * sizeof(double));
-    return CL_OK;
-  }
-  const double *R = s->Re + 9 * (size_t)e;
-  const int32_t *t = st->cells + 4 * (size_t)e;
-  double u[12], ed[6], ge[6], sv[6];
-  for (int a = 0; a < 4; ++a) {
-    const double *x = st->x + 3 * (size_t)t[a], *X = st->X + 3 * (size_t)t[a];
-    for (int i = 0; i < 3; ++i) u[3 * a + i] = R[i] * x[0] + R[3 + i] * x[1] + R[6 + i] * x[2] - X[i];
-  }
-  for (int k = 0; k < 6; ++k) {
-    ed[k] = 0.0;
-    for (int q = 0; q < 12; ++q) ed[k] += b[12 * k + q] * u[q];
-  }
-  for (int i = 0; i < 6; ++i) {
-    ge[i] = 0.0;
-    for (int k = 0; k < 6; ++k) ge[i] += G[6 * i + k] * ed[k];
-  }
-  for (int i = 0; i < 6; ++i) {
-    sv[i] = 0.0;
-    for (int k = 0; k < 6; ++k) sv[i] += T[6 * k + i] * ge[k];
-  }
-  const double Sr[9] = {sv[0], sv[3], sv[5], sv[3], sv[1], sv[4], sv[5], sv[4], sv[2]};
-  for (int i = 0; i < 3; ++i) /* sigma = R S R^T */
-    for (int j = 0; j < 3; ++j) {
-      double sum = 0.0;
-      for (int p = 0; p < 3; ++p)
-        for (int q = 0; q < 3; ++q) sum += R[3 * i + p] * Sr[3 * p + q] * R[3 * j + q];
-      sigma[3 * i + j] = sum;
-    }
+  CL_TRY(cl_gfem_update_elements(s, st));
+  s->prefetched = 1;
   return CL_OK;
 }

@@ -7,11 +7,13 @@
  * entry there). docs/solvers/graph_fem.md has the equations and the choices the paper leaves open.
  *
  * File map (this folder):
- *   solver.c    the table, parameters, create/destroy/bind, measure, energy, stats
+ *   solver.c    the table, parameters, create/destroy/bind, the step (step.c's, then the next
+ *               step's element pass), measure (the pass's F and stress), energy, stats
  *   edges.c     the edge graph: edges of the tets, lookup by node pair, damage, pieces over the
  *               undamaged edges, the visual surface that splits along damaged edges
  *   element.c   per element: the model's force and projected stiffness (undamaged), or the
- *               edge-degraded corotational element (damaged; eq 2's degraded energy)
+ *               edge-degraded corotational element (damaged; eq 2's degraded energy), and its
+ *               stress; the pass kept while the positions, parameters and damage hold
  *   warped.c    tangent = warped: an intact element's model forces in closed form and the rotated
  *               small-strain stiffness (its rotated gradients h; the assembly makes the blocks)
  *   assembly.c  A = M (1 + dt alpha) + (dt^2 + dt beta) K and b, a row-wise gather
@@ -52,6 +54,8 @@ typedef enum cl_gfem_param {
   GF_PARAM_COUNT
 } cl_gfem_param;
 
+enum { CL_GFEM_EDG = 80 }; /* doubles per tet of cl_gfem.edg (element.c) */
+
 typedef struct cl_gfem {
   double p[GF_PARAM_COUNT];
   char grid[CL_MG_GRID_CHARS]; /* the grid spec (GF_GRID's text) */
@@ -72,9 +76,23 @@ typedef struct cl_gfem {
   uint8_t *hk;               /* per tet, use_h: 1 = this step's stiffness is h's (within warp_limit) */
   double *psi;               /* elastic energy per tet of this step, J */
   double *Re;                /* 9 per tet: a damaged element's rotation */
-  double *K0d;               /* 144 per tet: a damaged element's degraded rest stiffness */
+  double *edg;               /* CL_GFEM_EDG per tet: a damaged element's edge basis, G_d (36), rest
+                                directions n_k (18), 1 / L_k (6), rotation fit g_k (18), the fit spans (1) */
   uint8_t *dmg;              /* per tet: 0 intact, 1 some edge damaged */
-  uint8_t *kdirty;           /* per tet: K0d must be rebuilt */
+  uint8_t *kdirty;           /* per tet: edg must be rebuilt (its damage changed: fracture.c) */
+  double *Fe;                /* 9 per tet: F of the last element pass */
+  double *sig;               /* 9 per tet: Cauchy stress of the last element pass, Pa (what measure reports) */
+
+  /* the last element pass's key (element.c): its fe, Ke, h, psi, Fe, sig hold while the positions,
+   * the parameters and the tangent mode are these; an element whose damage changed since (kdirty) is
+   * redone alone. The step computes the next step's pass at its end (the positions it leaves are
+   * those the measure and the next step read), unless such passes kept being wasted. */
+  double *xkey;              /* 3 nnodes: positions of the last pass */
+  double pkey[GF_PARAM_COUNT];
+  int key_valid, key_exact;
+  int prefetched;            /* the last pass ran ahead at the end of a step and was not used yet */
+  int32_t prefetch_misses, prefetch_wait;
+  int32_t *redo;             /* scratch, ntets: the elements a pass that holds redoes */
 
   /* the edge graph (edges.c) */
   int32_t nedges;
@@ -132,20 +150,24 @@ cl_status cl_gfem_pieces(cl_gfem *s);
 cl_status cl_gfem_visual_surface(cl_gfem *s, const cl_body_state *st);
 
 /* ---- element.c ---- */
-/* Forces, stiffness and energy of every element at the state's positions (parallel). */
+/* Forces, stiffness, energy, F and stress of every element at the state's positions (parallel);
+ * only the elements whose damage changed when the last pass was at these positions (its key). */
 cl_status cl_gfem_update_elements(cl_gfem *s, const cl_body_state *st);
-/* tangent = warped: forces, energy and rotated gradients of intact element e (warped.c): 1 done, -1
+/* The end of a step: the next step's element pass now, at the positions the step leaves, unless the
+ * last such passes were wasted (positions moved before use: body contacts, tools, scripts). */
+cl_status cl_gfem_prefetch_elements(cl_gfem *s, const cl_body_state *st);
+/* tangent = warped: forces, energy, stress and rotated gradients of intact element e at its F (warped.c): 1 done, -1
  * its strain is beyond warp_limit (the caller makes the model's element), 0 when F has no rotation
  * (non-finite). */
-int cl_gfem_warped_element(cl_gfem *s, const cl_body_state *st, int32_t e);
+int cl_gfem_warped_element(cl_gfem *s, const cl_mat3 *F, int32_t e);
 /* The model's first Piola stress P (and energy density, rotation R of F; either may be NULL) in
  * closed form from the polar rotation, no SVD (warped.c): 0 when F has no rotation or P is not
  * finite (the caller then takes cl_fem_piola's answer and its error). */
 int cl_gfem_closed_form_piola(const cl_fem_material *m, const cl_mat3 *F, cl_mat3 *R, cl_mat3 *P, double *psi);
+/* Intact element e's F and its Cauchy stress P F^T / J into s->Fe, s->sig (0 for a flat element). */
+void cl_gfem_store_stress(cl_gfem *s, int32_t e, const cl_mat3 *F, const cl_mat3 *P);
 /* The damage of element e's six edges: max of the edge's damage everywhere and in e alone. */
 void cl_gfem_element_damage(const cl_gfem *s, int32_t e, double *d);
-/* Cauchy stress (9) of element e at the state's positions. */
-cl_status cl_gfem_element_stress(const cl_gfem *s, const cl_body_state *st, int32_t e, double *sigma, double *F);
 
 /* ---- assembly.c ---- */
 cl_status cl_gfem_build_slots(cl_gfem *s, const cl_body_state *st);

@@ -7,6 +7,7 @@
 
 #include "base/alloc.h"
 #include "base/error.h"
+#include "base/timer.h"
 #include "fem/mesh_state.h"
 #include "fem/mg_params.h"
 #include "fem/tet.h"
@@ -77,9 +78,13 @@ static void gfem_destroy(void *p) {
   free(s->hk);
   free(s->psi);
   free(s->Re);
-  free(s->K0d);
+  free(s->edg);
   free(s->dmg);
   free(s->kdirty);
+  free(s->Fe);
+  free(s->sig);
+  free(s->xkey);
+  free(s->redo);
   free(s->edge);
   free(s->tet_edge);
   free(s->adj_ptr);
@@ -128,11 +133,16 @@ static cl_status gfem_bind(void *p, const cl_bind_input *in, cl_body_state *st) 
   s->hk = cl_calloc(ne, 1, "graph_fem rotated gradients");
   s->psi = cl_calloc(ne, sizeof(double), "graph_fem element energies");
   s->Re = cl_calloc(9 * ne, sizeof(double), "graph_fem element rotations");
-  s->K0d = cl_calloc(144 * ne, sizeof(double), "graph_fem degraded stiffness");
+  s->edg = cl_calloc(CL_GFEM_EDG * ne, sizeof(double), "graph_fem degraded elements");
   s->dmg = cl_calloc(ne, 1, "graph_fem element damage");
   s->kdirty = cl_calloc(ne, 1, "graph_fem element damage");
+  s->Fe = cl_calloc(9 * ne, sizeof(double), "graph_fem element stresses");
+  s->sig = cl_calloc(9 * ne, sizeof(double), "graph_fem element stresses");
+  s->xkey = cl_calloc(3 * (size_t)n, sizeof(double), "graph_fem element pass");
+  s->redo = cl_malloc(sizeof(int32_t) * ne, "graph_fem element pass");
   s->slot = cl_malloc(sizeof(int64_t) * 16 * ne, "graph_fem assembly slots");
-  if (!s->Dminv || !s->vol || !s->fe || !s->Ke || !s->h || !s->hk || !s->psi || !s->Re || !s->K0d || !s->dmg || !s->kdirty || !s->slot)
+  if (!s->Dminv || !s->vol || !s->fe || !s->Ke || !s->h || !s->hk || !s->psi || !s->Re || !s->edg || !s->dmg || !s->kdirty ||
+      !s->Fe || !s->sig || !s->xkey || !s->redo || !s->slot)
     return CL_ERR_OUT_OF_MEMORY;
   cl_status r = cl_fem_rest_shapes(st->X, st->cells, s->ntets, s->Dminv, s->vol);
   if (r < 0) return cl_fail_context(r, "solver 'graph_fem': ");
@@ -147,16 +157,18 @@ static cl_status gfem_bind(void *p, const cl_bind_input *in, cl_body_state *st) 
 
 static int32_t gfem_unit_count(const void *p) { return ((const cl_gfem *)p)->ntets; }
 
+/* F and the Cauchy stress of every tet are the element pass's (element.c), run here only when the
+ * positions moved since the last one (the step runs the pass at the positions it leaves, which are
+ * those measured next): one stress per element and step, the same the next step's forces come from. */
 static cl_status gfem_measure(void *p, const cl_body_state *st, cl_unit_fields *out) {
   cl_gfem *s = p;
   const int32_t ne = out->count < s->ntets ? out->count : s->ntets;
-  int bad = -1;
+  const cl_status r = cl_gfem_update_elements(s, st);
+  if (r < 0) return cl_fail_context(r, "%s: no stress: ", s->body);
 #pragma omp parallel for schedule(static) num_threads(s->threads) if (ne > 2048)
   for (int32_t e = 0; e < ne; ++e) {
-    if (cl_gfem_element_stress(s, st, e, out->stress + 9 * (size_t)e, out->F + 9 * (size_t)e) < 0) {
-#pragma omp critical
-      bad = e;
-    }
+    memcpy(out->stress + 9 * (size_t)e, s->sig + 9 * (size_t)e, 9 * sizeof(double));
+    memcpy(out->F + 9 * (size_t)e, s->Fe + 9 * (size_t)e, 9 * sizeof(double));
     memset(out->plastic + 9 * (size_t)e, 0, 9 * sizeof(double));
     const int32_t *t = st->cells + 4 * (size_t)e;
     for (int k = 0; k < 3; ++k)
@@ -164,13 +176,27 @@ static cl_status gfem_measure(void *p, const cl_body_state *st, cl_unit_fields *
           0.25 * (st->x[3 * (size_t)t[0] + k] + st->x[3 * (size_t)t[1] + k] + st->x[3 * (size_t)t[2] + k] +
                   st->x[3 * (size_t)t[3] + k]);
     out->volume[e] = s->vol[e];
-    double dk[6], d = 0.0;
-    cl_gfem_element_damage(s, e, dk);
-    for (int k = 0; k < 6; ++k) d = fmax(d, dk[k]);
+    double d = 0.0;
+    if (s->dmg[e]) {
+      double dk[6];
+      cl_gfem_element_damage(s, e, dk);
+      for (int k = 0; k < 6; ++k) d = fmax(d, dk[k]);
+    }
     out->damage[e] = d;
   }
-  if (bad >= 0) return cl_fail(CL_ERR_NUMERICAL, "%s: element %d has no stress (non-finite deformation)", s->body, bad);
   return CL_OK;
+}
+
+/* The step (step.c), then the next step's element pass at the positions it leaves (element.c), timed
+ * with the element pass. A pass that fails is left to the next step, which reports it. */
+static cl_status gfem_step(void *p, cl_body_state *st, const cl_step_input *in, cl_step_report *rep) {
+  cl_gfem *s = p;
+  const cl_status r = cl_gfem_step(s, st, in, rep);
+  if (r < 0) return r;
+  const double t = cl_time_ms();
+  if (cl_gfem_prefetch_elements(s, st) < 0) s->key_valid = 0;
+  s->element_ms += cl_time_ms() - t;
+  return r;
 }
 
 static cl_status gfem_energy(void *p, const cl_body_state *st, double *e) {
@@ -261,7 +287,7 @@ const cl_solver_ops cl_graph_fem_solver_ops = {
     .create = gfem_create,
     .destroy = gfem_destroy,
     .bind = gfem_bind,
-    .step = cl_gfem_step,
+    .step = gfem_step,
     .unit_count = gfem_unit_count,
     .measure = gfem_measure,
     .elastic_energy = gfem_energy,

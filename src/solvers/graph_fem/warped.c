@@ -84,9 +84,9 @@ int cl_gfem_closed_form_piola(const cl_fem_material *m, const cl_mat3 *Fp, cl_ma
   return 1;
 }
 
-int cl_gfem_warped_element(cl_gfem *s, const cl_body_state *st, int32_t e) {
+int cl_gfem_warped_element(cl_gfem *s, const cl_mat3 *Fp, int32_t e) {
   const double *Di = s->Dminv + 9 * (size_t)e;
-  const cl_mat3 F = cl_fem_deformation_gradient(st->x, st->cells + 4 * (size_t)e, Di);
+  const cl_mat3 F = *Fp;
   /* beyond warp_limit the small-strain stiffness under-estimates a stiffening model's tangent enough
    * to make the step unstable (the soft hanging sphere blew up): the model's element there */
   const cl_mat3 C = cl_mat3_mul_tn(&F, &F);
@@ -102,6 +102,7 @@ int cl_gfem_warped_element(cl_gfem *s, const cl_body_state *st, int32_t e) {
   if (!cl_gfem_closed_form_piola(&s->mat, &F, &R, &P, &psi)) return 0;
   cl_fem_element_forces(&P, s->vol[e], Di, s->fe + 12 * (size_t)e);
   cl_fem_rotated_gradients(&R, Di, s->h + 12 * (size_t)e);
+  cl_gfem_store_stress(s, e, &F, &P);
   s->psi[e] = s->vol[e] * psi;
   return 1;
 }
