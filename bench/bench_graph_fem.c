@@ -33,7 +33,8 @@
  * cycle, median); CG iterations for conv. Options: --quick (coarse meshes, 3 steps: the smoke test),
  * --steps N (timed, default 15; armadillo half), --threads N (only that count), --only
  * charpy|sphere|armadillo, --config mg|mg-w|conv (only that configuration), --cycles N (mg's V-cycles,
- * default 1), --pull V, --strength S. */
+ * default 1), --smoother S (mg_smoother: 1 gauss_seidel, the default, 3 colored_gauss_seidel), --pull V,
+ * --strength S. */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -62,6 +63,7 @@ static int g_quick = 0, g_steps = 15, g_threads = 0, g_cycles = 1;
 static double g_pull = 0.05, g_strength = 1e4;
 static const char *g_only = NULL;
 static int g_config = -1; /* --config: only this configuration */
+static int g_smoother = 1; /* --smoother: mg_smoother (1 gauss_seidel, 3 colored_gauss_seidel) */
 
 static void die(const char *what) {
   fprintf(stderr, PROG ": %s: %s\n", what, cl_last_error());
@@ -104,7 +106,7 @@ static cl_world *build(const scene *sc, config_kind cf, int threads, cl_id *body
                   {"grid", 0, sc->grid},
                   {"mg_mode", cf == CF_CONVERGED ? 0 : 1, NULL},
                   {"mg_cycles", g_cycles, NULL},
-                  {"mg_smoother", 1, NULL},
+                  {"mg_smoother", g_smoother, NULL},
                   {"mg_sweeps", 2, NULL},
                   {"mg_coarse", 1, NULL},
                   {"tolerance", 1e-6, NULL},
@@ -215,7 +217,9 @@ static void run_config(const scene *sc, config_kind cf, int threads) {
   for (int32_t l = 0; l < st.levels; ++l)
     printf(" L%d (%d %s) %.2f%s", l, l ? st.level[l].handles : st.level[l].nodes, l ? "handles" : "nodes", level[l],
            l + 1 == st.levels ? " (coarse solve)" : "");
-  printf("\n");
+  printf("; coarse factorisations %lld, coarse CG iterations %lld over %lld V-cycles; colours of L0's multicolour "
+         "order %d\n", (long long)st.coarse_factorizations, (long long)st.coarse_iterations, (long long)st.cycles,
+         st.level[0].colors);
   fflush(stdout);
   free(t);
   free(after_break);
@@ -282,6 +286,9 @@ int main(int argc, char **argv) {
     } else if (strcmp(argv[i], "--threads") == 0 && i + 1 < argc) {
       if (!cl_bench_int_option(PROG, argv[i], argv[i + 1], 1, 256, &g_threads)) return 2;
       ++i;
+    } else if (strcmp(argv[i], "--smoother") == 0 && i + 1 < argc) {
+      if (!cl_bench_int_option(PROG, argv[i], argv[i + 1], 0, 3, &g_smoother)) return 2;
+      ++i;
     } else if (strcmp(argv[i], "--cycles") == 0 && i + 1 < argc) {
       if (!cl_bench_int_option(PROG, argv[i], argv[i + 1], 1, 1000, &g_cycles)) return 2;
       ++i;
@@ -301,7 +308,8 @@ int main(int argc, char **argv) {
                 strcmp(argv[i + 1], "armadillo") == 0)) {
       g_only = argv[++i];
     } else {
-      fprintf(stderr, "usage: " PROG " [--quick] [--steps N] [--threads N] [--cycles N] [--pull V] [--strength S] "
+      fprintf(stderr, "usage: " PROG " [--quick] [--steps N] [--threads N] [--cycles N] [--smoother 0-3] [--pull V] "
+                      "[--strength S] "
                       "[--only charpy|sphere|armadillo] [--config mg|mg-w|conv]\n");
       return 2;
     }
@@ -318,13 +326,16 @@ int main(int argc, char **argv) {
     load[strcspn(load, "\n")] = '\0';
   }
   printf("load average at start: %s\n", load);
-  printf("one step of 1/60 s per frame; model stable_neohookean; mg = galerkin_mg fixed %d V-cycle(s), block "
-         "Gauss-Seidel 2+2 sweeps, CHOLMOD coarse, tangent model; mg-w = the same with tangent warped; conv = "
+  static const char *const smoothers[] = {"block Jacobi", "block Gauss-Seidel", "symmetric block Gauss-Seidel",
+                                          "multicolour block Gauss-Seidel"};
+  printf("one step of 1/60 s per frame; model stable_neohookean; mg = galerkin_mg fixed %d V-cycle(s), %s "
+         "2+2 sweeps, CHOLMOD coarse (kept by rent or buy), tangent model; mg-w = the same with tangent warped; conv = "
          "galerkin_mg-preconditioned CG to 1e-6. ms/frame = median wall, mean = mean wall, CPU ms = process CPU "
          "(threads summed, median; CPU mean = its mean), phases = median wall ms; Galerk = the Galerkin products of the coarse matrices per step, "
          "G.break = the same on the steps after edges broke, c.fact = coarse factorisation, factor = V-cycle "
          "convergence factor, its = V-cycles or CG iterations, broke = edges broken over the timed steps, pcs = "
-         "pieces at the end, MiB = peak resident memory of the configuration's process\n", g_cycles);
+         "pieces at the end, MiB = peak resident memory of the configuration's process\n", g_cycles,
+         smoothers[g_smoother]);
   if (wanted("charpy")) {
     scene sc = {SC_CHARPY, "charpy", "50/all", NULL, 1e5, 0.45, g_strength, g_steps, 3};
     sc.mesh = cl_bench_charpy_tets(g_quick ? 2000.0 : 10400.0);

@@ -21,7 +21,8 @@ enum {
   CL_FEM_MG_GRID = 0, /* text: the paper's grid spec, e.g. "50/all" */
   CL_FEM_MG_MODE,     /* choice pcg | fixed (note: the parameter's order, not cl_mg_mode's) */
   CL_FEM_MG_CYCLES,   /* V-cycles per solve in mode fixed */
-  CL_FEM_MG_SMOOTHER, /* choice jacobi | gauss_seidel | symmetric_gauss_seidel (cl_mg_smoother) */
+  CL_FEM_MG_SMOOTHER, /* choice jacobi | gauss_seidel | symmetric_gauss_seidel | colored_gauss_seidel
+                         (cl_mg_smoother) */
   CL_FEM_MG_SWEEPS,   /* smoothing sweeps before and after the coarse correction */
   CL_FEM_MG_COARSE,   /* choice cg | cholmod | dense (cl_mg_coarse) */
   CL_FEM_MG_PARAM_COUNT
@@ -45,16 +46,16 @@ enum {
   [(first) + CL_FEM_MG_SMOOTHER] = {.name = "mg_smoother", .unit = "1",                                               \
                                     .help = "galerkin_mg: smoother of the fine levels (damped block Jacobi; block "   \
                                             "Gauss-Seidel, forward before and backward after; symmetric "            \
-                                            "Gauss-Seidel)",                                                          \
-                                    .value = 1.0, .min = 0.0, .max = 2.0, .kind = CL_PARAM_CHOICE,                    \
-                                    .choices = "jacobi|gauss_seidel|symmetric_gauss_seidel"},                         \
+                                            "Gauss-Seidel; block Gauss-Seidel in multicolour order, parallel)",      \
+                                    .value = 1.0, .min = 0.0, .max = 3.0, .kind = CL_PARAM_CHOICE,                    \
+                                    .choices = "jacobi|gauss_seidel|symmetric_gauss_seidel|colored_gauss_seidel"},    \
   [(first) + CL_FEM_MG_SWEEPS] = {.name = "mg_sweeps", .unit = "1",                                                   \
                                   .help = "galerkin_mg: smoothing sweeps before the restriction and after the "       \
                                           "prolongation",                                                             \
                                   .value = 2.0, .min = 1.0, .max = 1000.0, .kind = CL_PARAM_INTEGER},                 \
   [(first) + CL_FEM_MG_COARSE] = {.name = "mg_coarse", .unit = "1",                                                   \
-                                  .help = "galerkin_mg: the coarsest level's solve (a few CG iterations, a CHOLMOD "  \
-                                          "factor, dense Cholesky)",                                                  \
+                                  .help = "galerkin_mg: the coarsest level's solve (a few CG iterations; CG by a "    \
+                                          "CHOLMOD factor kept while it pays; dense Cholesky)",                        \
                                   .value = 1.0, .min = 0.0, .max = 2.0, .kind = CL_PARAM_CHOICE,                      \
                                   .choices = "cg|cholmod|dense"}
 

@@ -395,44 +395,56 @@ static int inv3(const double *m, double *o) {
   return 1;
 }
 
+/* Dinv's block of node i; 0 when the block is singular or not finite. */
+static int diag_inverse_node(const cl_bsr *A, const uint8_t *fixed, double *Dinv, int32_t i) {
+  double m[9] = {0};
+  if (A->diag[i] >= 0) memcpy(m, A->val + 9 * A->diag[i], sizeof m);
+  int fx[3] = {0, 0, 0};
+  if (fixed)
+    for (int r = 0; r < 3; ++r) fx[r] = fixed[3 * (int64_t)i + r] != 0;
+  /* a held row and column become d e_r, d the size of the free part's entries: with 1 there the
+   * singularity test of inv3 (relative to the largest entry) called the block of a node held in two
+   * rows singular once its stiffness passed 1e7 (det K against 1e-14 K^3; a steel shell's node on
+   * two symmetry planes). The held rows' output is zeroed below, so d does not reach the result. */
+  double d = 0.0;
+  for (int r = 0; r < 3; ++r)
+    for (int c = 0; c < 3; ++c)
+      if (!fx[r] && !fx[c]) d = fmax(d, fabs(m[3 * r + c]));
+  if (!(d > 0.0) || !isfinite(d)) d = 1.0;
+  for (int r = 0; r < 3; ++r)
+    if (fx[r])
+      for (int c = 0; c < 3; ++c) m[3 * r + c] = m[3 * c + r] = (r == c) ? d : 0.0;
+  double *o = Dinv + 9 * (int64_t)i;
+  if (!inv3(m, o)) return 0;
+  for (int r = 0; r < 3; ++r)
+    if (fx[r])
+      for (int c = 0; c < 3; ++c) o[3 * r + c] = o[3 * c + r] = 0.0;
+  return 1;
+}
+
+static cl_status singular_block(const cl_bsr *A, int32_t bad) {
+  const double *m = A->diag[bad] >= 0 ? A->val + 9 * A->diag[bad] : NULL;
+  return cl_fail(CL_ERR_NUMERICAL, "diagonal block of node %d is singular or not finite (diagonal %g %g %g)", bad,
+                 m ? m[0] : 0.0, m ? m[4] : 0.0, m ? m[8] : 0.0);
+}
+
+cl_status cl_bsr_diag_inverse_nodes(const cl_bsr *A, const uint8_t *fixed, const int32_t *nodes, int32_t count,
+                                    double *Dinv) {
+  if (!A || !Dinv || (count > 0 && !nodes))
+    return cl_fail(CL_ERR_INVALID_ARGUMENT, "cl_bsr_diag_inverse_nodes: NULL argument");
+  for (int32_t q = 0; q < count; ++q)
+    if (!diag_inverse_node(A, fixed, Dinv, nodes[q])) return singular_block(A, nodes[q]);
+  return CL_OK;
+}
+
 cl_status cl_bsr_diag_inverse(const cl_bsr *A, const uint8_t *fixed, double *Dinv) {
   if (!A || !Dinv) return cl_fail(CL_ERR_INVALID_ARGUMENT, "cl_bsr_diag_inverse: NULL argument");
   const int32_t n = A->n;
   int32_t bad = n;
 #pragma omp parallel for schedule(static) reduction(min : bad) if (n > 2000)
-  for (int32_t i = 0; i < n; ++i) {
-    double m[9] = {0};
-    if (A->diag[i] >= 0) memcpy(m, A->val + 9 * A->diag[i], sizeof m);
-    int fx[3] = {0, 0, 0};
-    if (fixed)
-      for (int r = 0; r < 3; ++r) fx[r] = fixed[3 * (int64_t)i + r] != 0;
-    /* a held row and column become d e_r, d the size of the free part's entries: with 1 there the
-     * singularity test of inv3 (relative to the largest entry) called the block of a node held in two
-     * rows singular once its stiffness passed 1e7 (det K against 1e-14 K^3; a steel shell's node on
-     * two symmetry planes). The held rows' output is zeroed below, so d does not reach the result. */
-    double d = 0.0;
-    for (int r = 0; r < 3; ++r)
-      for (int c = 0; c < 3; ++c)
-        if (!fx[r] && !fx[c]) d = fmax(d, fabs(m[3 * r + c]));
-    if (!(d > 0.0) || !isfinite(d)) d = 1.0;
-    for (int r = 0; r < 3; ++r)
-      if (fx[r])
-        for (int c = 0; c < 3; ++c) m[3 * r + c] = m[3 * c + r] = (r == c) ? d : 0.0;
-    double *o = Dinv + 9 * (int64_t)i;
-    if (!inv3(m, o)) {
-      if (i < bad) bad = i;
-      continue;
-    }
-    for (int r = 0; r < 3; ++r)
-      if (fx[r])
-        for (int c = 0; c < 3; ++c) o[3 * r + c] = o[3 * c + r] = 0.0;
-  }
-  if (bad < n) {
-    const double *m = A->diag[bad] >= 0 ? A->val + 9 * A->diag[bad] : NULL;
-    return cl_fail(CL_ERR_NUMERICAL,
-                   "diagonal block of node %d is singular or not finite (diagonal %g %g %g)", bad,
-                   m ? m[0] : 0.0, m ? m[4] : 0.0, m ? m[8] : 0.0);
-  }
+  for (int32_t i = 0; i < n; ++i)
+    if (!diag_inverse_node(A, fixed, Dinv, i) && i < bad) bad = i;
+  if (bad < n) return singular_block(A, bad);
   return CL_OK;
 }
 

@@ -91,11 +91,22 @@ void cl_bsr_diag_blocks(const cl_bsr *A, double *D);
  * free entries, so the singularity test stays relative to them) before inverting and zeroed in the
  * inverse, so Dinv maps a residual that is zero on fixed dofs to a correction that is zero there too. CL_ERR_NUMERICAL naming the node if a block is singular or not finite. */
 cl_status cl_bsr_diag_inverse(const cl_bsr *A, const uint8_t *fixed, double *Dinv);
+/* The same for the blocks of nodes[0 .. count-1] only (the others of Dinv keep their values). */
+cl_status cl_bsr_diag_inverse_nodes(const cl_bsr *A, const uint8_t *fixed, const int32_t *nodes, int32_t count,
+                                    double *Dinv);
 
 /* Bytes held by the matrix (pattern and values), for reports. */
 int64_t cl_bsr_bytes(const cl_bsr *A);
 
 /* ---- products (spmv.c); OpenMP over rows, no atomics. A must be square (n_cols == n). ---- */
+
+/* s += B x for one 3x3 block B (row-major) and 3-vector x: each row's three products summed first,
+ * then added, the order every row product of spmv.c keeps (so sums over a row agree to the bit). */
+static inline void cl_bsr_block_mul_add(const double *B, const double *x, double *s) {
+  s[0] += B[0] * x[0] + B[1] * x[1] + B[2] * x[2];
+  s[1] += B[3] * x[0] + B[4] * x[1] + B[5] * x[2];
+  s[2] += B[6] * x[0] + B[7] * x[1] + B[8] * x[2];
+}
 
 /* y = A x. x and y have 3n entries and must not overlap. */
 void cl_bsr_spmv(const cl_bsr *A, const double *x, double *y);
@@ -105,5 +116,11 @@ void cl_bsr_spmv_axpby(const cl_bsr *A, double alpha, const double *x, double be
  * set to zero. One pass: the residual kernel of CG and of the smoothers. */
 double cl_bsr_residual(const cl_bsr *A, const double *b, const double *x, const uint8_t *fixed,
                        double *r);
+
+/* The same, r = b - A x with ||r||^2 returned, and in the same pass over A the squared norm of the
+ * masked residual of a second vector, b - A y, into *ry2 (not stored): one read of A for two
+ * residuals. Each sum is the one cl_bsr_residual makes, to the bit. */
+double cl_bsr_residual_pair(const cl_bsr *A, const double *b, const double *x, const double *y, const uint8_t *fixed,
+                            double *r, double *ry2);
 
 #endif

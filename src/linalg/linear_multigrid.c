@@ -105,9 +105,12 @@ static void price(mg_entry *e, const cl_linear_solver_def *def) {
   e->iter_flops = iter;
 }
 
+/* A set-up of every level for A (update: a new mask on the matrix of a full set-up, cl_mg_update_mask,
+ * which makes again only what the mask changes; the result is the same). */
 static cl_status full_setup(mg_entry *e, const cl_linear_solver_def *def, const cl_bsr *A, const uint8_t *fixed,
-                            int *why) {
-  cl_status s = cl_mg_setup(e->mg, def, A, fixed, why);
+                            int update, int *why) {
+  cl_status s =
+      update && !e->kept ? cl_mg_update_mask(e->mg, def, A, fixed, why) : cl_mg_setup(e->mg, def, A, fixed, why);
   e->kept = 0;
   e->debt = 0.0;
   e->fresh_iterations = -1;
@@ -137,7 +140,7 @@ static cl_status mge_setup(void *data, const cl_linear_solver_def *def, const cl
     e->kept = 1;
     e->first_solve = 1;
   } else {
-    s = full_setup(e, def, A, fixed, &why);
+    s = full_setup(e, def, A, fixed, 0, &why);
   }
   *reason = (cl_solve_reason)why;
   return s;
@@ -197,10 +200,11 @@ static cl_status mge_solve(void *data, const cl_linear_solver_def *def, const cl
   const int64_t n3 = 3 * (int64_t)A->n;
   e->solves++;
   if (!cl_mg_same_mask(e->mg, fixed)) {
-    /* the hierarchy is only right for its own mask: rebuild the coarse matrices for this one */
+    /* the hierarchy is only right for its own mask: rebuild the coarse matrices for this one (the rows
+     * the mask changes) */
     int why = CL_SOLVE_CONVERGED;
     const int first = e->first_solve;
-    cl_status s = full_setup(e, def, A, fixed, &why);
+    cl_status s = full_setup(e, def, A, fixed, 1, &why);
     e->first_solve = first; /* a re-solve with contacts held stays out of the reuse bookkeeping */
     e->mg->st.rebuilds++;
     res->factorizations++;
@@ -222,8 +226,14 @@ static cl_status mge_solve(void *data, const cl_linear_solver_def *def, const cl
   /* the reference ||b_f - A_fc x_c|| (cg.h) and the initial residual */
   double *r = e->ws->r, *xc = e->tmp;
   for (int64_t d = 0; d < n3; ++d) xc[d] = fixed && fixed[d] ? x[d] : 0.0;
-  const double ref = residual_norm(A, b, xc, fixed, r);
-  const double r0 = residual_norm(A, b, x, fixed, r);
+  /* the reference ||b_f - A_fc x_c|| and the initial residual in one pass over A (cl_bsr_residual_pair);
+   * from a zero guess on the free dofs (graph_fem's first solve of a step) they are the same */
+  int zero_free = 1;
+  for (int64_t d = 0; d < n3 && zero_free; ++d) zero_free = x[d] == xc[d];
+  double ref2 = 0.0;
+  const double r0 =
+      sqrt(zero_free ? cl_bsr_residual(A, b, x, fixed, r) : cl_bsr_residual_pair(A, b, x, xc, fixed, r, &ref2));
+  const double ref = zero_free ? r0 : sqrt(ref2);
   res->ref_norm = ref;
   double factor = 0.0;
   int32_t cycles = 0;
@@ -245,7 +255,7 @@ static cl_status mge_solve(void *data, const cl_linear_solver_def *def, const cl
     if (s == CL_WARN_NOT_CONVERGED && e->kept) {
       /* the kept coarse levels were too stale: a full set-up, and CG again from where it stopped */
       int why = CL_SOLVE_CONVERGED;
-      cl_status f = full_setup(e, def, A, fixed, &why);
+      cl_status f = full_setup(e, def, A, fixed, 0, &why);
       res->factorizations++;
       if (f < 0) {
         res->reason = (cl_solve_reason)why;

@@ -70,9 +70,9 @@ static cl_status check_multigrid(const cl_linear_solver_def *def) {
   if (def->mg_position_count < 0)
     return cl_fail(CL_ERR_INVALID_ARGUMENT, "linear solver: parameter 'mg_position_count' = %d must be >= 0",
                    def->mg_position_count);
-  if (def->mg_smoother < CL_MG_SMOOTH_JACOBI || def->mg_smoother > CL_MG_SMOOTH_SYMMETRIC_GS)
-    return cl_fail(CL_ERR_INVALID_ARGUMENT, "linear solver: parameter 'mg_smoother' = %d is outside [0, 2] (0 jacobi, "
-                   "1 gauss_seidel, 2 symmetric_gauss_seidel)", def->mg_smoother);
+  if (def->mg_smoother < CL_MG_SMOOTH_JACOBI || def->mg_smoother > CL_MG_SMOOTH_COLORED_GS)
+    return cl_fail(CL_ERR_INVALID_ARGUMENT, "linear solver: parameter 'mg_smoother' = %d is outside [0, 3] (0 jacobi, "
+                   "1 gauss_seidel, 2 symmetric_gauss_seidel, 3 colored_gauss_seidel)", def->mg_smoother);
   if (def->mg_pre_sweeps < 0 || def->mg_pre_sweeps > 1000)
     return cl_fail(CL_ERR_INVALID_ARGUMENT, "linear solver: parameter 'mg_pre_sweeps' = %d is outside [0, 1000]",
                    def->mg_pre_sweeps);

@@ -20,6 +20,11 @@ static void free_levels(cl_mg *mg) {
     cl_mg_galerkin_free(&L->G);
     free(L->handles);
     free(L->dinv);
+    free(L->trace);
+    free(L->list);
+    free(L->mark);
+    free(L->raised);
+    cl_node_coloring_free(&L->colors);
     free(L->b);
     free(L->x);
     free(L->r);
@@ -27,7 +32,9 @@ static void free_levels(cl_mg *mg) {
   }
   cl_mg_coarse_free(&mg->coarse);
   free(mg->fixed);
+  free(mg->changed);
   mg->fixed = NULL;
+  mg->changed = NULL;
   mg->nlev = 0;
   mg->usable = 0;
   mg->has_fixed = 0;
@@ -141,11 +148,22 @@ cl_status cl_mg_analyse(cl_mg *mg, const cl_linear_solver_def *def, const cl_bsr
   for (int32_t l = 0; st >= 0 && l < mg->nlev; ++l) {
     mg->lev[l].blocks = mg->lev[l].A->nnzb;
     st = alloc_vectors(&mg->lev[l], mg->lev[l].A->n, l + 1 < mg->nlev);
+    if (st >= 0 && l >= 1) {
+      const size_t nh = (size_t)mg->lev[l].A->n / 4 + 1;
+      mg->lev[l].trace = cl_calloc(nh, sizeof(double), "multigrid traces");
+      mg->lev[l].list = cl_malloc(sizeof(int32_t) * nh, "multigrid traces");
+      mg->lev[l].mark = cl_calloc(nh, 1, "multigrid traces");
+      mg->lev[l].raised = cl_calloc(nh, 1, "multigrid traces");
+      if (!mg->lev[l].trace || !mg->lev[l].list || !mg->lev[l].mark || !mg->lev[l].raised) st = CL_ERR_OUT_OF_MEMORY;
+    }
+    /* for every smoother: cl_linear_solver_configure may choose the coloured one after the analysis */
+    if (st >= 0 && l + 1 < mg->nlev) st = cl_node_coloring_make(mg->lev[l].A, CL_MG_COLOR_BLOCK, &mg->lev[l].colors);
   }
-  if (st >= 0) st = cl_mg_coarse_analyse(&mg->coarse, def->mg_coarse_solver, mg->lev[mg->nlev - 1].A);
+  if (st >= 0) st = cl_mg_coarse_analyse(&mg->coarse, def, mg->lev[mg->nlev - 1].A);
   if (st >= 0) {
     mg->fixed = cl_calloc(3 * (size_t)A->n + 1, 1, "multigrid mask");
-    if (!mg->fixed) st = CL_ERR_OUT_OF_MEMORY;
+    mg->changed = cl_malloc(sizeof(int32_t) * ((size_t)A->n + 1), "multigrid mask");
+    if (!mg->fixed || !mg->changed) st = CL_ERR_OUT_OF_MEMORY;
   }
   if (st < 0) {
     free_levels(mg);
@@ -179,41 +197,36 @@ static int all_finite(const cl_bsr *A) {
   return ok;
 }
 
-cl_status cl_mg_setup(cl_mg *mg, const cl_linear_solver_def *def, const cl_bsr *A, const uint8_t *fixed,
-                      int *reason) {
-  const uint64_t t0 = cl_time_ns();
-  mg->usable = 0;
-  mg->st.setups++;
-  mg->lev[0].A = A;
-  const size_t n3 = 3 * (size_t)A->n;
-  mg->has_fixed = 0;
-  if (fixed)
-    for (size_t d = 0; d < n3 && !mg->has_fixed; ++d) mg->has_fixed = fixed[d] != 0;
-  if (mg->has_fixed) memcpy(mg->fixed, fixed, n3);
-  else memset(mg->fixed, 0, n3);
-  if (!all_finite(A)) {
-    *reason = CL_SOLVE_NON_FINITE;
-    return cl_fail(CL_ERR_NUMERICAL, "Galerkin multigrid set-up: the matrix has NaN or Inf entries");
+/* Level l + 1's matrix made again from level l's: all of it, or (rows != NULL) its handle rows rows[]
+ * only. Regularised as it is made; the first handle that shows A not positive definite is noted. */
+static void coarse_level(cl_mg *mg, const cl_linear_solver_def *def, int32_t l, const int32_t *rows, int32_t count,
+                         int32_t *bad_level, int32_t *bad_handle, double *bad_pivot) {
+  mg_level *L = &mg->lev[l], *C = &mg->lev[l + 1];
+  const uint8_t *mask = l == 0 && mg->has_fixed ? mg->fixed : NULL;
+  int32_t bh;
+  double bp;
+  if (rows) {
+    cl_mg_galerkin_product_rows(&L->G, &L->T, L->A, mask, def->threads, rows, count, C->own);
+    cl_mg_regularize_handles(&L->G, &L->T, mask, def->mg_regularization, C->own, rows, count, C->trace, C->raised,
+                             &bh, &bp);
+  } else {
+    cl_mg_galerkin_product(&L->G, &L->T, L->A, mask, def->threads, C->own);
+    cl_mg_regularize(&L->G, &L->T, mask, def->mg_regularization, C->own, C->trace, C->raised, &bh, &bp);
   }
+  C->regularized = 0; /* the kept rows' pivots count as the set-up raised them */
+  for (int32_t k = 0; k < L->T.n_handles; ++k) C->regularized += C->raised[k];
+  if (bh >= 0 && *bad_level < 0) {
+    *bad_level = l + 1;
+    *bad_handle = bh;
+    *bad_pivot = bp;
+  }
+}
+
+/* After the coarse matrices: the bad-pivot verdict, the smoothers' diagonal blocks and the coarse
+ * factor; the hierarchy is usable on success. */
+static cl_status finish_setup(cl_mg *mg, const cl_linear_solver_def *def, int32_t bad_level, int32_t bad_handle,
+                              double bad_pivot, const int32_t *nodes0, int32_t count0, int *reason) {
   const uint8_t *mask = mg->has_fixed ? mg->fixed : NULL;
-  /* eq 14, level by level, each coarse matrix made positive definite where P's null space leaves it
-   * singular (degenerate clusters, fixed clusters) */
-  const uint64_t tg = cl_time_ns();
-  int32_t bad_level = -1, bad_handle = -1;
-  double bad_pivot = 0.0;
-  for (int32_t l = 0; l + 1 < mg->nlev; ++l) {
-    mg_level *L = &mg->lev[l], *C = &mg->lev[l + 1];
-    cl_mg_galerkin_product(&L->G, &L->T, L->A, l == 0 ? mask : NULL, def->threads, C->own);
-    int32_t bh;
-    double bp;
-    C->regularized = cl_mg_regularize(&L->G, &L->T, l == 0 ? mask : NULL, def->mg_regularization, C->own, &bh, &bp);
-    if (bh >= 0 && bad_level < 0) {
-      bad_level = l + 1;
-      bad_handle = bh;
-      bad_pivot = bp;
-    }
-  }
-  mg->st.galerkin_ms = 1e-6 * (double)(cl_time_ns() - tg);
   if (bad_level >= 0) {
     *reason = CL_SOLVE_NOT_POSDEF;
     return cl_fail(CL_WARN_NOT_POSDEF,
@@ -222,14 +235,16 @@ cl_status cl_mg_setup(cl_mg *mg, const cl_linear_solver_def *def, const cl_bsr *
                    "prolongation is not degenerate)", bad_level, bad_pivot, bad_handle);
   }
   for (int32_t l = 0; l + 1 < mg->nlev; ++l) {
-    cl_status s = cl_bsr_diag_inverse(mg->lev[l].A, l == 0 ? mask : NULL, mg->lev[l].dinv);
+    /* nodes0: only these level-0 blocks changed (cl_mg_update_mask) */
+    cl_status s = l == 0 && nodes0 ? cl_bsr_diag_inverse_nodes(mg->lev[0].A, mask, nodes0, count0, mg->lev[0].dinv)
+                                   : cl_bsr_diag_inverse(mg->lev[l].A, l == 0 ? mask : NULL, mg->lev[l].dinv);
     if (s < 0) {
       *reason = CL_SOLVE_NOT_POSDEF;
       return cl_fail_context(CL_WARN_NOT_POSDEF, "Galerkin multigrid set-up, smoother of level %d: ", l);
     }
   }
   const uint64_t tc = cl_time_ns();
-  cl_status s = cl_mg_coarse_factor(&mg->coarse, mg->lev[mg->nlev - 1].A);
+  cl_status s = cl_mg_coarse_factor(&mg->coarse, def, mg->lev[mg->nlev - 1].A);
   mg->st.coarse_factor_ms = 1e-6 * (double)(cl_time_ns() - tc);
   if (s != CL_OK) {
     *reason = s == CL_WARN_NOT_POSDEF ? CL_SOLVE_NOT_POSDEF : s == CL_ERR_NUMERICAL ? CL_SOLVE_NON_FINITE : CL_SOLVE_INVALID;
@@ -237,6 +252,81 @@ cl_status cl_mg_setup(cl_mg *mg, const cl_linear_solver_def *def, const cl_bsr *
     return s;
   }
   mg->usable = 1;
+  return CL_OK;
+}
+
+static void set_mask(cl_mg *mg, const uint8_t *fixed, size_t n3) {
+  mg->has_fixed = 0;
+  if (fixed)
+    for (size_t d = 0; d < n3 && !mg->has_fixed; ++d) mg->has_fixed = fixed[d] != 0;
+  if (mg->has_fixed) memcpy(mg->fixed, fixed, n3);
+  else memset(mg->fixed, 0, n3);
+}
+
+cl_status cl_mg_setup(cl_mg *mg, const cl_linear_solver_def *def, const cl_bsr *A, const uint8_t *fixed,
+                      int *reason) {
+  const uint64_t t0 = cl_time_ns();
+  mg->usable = 0;
+  mg->st.setups++;
+  mg->lev[0].A = A;
+  set_mask(mg, fixed, 3 * (size_t)A->n);
+  if (!all_finite(A)) {
+    *reason = CL_SOLVE_NON_FINITE;
+    return cl_fail(CL_ERR_NUMERICAL, "Galerkin multigrid set-up: the matrix has NaN or Inf entries");
+  }
+  /* eq 14, level by level, each coarse matrix made positive definite where P's null space leaves it
+   * singular (degenerate clusters, fixed clusters) */
+  const uint64_t tg = cl_time_ns();
+  int32_t bad_level = -1, bad_handle = -1;
+  double bad_pivot = 0.0;
+  for (int32_t l = 0; l + 1 < mg->nlev; ++l) {
+    coarse_level(mg, def, l, NULL, 0, &bad_level, &bad_handle, &bad_pivot);
+  }
+  mg->st.galerkin_ms = 1e-6 * (double)(cl_time_ns() - tg);
+  const cl_status s = finish_setup(mg, def, bad_level, bad_handle, bad_pivot, NULL, 0, reason);
+  if (s != CL_OK) return s; /* warnings too: the hierarchy is not usable */
+  mg->st.setup_ms = 1e-6 * (double)(cl_time_ns() - t0);
+  return CL_OK;
+}
+
+cl_status cl_mg_update_mask(cl_mg *mg, const cl_linear_solver_def *def, const cl_bsr *A, const uint8_t *fixed,
+                            int *reason) {
+  const int32_t n = A->n;
+  if (!mg->usable || mg->nlev < 2 || A != mg->lev[0].A) return cl_mg_setup(mg, def, A, fixed, reason);
+  /* the nodes whose mask changes, and the handles of level 1 whose rows read them: their own and
+   * their neighbours' (a row of A_1 gathers the blocks (a, b) of its members a) */
+  mg_level *L = &mg->lev[0], *C = &mg->lev[1];
+  const int32_t nh = L->T.n_handles;
+  int32_t changed = 0, count = 0;
+  for (int32_t k = 0; k < nh; ++k) C->mark[k] = 0;
+  for (int32_t i = 0; i < n; ++i) {
+    int differs = 0;
+    for (int c = 0; c < 3; ++c) {
+      const int now = fixed ? fixed[3 * (int64_t)i + c] != 0 : 0;
+      differs |= now != (mg->fixed[3 * (int64_t)i + c] != 0);
+    }
+    if (!differs) continue;
+    mg->changed[changed++] = i;
+    for (int64_t s = A->row_ptr[i]; s < A->row_ptr[i + 1]; ++s) {
+      const int32_t k = L->T.handle[A->col[s]];
+      if (k >= 0) C->mark[k] = 1;
+    }
+  }
+  if (changed > n / 4) return cl_mg_setup(mg, def, A, fixed, reason); /* a new set-up costs no more */
+  const uint64_t t0 = cl_time_ns();
+  mg->usable = 0;
+  mg->st.mask_updates++;
+  set_mask(mg, fixed, 3 * (size_t)n);
+  for (int32_t k = 0; k < nh; ++k)
+    if (C->mark[k]) C->list[count++] = k;
+  const uint64_t tg = cl_time_ns();
+  int32_t bad_level = -1, bad_handle = -1;
+  double bad_pivot = 0.0;
+  coarse_level(mg, def, 0, C->list, count, &bad_level, &bad_handle, &bad_pivot);
+  for (int32_t l = 1; l + 1 < mg->nlev; ++l) coarse_level(mg, def, l, NULL, 0, &bad_level, &bad_handle, &bad_pivot);
+  mg->st.galerkin_ms = 1e-6 * (double)(cl_time_ns() - tg);
+  const cl_status s = finish_setup(mg, def, bad_level, bad_handle, bad_pivot, mg->changed, changed, reason);
+  if (s != CL_OK) return s; /* warnings too: the hierarchy is not usable */
   mg->st.setup_ms = 1e-6 * (double)(cl_time_ns() - t0);
   return CL_OK;
 }
@@ -276,6 +366,12 @@ void cl_mg_get_stats(const cl_mg *mg, cl_mg_stats *out) {
   memset(out, 0, sizeof *out);
   if (!mg) return;
   *out = mg->st;
+  if (mg->coarse.ls) {
+    cl_linear_solver_stats cs;
+    cl_linear_solver_get_stats(mg->coarse.ls, &cs);
+    out->coarse_factorizations = cs.factorizations;
+    out->coarse_iterations = mg->coarse.iterations;
+  }
   for (int32_t l = 0; l < mg->nlev; ++l) {
     const mg_level *L = &mg->lev[l];
     cl_mg_level_stats *o = &out->level[l];
@@ -285,6 +381,7 @@ void cl_mg_get_stats(const cl_mg *mg, cl_mg_stats *out) {
     o->degenerate = l >= 1 ? mg->lev[l - 1].T.degenerate : 0;
     o->regularized = L->regularized;
     o->smooth_ms = L->ms;
+    o->colors = L->colors.colors;
   }
 }
 

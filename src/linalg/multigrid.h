@@ -31,13 +31,17 @@ typedef enum cl_mg_smoother {
   CL_MG_SMOOTH_JACOBI = 0,       /* damped block Jacobi, x += omega D^-1 (b - A x) */
   CL_MG_SMOOTH_GAUSS_SEIDEL = 1, /* block Gauss-Seidel: forward sweeps before the coarse correction,
                                     backward after (so the V-cycle is symmetric) */
-  CL_MG_SMOOTH_SYMMETRIC_GS = 2  /* each sweep forward then backward, before and after */
+  CL_MG_SMOOTH_SYMMETRIC_GS = 2, /* each sweep forward then backward, before and after */
+  CL_MG_SMOOTH_COLORED_GS = 3    /* block Gauss-Seidel in a multicolour order (node_coloring.h): colours
+                                    forward before, backward after; a colour's nodes in parallel */
 } cl_mg_smoother;
 
 /* Values of cl_linear_solver_def.mg_coarse_solver: the solve at the coarsest level. */
 typedef enum cl_mg_coarse {
   CL_MG_COARSE_CG = 0,      /* mg_coarse_iterations of block-Jacobi CG from zero (the paper's choice) */
-  CL_MG_COARSE_CHOLMOD = 1, /* a CHOLMOD factor made at every set-up: an exact coarse solve */
+  CL_MG_COARSE_CHOLMOD = 1, /* CG preconditioned by a CHOLMOD factor to CL_MG_COARSE_TOL (the "cholmod"
+                               entry: with reuse_factor the factor of an older coarse matrix is kept
+                               while it pays, otherwise one is made at every set-up) */
   CL_MG_COARSE_DENSE = 2    /* a dense Cholesky factor (up to CL_MG_DENSE_MAX unknowns) */
 } cl_mg_coarse;
 
@@ -47,10 +51,19 @@ typedef enum cl_mg_mode {
   CL_MG_MODE_PCG = 1    /* CG preconditioned by one V-cycle, to rel_tol */
 } cl_mg_mode;
 
+/* The relative residual of the coarse solve of CL_MG_COARSE_CHOLMOD. Far below what one V-cycle
+ * reduces (0.2-0.8), so the cycle is the exact-coarse-solve cycle to this accuracy, in both modes;
+ * loose enough that a kept factor needs a few iterations only (tests/c/test_multigrid_cycle.c bounds
+ * the difference to a fresh factor's cycle). */
+#define CL_MG_COARSE_TOL 1e-8
+
 enum {
   CL_MG_MAX_COARSE = 7,    /* coarse levels a grid spec may ask for */
   CL_MG_GRID_CHARS = 64,   /* size of cl_linear_solver_def.mg_grid with its terminating zero */
-  CL_MG_DENSE_MAX = 6000   /* unknowns of the coarsest level the dense Cholesky accepts */
+  CL_MG_DENSE_MAX = 6000,  /* unknowns of the coarsest level the dense Cholesky accepts */
+  CL_MG_COLOR_BLOCK = 64,  /* nodes per block of the multicolour Gauss-Seidel (node_coloring.h) */
+  CL_MG_COARSE_MAX_ITER = 200 /* CG iterations of one coarse solve (CL_MG_COARSE_CHOLMOD; a stale factor
+                                 is renewed at this cap) */
 };
 
 /* ---- the grid spec (paper sec 4.1) ---- */
@@ -87,6 +100,7 @@ typedef struct cl_mg_level_stats {
                            multigrid_transfer.h) */
   int32_t regularized;  /* unknowns whose pivot the last set-up raised (zero rows, near-null directions) */
   double smooth_ms;     /* time spent smoothing (or in the coarse solve) at this level, all solves */
+  int32_t colors;       /* colours of the multicolour block order (node_coloring.h; 0 at the coarsest) */
 } cl_mg_level_stats;
 
 typedef struct cl_mg_stats {
@@ -99,7 +113,10 @@ typedef struct cl_mg_stats {
   int64_t setups;                           /* set-ups, and rebuilds of the coarse matrices a solve */
   int64_t reuses;                           /* set-ups that kept the coarse levels (cl_mg_refresh_fine) */
   int64_t rebuilds;                         /* made because its mask differed from the set-up's */
+  int64_t mask_updates;                     /* of which by cl_mg_update_mask (the rows that change) */
   int64_t cycles;                           /* V-cycles over all solves */
+  int64_t coarse_factorizations;            /* factorisations of the coarsest level (CL_MG_COARSE_CHOLMOD) */
+  int64_t coarse_iterations;                /* CG iterations of its coarse solves */
   double solve_ms;                          /* the last solve */
   double cycle_factor;                      /* the last solve's residual reduction per V-cycle (fixed
                                                mode) or per PCG iteration: (r_k / r_0)^(1/k); 0 if
@@ -127,6 +144,17 @@ cl_status cl_mg_setup(cl_mg *mg, const struct cl_linear_solver_def *def, const c
  * set-up; the coarse matrices and the coarsest factor stay those of the older matrix. Needs a usable
  * hierarchy. Returns as cl_mg_setup (on failure the hierarchy is unusable until the next full set-up). */
 cl_status cl_mg_refresh_fine(cl_mg *mg, const cl_bsr *A, int *reason);
+
+/* The set-up again for a new mask `fixed` (3 n flags, NULL = none) on the matrix of the last set-up,
+ * whose values may since have changed only in the rows and columns of the nodes whose mask changes (a
+ * contact round of fem/system.h turns exactly those into their frames). Makes again only the rows of
+ * the level-1 matrix that read those nodes (their handles' and their neighbours' handles' rows: a row
+ * comes out to the bit as a whole set-up makes it, cl_mg_galerkin_product_rows), the coarser levels,
+ * the smoothers' diagonal blocks and the coarse factor; the result is the full set-up's. Falls back to
+ * cl_mg_setup without a usable set-up of this matrix or when more than a quarter of the nodes change.
+ * Returns as cl_mg_setup. */
+cl_status cl_mg_update_mask(cl_mg *mg, const struct cl_linear_solver_def *def, const cl_bsr *A, const uint8_t *fixed,
+                            int *reason);
 
 /* Whether the last set-up left a usable hierarchy, and whether `fixed` is the mask it was made with. */
 int cl_mg_usable(const cl_mg *mg);

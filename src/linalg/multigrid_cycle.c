@@ -31,6 +31,10 @@ static void smooth(const cl_linear_solver_def *def, mg_level *L, const uint8_t *
     case CL_MG_SMOOTH_JACOBI:
       cl_smooth_jacobi(L->A, L->dinv, fixed, def->mg_omega, sweeps, b, x, L->r);
       break;
+    case CL_MG_SMOOTH_COLORED_GS:
+      cl_smooth_gauss_seidel_colors(L->A, L->dinv, fixed, after ? CL_SWEEP_BACKWARD : CL_SWEEP_FORWARD, sweeps,
+                                    &L->colors, def->threads, b, x);
+      break;
     case CL_MG_SMOOTH_GAUSS_SEIDEL:
       cl_smooth_gauss_seidel(L->A, L->dinv, fixed, after ? CL_SWEEP_BACKWARD : CL_SWEEP_FORWARD, sweeps, b, x);
       break;

@@ -222,10 +222,16 @@ static void product_row(const cl_mg_galerkin *g, const cl_mg_transfer *t, const 
 
 void cl_mg_galerkin_product(const cl_mg_galerkin *g, const cl_mg_transfer *t, const cl_bsr *A, const uint8_t *fixed,
                             int32_t threads, cl_bsr *Ac) {
-  const int32_t nh = g->nh;
+  cl_mg_galerkin_product_rows(g, t, A, fixed, threads, NULL, g->nh, Ac);
+}
+
+void cl_mg_galerkin_product_rows(const cl_mg_galerkin *g, const cl_mg_transfer *t, const cl_bsr *A,
+                                 const uint8_t *fixed, int32_t threads, const int32_t *rows, int32_t count,
+                                 cl_bsr *Ac) {
+  const int32_t nh = count;
   int nt = threads < 1 ? 1 : threads;
   if (nt > g->threads) nt = g->threads;
-#pragma omp parallel num_threads(nt) if (nt > 1 && A->nnzb > 20000)
+#pragma omp parallel num_threads(nt) if (nt > 1 && A->nnzb > 20000 && count >= 4)
   {
     int tid = 0;
 #ifdef _OPENMP
@@ -233,7 +239,9 @@ void cl_mg_galerkin_product(const cl_mg_galerkin *g, const cl_mg_transfer *t, co
 #endif
     double *acc = g->work + 36 * (int64_t)g->max_row * tid;
     int32_t *seen = g->iwork + 2 * (int64_t)g->max_row * tid, *touched = seen + g->max_row;
-#pragma omp for schedule(dynamic, 16)
-    for (int32_t j = 0; j < nh; ++j) product_row(g, t, A, fixed, j, acc, seen, touched, Ac);
+    /* one handle row at a time: "50/all" has 50 rows of about 130 nodes each, and chunks of 16 left
+     * one thread a third of the work more than the other */
+#pragma omp for schedule(dynamic, 1)
+    for (int32_t q = 0; q < nh; ++q) product_row(g, t, A, fixed, rows ? rows[q] : q, acc, seen, touched, Ac);
   }
 }

@@ -53,6 +53,12 @@ void cl_mg_galerkin_free(cl_mg_galerkin *g);
 void cl_mg_galerkin_product(const cl_mg_galerkin *g, const cl_mg_transfer *t, const cl_bsr *A, const uint8_t *fixed,
                             int32_t threads, cl_bsr *Ac);
 
+/* The same for the handle rows rows[0 .. count-1] only (each row is made whole from A, so a row comes
+ * out as cl_mg_galerkin_product makes it, to the bit); the other rows keep their values. */
+void cl_mg_galerkin_product_rows(const cl_mg_galerkin *g, const cl_mg_transfer *t, const cl_bsr *A,
+                                 const uint8_t *fixed, int32_t threads, const int32_t *rows, int32_t count,
+                                 cl_bsr *Ac);
+
 /* Make A_c positive definite where the Galerkin product leaves it singular, and check that the rest
  * of it is. A_c = P^T D A D P with A positive definite on the free dofs has exactly the null space of
  * D P, which splits over the handles (their clusters are disjoint): a handle's null directions are
@@ -67,8 +73,17 @@ void cl_mg_galerkin_product(const cl_mg_galerkin *g, const cl_mg_transfer *t, co
  * well conditioned as its block. Any other pivot of B_k below tau s_k means A is not positive definite
  * on the range of D P_k: *bad_handle is then the first such handle (else -1) and *bad_pivot its
  * smallest such pivot over s_k. fixed: the mask of level 0 (3 t->n_fine flags), NULL below. Returns
- * the number of pivots set. */
+ * the number of pivots set. trace (nh): out, each handle's block trace before the change, for
+ * cl_mg_regularize_handles; raised (nh): out, the pivots set in each handle. */
 int32_t cl_mg_regularize(const cl_mg_galerkin *g, const cl_mg_transfer *t, const uint8_t *fixed, double tau,
-                         cl_bsr *Ac, int32_t *bad_handle, double *bad_pivot);
+                         cl_bsr *Ac, double *trace, uint8_t *raised, int32_t *bad_handle, double *bad_pivot);
+
+/* The same for the handles list[0 .. count-1] only, whose rows cl_mg_galerkin_product_rows has just
+ * made again (the others keep their values, already regularised); trace holds the others' traces
+ * from the last call and gets these. With the mean over all traces taken in the same order, the
+ * handles come out as a whole cl_mg_regularize makes them. Returns the pivots set in them. */
+int32_t cl_mg_regularize_handles(const cl_mg_galerkin *g, const cl_mg_transfer *t, const uint8_t *fixed, double tau,
+                                 cl_bsr *Ac, const int32_t *list, int32_t count, double *trace, uint8_t *raised,
+                                 int32_t *bad_handle, double *bad_pivot);
 
 #endif

@@ -87,33 +87,56 @@ static int32_t regularize_handle(const cl_mg_galerkin *g, const cl_mg_transfer *
   return raised;
 }
 
-int32_t cl_mg_regularize(const cl_mg_galerkin *g, const cl_mg_transfer *t, const uint8_t *fixed, double tau,
-                         cl_bsr *Ac, int32_t *bad_handle, double *bad_pivot) {
+static double block_trace(const cl_mg_galerkin *g, const cl_bsr *Ac, int32_t k) {
+  double tr = 0.0;
+  for (int c = 0; c < 4; ++c) {
+    const double *v = Ac->val + 9 * (Ac->row_ptr[4 * k + c] + 4 * (int64_t)g->hdiag[k] + c);
+    tr += v[0] + v[4] + v[8];
+  }
+  return tr;
+}
+
+/* Handles list[0 .. count-1] (list NULL: all, count = nh), with the traces of the others in trace. */
+static int32_t regularize(const cl_mg_galerkin *g, const cl_mg_transfer *t, const uint8_t *fixed, double tau,
+                          cl_bsr *Ac, const int32_t *list, int32_t count, double *trace, uint8_t *per,
+                          int32_t *bad_handle, double *bad_pivot) {
   const int32_t nh = g->nh;
+  for (int32_t q = 0; q < count; ++q) {
+    const int32_t k = list ? list[q] : q;
+    trace[k] = block_trace(g, Ac, k);
+  }
   /* the mean of the handles' mean diagonals, for a handle whose block is zero */
   double mean = 0.0;
   int32_t nonzero = 0;
-  for (int32_t k = 0; k < nh; ++k) {
-    double tr = 0.0;
-    for (int c = 0; c < 4; ++c) {
-      const double *v = Ac->val + 9 * (Ac->row_ptr[4 * k + c] + 4 * (int64_t)g->hdiag[k] + c);
-      tr += v[0] + v[4] + v[8];
-    }
-    if (tr > 0.0 && isfinite(tr)) {
-      mean += tr / 12.0;
+  for (int32_t k = 0; k < nh; ++k)
+    if (trace[k] > 0.0 && isfinite(trace[k])) {
+      mean += trace[k] / 12.0;
       nonzero++;
     }
-  }
   mean = nonzero ? mean / nonzero : 1.0;
   int32_t raised = 0, bad = nh;
-#pragma omp parallel for schedule(static) reduction(+ : raised) reduction(min : bad) if (nh > 256)
-  for (int32_t k = 0; k < nh; ++k) {
+#pragma omp parallel for schedule(static) reduction(+ : raised) reduction(min : bad) if (count > 256)
+  for (int32_t q = 0; q < count; ++q) {
+    const int32_t k = list ? list[q] : q;
     double rel;
-    raised += regularize_handle(g, t, fixed, tau, mean, k, 1, Ac, &rel);
+    const int32_t r = regularize_handle(g, t, fixed, tau, mean, k, 1, Ac, &rel);
+    per[k] = (uint8_t)r;
+    raised += r;
     if (!(rel >= tau) && k < bad) bad = k;
   }
   *bad_handle = bad < nh ? bad : -1;
   *bad_pivot = 0.0;
   if (bad < nh) regularize_handle(g, t, fixed, tau, mean, bad, 0, Ac, bad_pivot); /* for the message */
   return raised;
+}
+
+int32_t cl_mg_regularize(const cl_mg_galerkin *g, const cl_mg_transfer *t, const uint8_t *fixed, double tau,
+                         cl_bsr *Ac, double *trace, uint8_t *raised, int32_t *bad_handle, double *bad_pivot) {
+  return regularize(g, t, fixed, tau, Ac, NULL, g->nh, trace, raised, bad_handle, bad_pivot);
+}
+
+int32_t cl_mg_regularize_handles(const cl_mg_galerkin *g, const cl_mg_transfer *t, const uint8_t *fixed, double tau,
+                                 cl_bsr *Ac, const int32_t *list, int32_t count, double *trace, uint8_t *raised,
+                                 int32_t *bad_handle, double *bad_pivot) {
+  return regularize(g, t, fixed, tau, Ac, list, count, trace, raised, bad_handle, bad_pivot);
 }

@@ -67,3 +67,40 @@ void cl_smooth_gauss_seidel(const cl_bsr *A, const double *dinv, const uint8_t *
       }
   }
 }
+
+/* Rows from which the blocks of a colour are shared among threads: below, a colour's work is shorter
+ * than the threads' barrier. */
+enum { GS_COLOR_PAR_ROWS = 2048 };
+
+void cl_smooth_gauss_seidel_colors(const cl_bsr *A, const double *dinv, const uint8_t *fixed, cl_sweep dir,
+                                   int32_t sweeps, const cl_node_coloring *c, int32_t threads, const double *b,
+                                   double *x) {
+  const int nt = threads > 1 && A->n >= GS_COLOR_PAR_ROWS ? threads : 1;
+  const int32_t nc = c->colors, size = c->size, n = A->n;
+#pragma omp parallel num_threads(nt) if (nt > 1)
+  for (int32_t k = 0; k < sweeps; ++k) {
+    if (dir != CL_SWEEP_BACKWARD)
+      for (int32_t q = 0; q < nc; ++q) {
+#pragma omp for schedule(static)
+        for (int32_t m = c->ptr[q]; m < c->ptr[q + 1]; ++m) {
+          const int32_t lo = c->block[m] * size, hi = lo + size < n ? lo + size : n;
+          for (int32_t i = lo; i < hi; ++i) gs_node(A, dinv, fixed, b, x, i);
+        }
+      }
+    if (dir != CL_SWEEP_FORWARD)
+      for (int32_t q = nc - 1; q >= 0; --q) {
+#pragma omp for schedule(static)
+        for (int32_t m = c->ptr[q + 1] - 1; m >= c->ptr[q]; --m) {
+          const int32_t lo = c->block[m] * size, hi = lo + size < n ? lo + size : n;
+          for (int32_t i = hi - 1; i >= lo; --i) {
+            if (i - GS_PREFETCH_ROWS >= lo) { /* as in the backward sweep above */
+              const char *pl = (const char *)(A->val + 9 * A->row_ptr[i - GS_PREFETCH_ROWS]);
+              const char *ph = (const char *)(A->val + 9 * A->row_ptr[i - GS_PREFETCH_ROWS + 1]);
+              for (const char *p = pl; p < ph; p += 64) __builtin_prefetch(p, 0, 0);
+            }
+            gs_node(A, dinv, fixed, b, x, i);
+          }
+        }
+      }
+  }
+}

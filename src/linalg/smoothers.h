@@ -13,6 +13,7 @@
 #include <stdint.h>
 
 #include "linalg/bsr.h"
+#include "linalg/node_coloring.h"
 
 typedef enum cl_sweep {
   CL_SWEEP_FORWARD = 0,   /* nodes 0 .. n-1 */
@@ -29,5 +30,13 @@ void cl_smooth_jacobi(const cl_bsr *A, const double *dinv, const uint8_t *fixed,
  * x_j. Serial (each update reads the previous ones). */
 void cl_smooth_gauss_seidel(const cl_bsr *A, const double *dinv, const uint8_t *fixed, cl_sweep dir,
                             int32_t sweeps, const double *b, double *x);
+
+/* The same in the multicolour order of `c` (node_coloring.h, made for A's pattern): forward = colours
+ * 0 .. C-1, backward = C-1 .. 0 (its adjoint, so forward before and backward after keep a V-cycle
+ * symmetric); the nodes of one colour update in parallel on `threads` threads (from a few thousand
+ * rows on). The result does not depend on the thread count. */
+void cl_smooth_gauss_seidel_colors(const cl_bsr *A, const double *dinv, const uint8_t *fixed, cl_sweep dir,
+                                   int32_t sweeps, const cl_node_coloring *c, int32_t threads, const double *b,
+                                   double *x);
 
 #endif

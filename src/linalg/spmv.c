@@ -31,6 +31,23 @@ static inline void row_product(const cl_bsr *A, int32_t i, const double *x, doub
   y3[2] = s2;
 }
 
+/* Two products of row i in one pass over its blocks, each summed as row_product sums it. */
+static inline void row_product_pair(const cl_bsr *A, int32_t i, const double *x, const double *y, double *t3,
+                                    double *u3) {
+  const int64_t e = A->row_ptr[i + 1];
+  const int32_t *restrict col = A->col;
+  const double *restrict v = A->val;
+  double t[3] = {0.0, 0.0, 0.0}, u[3] = {0.0, 0.0, 0.0};
+  for (int64_t s = A->row_ptr[i]; s < e; ++s) {
+    cl_bsr_block_mul_add(v + 9 * s, x + 3 * (int64_t)col[s], t);
+    cl_bsr_block_mul_add(v + 9 * s, y + 3 * (int64_t)col[s], u);
+  }
+  for (int k = 0; k < 3; ++k) {
+    t3[k] = t[k];
+    u3[k] = u[k];
+  }
+}
+
 void cl_bsr_spmv(const cl_bsr *A, const double *restrict x, double *restrict y) {
   const int32_t n = A->n;
 #pragma omp parallel for schedule(static) if (n > CL_SPMV_PAR_ROWS)
@@ -74,5 +91,33 @@ double cl_bsr_residual(const cl_bsr *A, const double *restrict b, const double *
     }
     part[c] = rr;
   }
+  return cl_vec_sum_parts(part);
+}
+
+double cl_bsr_residual_pair(const cl_bsr *A, const double *restrict b, const double *restrict x,
+                            const double *restrict y, const uint8_t *fixed, double *restrict r, double *ry2) {
+  const int32_t n = A->n;
+  double part[CL_VEC_CHUNKS], party[CL_VEC_CHUNKS];
+#pragma omp parallel for schedule(static) if (n > CL_SPMV_PAR_ROWS)
+  for (int c = 0; c < CL_VEC_CHUNKS; ++c) {
+    int64_t lo, hi;
+    cl_vec_chunk(n, c, &lo, &hi);
+    double rr = 0.0, ry = 0.0;
+    for (int32_t i = (int32_t)lo; i < (int32_t)hi; ++i) {
+      double t[3], u[3];
+      row_product_pair(A, i, x, y, t, u);
+      for (int k = 0; k < 3; ++k) {
+        const int64_t d = 3 * (int64_t)i + k;
+        const int held = fixed && fixed[d];
+        const double v = held ? 0.0 : b[d] - t[k], w = held ? 0.0 : b[d] - u[k];
+        r[d] = v;
+        rr += v * v;
+        ry += w * w;
+      }
+    }
+    part[c] = rr;
+    party[c] = ry;
+  }
+  *ry2 = cl_vec_sum_parts(party);
   return cl_vec_sum_parts(part);
 }

@@ -21,6 +21,13 @@ add_test(NAME bench_graph_fem_cli
          COMMAND ${CMAKE_CURRENT_LIST_DIR}/check_gfem_cli.sh $<TARGET_FILE:cleave-bench-graph_fem>)
 set_tests_properties(bench_graph_fem_cli PROPERTIES LABELS bench TIMEOUT 300)
 
+# The Charpy impact's cost per step (bench/graph_fem_charpy_impact.lua, docs/BENCHMARKS.md "Graph-based
+# FEM") on the scene's coarse mesh: it steps the experiment's scene and prints the medians and means.
+add_test(NAME bench_graph_fem_charpy_impact
+         COMMAND $<TARGET_FILE:cleave_app> run ${PROJECT_SOURCE_DIR}/bench/graph_fem_charpy_impact.lua --set quick=true)
+set_tests_properties(bench_graph_fem_charpy_impact PROPERTIES LABELS bench TIMEOUT 300
+                     PASS_REGULAR_EXPRESSION "linsolve +[0-9.]+ +[0-9.]+ ms")
+
 # The speed end of graph_fem's volume-gain front (bench/graph_fem_sphere_front.lua) in its smoke
 # mode: every setting with 1 and 2 threads gives a finite volume change and a time; bad options are
 # refused with the option's name and range.

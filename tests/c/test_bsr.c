@@ -287,6 +287,16 @@ static void test_spmv_matches_dense(void **state) {
     rr_ref += e * e;
   }
   assert_true(fabs(rr - rr_ref) <= 1e-12 * rr_ref);
+  /* two residuals in one pass: each as cl_bsr_residual makes it, to the bit */
+  double *x2 = malloc(sizeof(double) * (size_t)n), *r2 = malloc(sizeof(double) * (size_t)n);
+  for (int64_t i = 0; i < n; ++i) x2[i] = i % 3 ? 0.0 : x[i] * 0.7;
+  const double ry_ref = cl_bsr_residual(A, b, x2, fixed, r2);
+  double ry = -1.0;
+  const double rx = cl_bsr_residual_pair(A, b, x, x2, fixed, r2, &ry);
+  assert_true(rx == rr && ry == ry_ref);
+  for (int64_t i = 0; i < n; ++i) assert_true(r2[i] == r[i]);
+  free(x2);
+  free(r2);
   free(fixed);
   free(r);
   free(b);

@@ -76,7 +76,7 @@ static void test_grid_errors(void **state) {
 
 /* Each option outside its range is refused by create and by configure, naming it. */
 static void set_grid(cl_linear_solver_def *d) { snprintf(d->mg_grid, sizeof d->mg_grid, "%s", "10/5/all"); }
-static void set_smoother(cl_linear_solver_def *d) { d->mg_smoother = 3; }
+static void set_smoother(cl_linear_solver_def *d) { d->mg_smoother = 4; }
 static void set_pre(cl_linear_solver_def *d) { d->mg_pre_sweeps = -1; }
 static void set_post(cl_linear_solver_def *d) { d->mg_post_sweeps = 1001; }
 static void set_none(cl_linear_solver_def *d) { d->mg_pre_sweeps = d->mg_post_sweeps = 0; }
@@ -97,7 +97,7 @@ static void test_bad_options(void **state) {
     const char *text;
   } cases[] = {
       {set_grid, "'mg_grid' = \"10/5/all\": levels out of order"},
-      {set_smoother, "'mg_smoother' = 3 is outside [0, 2]"},
+      {set_smoother, "'mg_smoother' = 4 is outside [0, 3]"},
       {set_pre, "'mg_pre_sweeps' = -1 is outside [0, 1000]"},
       {set_post, "'mg_post_sweeps' = 1001 is outside [0, 1000]"},
       {set_none, "a V-cycle needs at least one smoothing sweep"},
