@@ -30,7 +30,7 @@
 typedef struct run_out {
   double *x;
   int32_t n;
-  int64_t pushes, fractures, culled, reused, marked;
+  int64_t pushes, fractures, culled, bculled, reused, marked;
 } run_out;
 
 /* A plate 0.5 x 0.5 x 0.04 m clamped at its two x edges, toughness 0.001 (it shatters), a sphere of
@@ -57,6 +57,7 @@ static void run_rule(int threads, int no_shortcuts, int steps, int clusters, int
   o->x = cl_test_positions(w, b, &o->n);
   o->pushes = sm->proxy_pushes;
   o->culled = sm->proxy_culled;
+  o->bculled = sm->proxy_bculled;
   o->reused = sm->psum_reused;
   o->marked = sm->sl_marked;
   o->fractures = sm->stats.fractures;
@@ -88,6 +89,10 @@ static void test_swept_pushes_match_plain_pairs(void **state) {
   print_message("%lld pair directions culled (plain: %lld)\n", (long long)a.culled, (long long)b.culled);
   assert_true(a.culled > 100); /* the culling was exercised */
   assert_int_equal(b.culled, 0);
+  /* and, in the directions not culled as a whole, blocks of SM_BLOCK members by their boxes */
+  print_message("%lld blocks of members culled (plain: %lld)\n", (long long)a.bculled, (long long)b.bculled);
+  assert_true(a.bculled > 100);
+  assert_int_equal(b.bculled, 0);
   /* the measure took the proxies' member sums for clusters none of whose members was pushed after
    * (the plain algorithm keeps none): the same trajectory shows they were those of the positions */
   print_message("%lld cluster measures from the proxies' sums\n", (long long)a.reused);

@@ -262,6 +262,7 @@ static int push_out(cl_sm *s, cl_body_state *st, int32_t i, int32_t d, double dt
 }
 
 static int plane_reject(const cl_sm *s, int32_t q, const double *x);
+static inline int box_culled(cl_sm *s, const double *lo, const double *hi, int32_t q);
 
 typedef struct span {
   double lo;
@@ -315,6 +316,7 @@ static int cull_reserve(cl_sm *s) {
     ok &= resize((void **)&s->cpofs, sizeof(int32_t) * (cap + 1));
     ok &= resize((void **)&s->cpos, sizeof(int32_t) * cap);
     ok &= resize((void **)&s->cstamp, sizeof(uint32_t) * cap);
+    ok &= resize((void **)&s->bfirst, sizeof(int64_t) * cap);
     if (!ok) return 0;
     for (size_t c = (size_t)s->cull_cap; c < cap; ++c) s->cstamp[c] = 0; /* no planes yet */
     s->cull_cap = (int32_t)cap;
@@ -341,6 +343,8 @@ void cl_sm_collide_release(cl_sm *s) {
   free(s->ostamp);
   free(s->pa_key);
   free(s->pa_val);
+  free(s->bbox);
+  free(s->bfirst);
 }
 
 /* The world planes of cluster c and their margin 1e-11 (a + b M) (see the culling comment), from
@@ -368,10 +372,10 @@ static void need_planes(cl_sm *s, int32_t c) {
   s->ctol[c] = 1e-11 * (a + b * s->cull_mag);
 }
 
-/* Whether no member of cluster p can be inside the proxy of cluster q (see the culling comment);
- * M (cull_mag) bounds every coordinate involved and ctol[q] is q's plane margin for it. */
-static int direction_culled(cl_sm *s, int32_t p, int32_t q) {
-  const double *lo = s->cbox + 6 * (size_t)p, *hi = lo + 3, *cq = s->wcom + 3 * (size_t)q;
+/* Whether no point of the box lo, hi (3 each) can be inside the proxy of cluster q (see the culling
+ * comment); M (cull_mag) bounds every coordinate involved and ctol[q] is q's plane margin for it. */
+static inline int box_culled(cl_sm *s, const double *lo, const double *hi, int32_t q) {
+  const double *cq = s->wcom + 3 * (size_t)q;
   double d2 = 0.0;
   for (int j = 0; j < 3; ++j) {
     const double t = cq[j] < lo[j] ? lo[j] - cq[j] : (cq[j] > hi[j] ? cq[j] - hi[j] : 0.0);
@@ -390,6 +394,19 @@ static int direction_culled(cl_sm *s, int32_t p, int32_t q) {
     if (h > tol) return 1;
   }
   return 0;
+}
+
+/* Whether no member of cluster p can be inside the proxy of cluster q: the box of its members. */
+static int direction_culled(cl_sm *s, int32_t p, int32_t q) {
+  const double *lo = s->cbox + 6 * (size_t)p;
+  return box_culled(s, lo, lo + 3, q);
+}
+
+/* Whether no member of block b of cluster p (pool entries moff + SM_BLOCK b ..) can be inside the
+ * proxy of cluster q: the same test on the block's box. */
+static int block_culled(cl_sm *s, int32_t p, int64_t b, int32_t q) {
+  const double *lo = s->bbox + 6 * (size_t)(s->bfirst[p] + b);
+  return box_culled(s, lo, lo + 3, q);
 }
 
 /* Whether point x lies on the outer side of one of q's planes by more than the rounding (then
@@ -426,9 +443,33 @@ static void cull_begin(cl_sm *s) {
   }
 }
 
+/* The first block of every cluster that may have a proxy (bfirst, -1 for the others) and room for
+ * all blocks; 0 when the room cannot be had (then no cluster has blocks: bfirst all -1). */
+static int blocks_reserve(cl_sm *s) {
+  int64_t nb = 0;
+  for (int32_t c = 0; c < s->ncl; ++c) {
+    if (!s->alive[c] || s->mcnt[c] < SM_PROXY_MIN_MEMBERS) {
+      s->bfirst[c] = -1;
+      continue;
+    }
+    s->bfirst[c] = nb;
+    nb += (s->mcnt[c] + SM_BLOCK - 1) / SM_BLOCK;
+  }
+  if (nb > s->bcap) {
+    const int64_t cap = nb + nb / 4 + 64;
+    if (!resize((void **)&s->bbox, sizeof(double) * 6 * (size_t)cap)) {
+      for (int32_t c = 0; c < s->ncl; ++c) s->bfirst[c] = -1;
+      return 0;
+    }
+    s->bcap = cap;
+  }
+  return 1;
+}
+
 /* Current centre, F, F^-1 and world radius of every cluster with a proxy (wrad = -1 without one),
- * at the positions of st; with `cull`, also the box of the members and the world planes. Each
- * cluster writes only its own slots: any thread count gives the same. */
+ * at the positions of st; with `cull`, also the box of the members, the boxes of their blocks
+ * (clusters with bfirst >= 0) and the world planes. Each cluster writes only its own slots: any
+ * thread count gives the same. */
 static void update_proxies(cl_sm *s, const cl_body_state *st, int cull) {
   const int32_t ncl = s->ncl;
   const int chunk = cl_sm_chunk(s);
@@ -445,14 +486,27 @@ static void update_proxies(cl_sm *s, const cl_body_state *st, int cull) {
     if (cl_mat3_inverse(&F, &Fi) != CL_OK) continue;
     double r2 = 0.0;
     double l0 = INFINITY, l1 = INFINITY, l2 = INFINITY, h0 = -INFINITY, h1 = -INFINITY, h2 = -INFINITY;
-    for (int64_t k = s->moff[c]; k < (int64_t)s->moff[c] + s->mcnt[c]; ++k) {
-      const double *x = st->x + 3 * (size_t)s->mp[k];
-      double dx = x[0] - com[0], dy = x[1] - com[1], dz = x[2] - com[2];
-      const double e2 = dx * dx + dy * dy + dz * dz;
-      r2 = e2 > r2 ? e2 : r2; /* fmax without the call: a NaN e2 is skipped as fmax does */
-      l0 = x[0] < l0 ? x[0] : l0, h0 = x[0] > h0 ? x[0] : h0;
-      l1 = x[1] < l1 ? x[1] : l1, h1 = x[1] > h1 ? x[1] : h1;
-      l2 = x[2] < l2 ? x[2] : l2, h2 = x[2] > h2 ? x[2] : h2;
+    const int64_t k0 = s->moff[c], k1 = k0 + s->mcnt[c];
+    double *bb = cull && s->bfirst[c] >= 0 ? s->bbox + 6 * (size_t)s->bfirst[c] : NULL;
+    for (int64_t kb = k0; kb < k1; kb += SM_BLOCK) { /* block by block (the cluster's box is theirs) */
+      const int64_t ke = kb + SM_BLOCK < k1 ? kb + SM_BLOCK : k1;
+      double b0 = INFINITY, b1 = INFINITY, b2 = INFINITY, u0 = -INFINITY, u1 = -INFINITY, u2 = -INFINITY;
+      for (int64_t k = kb; k < ke; ++k) {
+        const double *x = st->x + 3 * (size_t)s->mp[k];
+        double dx = x[0] - com[0], dy = x[1] - com[1], dz = x[2] - com[2];
+        const double e2 = dx * dx + dy * dy + dz * dz;
+        r2 = e2 > r2 ? e2 : r2; /* fmax without the call: a NaN e2 is skipped as fmax does */
+        b0 = x[0] < b0 ? x[0] : b0, u0 = x[0] > u0 ? x[0] : u0;
+        b1 = x[1] < b1 ? x[1] : b1, u1 = x[1] > u1 ? x[1] : u1;
+        b2 = x[2] < b2 ? x[2] : b2, u2 = x[2] > u2 ? x[2] : u2;
+      }
+      if (bb) {
+        bb[0] = b0, bb[1] = b1, bb[2] = b2, bb[3] = u0, bb[4] = u1, bb[5] = u2;
+        bb += 6;
+      }
+      l0 = b0 < l0 ? b0 : l0, h0 = u0 > h0 ? u0 : h0;
+      l1 = b1 < l1 ? b1 : l1, h1 = u1 > h1 ? u1 : h1;
+      l2 = b2 < l2 ? b2 : l2, h2 = u2 > h2 ? u2 : h2;
     }
     memcpy(s->wcom + 3 * (size_t)c, com, sizeof com);
     memcpy(s->F + 9 * (size_t)c, F.m, sizeof F.m);
@@ -602,35 +656,51 @@ static void push_cluster(cl_sm *s, cl_body_state *st, int32_t a, double dt) {
   const int64_t k0 = s->moff[c], k1 = k0 + s->mcnt[c];
   const int32_t *mp = s->mp;
   const double *x = st->x;
-  /* the pushed members of c (strain limiting's particle lists are free here): those pushed out of
-   * an earlier proxy of the call (cpos marks their clusters), then the ones pushed below */
+  const int blocks = s->bfirst[c] >= 0;
+  /* the pushed members of c by pool entry (strain limiting's particle lists are free here): those
+   * pushed out of an earlier proxy of the call (cpos marks their clusters), then the ones pushed
+   * below */
   int32_t *pushed = s->sl_list, npushed = 0;
   if (s->cpos[c])
     for (int64_t k = k0; k < k1; ++k)
-      if (s->moved[mp[k]] && !s->held[mp[k]]) pushed[npushed++] = mp[k];
+      if (s->moved[mp[k]] && !s->held[mp[k]]) pushed[npushed++] = (int32_t)(k - k0);
   for (int32_t j = 0; j < np; ++j) {
     const int32_t d = s->cord[s->cpart[t0 + j]];
     const double *cd = s->wcom + 3 * (size_t)d;
     const double e0 = cd[0], e1 = cd[1], e2 = cd[2], r2 = s->wrad[d] * s->wrad[d] * (1.0 + 1e-9);
-    if (direction_culled(s, c, d)) { /* only the members pushed so far can be inside d */
-      s->proxy_culled++;
-      const int32_t nb = npushed;
-      for (int32_t t = 0; t < nb; ++t) {
-        const double *xi = x + 3 * (size_t)pushed[t];
-        const double dx = xi[0] - e0, dy = xi[1] - e1, dz = xi[2] - e2;
-        if (!(dx * dx + dy * dy + dz * dz < r2)) continue;
-        need_planes(s, d); /* a direction the sphere culled has not asked for them */
-        if (!plane_reject(s, d, xi)) push_out(s, st, pushed[t], d, dt);
+    const int32_t nb = npushed;
+    const int all = direction_culled(s, c, d);
+    if (all) s->proxy_culled++;
+    /* the members the culling leaves (none when the whole box is culled; those of the blocks whose
+     * box is not culled otherwise), each tested once, in member order */
+    int some = 0; /* a block was culled */
+    if (!all)
+      for (int64_t kb = k0, b = 0; kb < k1; kb += SM_BLOCK, ++b) {
+        if (blocks && block_culled(s, c, b, d)) {
+          some = 1;
+          s->proxy_bculled++;
+          continue;
+        }
+        const int64_t ke = kb + SM_BLOCK < k1 ? kb + SM_BLOCK : k1;
+        for (int64_t k = kb; k < ke; ++k) {
+          const int32_t i = mp[k];
+          const double *xi = x + 3 * (size_t)i;
+          const double dx = xi[0] - e0, dy = xi[1] - e1, dz = xi[2] - e2;
+          if (!(dx * dx + dy * dy + dz * dz < r2) || s->held[i]) continue;
+          const int first = !s->moved[i];
+          if (!plane_reject(s, d, xi) && push_out(s, st, i, d, dt) && first) pushed[npushed++] = (int32_t)(k - k0);
+        }
       }
-      continue;
-    }
-    for (int64_t k = k0; k < k1; ++k) {
-      const int32_t i = mp[k];
+    if (!all && !some) continue;
+    /* the members pushed before this partner that the culling skipped: they left the box */
+    for (int32_t t = 0; t < nb; ++t) {
+      if (!all && !block_culled(s, c, pushed[t] / SM_BLOCK, d)) continue; /* tested above */
+      const int32_t i = mp[k0 + pushed[t]];
       const double *xi = x + 3 * (size_t)i;
       const double dx = xi[0] - e0, dy = xi[1] - e1, dz = xi[2] - e2;
-      if (!(dx * dx + dy * dy + dz * dz < r2) || s->held[i]) continue;
-      const int first = !s->moved[i];
-      if (!plane_reject(s, d, xi) && push_out(s, st, i, d, dt) && first) pushed[npushed++] = i;
+      if (!(dx * dx + dy * dy + dz * dz < r2)) continue;
+      need_planes(s, d); /* a direction the sphere culled has not asked for them */
+      if (!plane_reject(s, d, xi)) push_out(s, st, i, d, dt);
     }
   }
 }
@@ -668,6 +738,7 @@ void cl_sm_self_collide(cl_sm *s, cl_body_state *st, double dt) {
     }
   }
   const int cull = !(s->no_shortcuts & 4) && cull_reserve(s);
+  if (cull) blocks_reserve(s);
   update_proxies(s, st, cull);
   if (!cull) {
     self_collide_plain(s, st, dt);

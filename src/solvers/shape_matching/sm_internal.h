@@ -98,6 +98,9 @@ typedef struct cl_sm_params {
 #define SM_PAR_MEMBERSHIPS 12000
 #endif
 
+/* Pool entries per block of the self-collision's member boxes (sm_collide.c) */
+#define SM_BLOCK 16
+
 /* Doubles per cluster in gpack (sm_step.c): the gathers' blocks (24 or 28) and, at 28, the F^e of
  * the goal pass (strain limiting's reference) */
 #define SM_GPACK 40
@@ -272,6 +275,14 @@ typedef struct cl_sm {
    * cluster was pushed), cull_track whether push_out keeps it and moved. Only shortcuts: a cull never changes a
    * result. proxy_culled counts the pair directions skipped (tests). */
   double *cbox, *ctol, *cwpl, *csw;
+  /* and the boxes of each proxy's members in blocks of SM_BLOCK consecutive pool entries (the
+   * particles are Morton-sorted and a cluster's members sorted by index, so a block is a small
+   * patch of the body): 6 doubles per block, cluster c's blocks from bfirst[c]; capacity bcap
+   * blocks. A direction whose box is not culled tests a block's members only when the block's box
+   * is not culled either (the same test on a smaller box: no result changes). */
+  double *bbox;
+  int64_t *bfirst;
+  int64_t bcap;
   int32_t *cord, *cpos;
   int32_t cull_cap, nord;
   int cull_track;
@@ -290,6 +301,7 @@ typedef struct cl_sm {
   int64_t pa_cap, pa_count;
   int64_t cwpl_cap;
   int64_t proxy_culled;
+  int64_t proxy_bculled; /* blocks of members skipped in directions not culled as a whole (tests) */
   /* the pairs of proxies of a self-collision call (cpr: 2 sweep positions each) and every proxy's
    * partners in CSR by sweep position (cpofs: m + 1, cpart: the partner's sweep position); capacity
    * in pairs */
