@@ -2,7 +2,7 @@
  * it (the pairs from a sweep, each proxy's members tested against all its partners in one pass,
  * pair directions culled on boxes of members against world spheres and proxy planes, points
  * against planes) against the plain algorithm (every proxy against every other, member by member,
- * the exact test alone; bit 4 of no_shortcuts): a weak plate shattered by a projectile, whose many
+ * the exact test alone, shared originals found by marking; bit 4 of no_shortcuts): a weak plate shattered by a projectile, whose many
  * small pieces push each other out of their proxies, must follow bitwise the same trajectory, with
  * the same number of pushes, and with 1 and 2 threads. The same trajectory shows that the culls
  * skipped only pushes that could not happen, and that the measure's reuse of the proxies' member
@@ -30,7 +30,7 @@
 typedef struct run_out {
   double *x;
   int32_t n;
-  int64_t pushes, fractures, culled, bculled, reused, marked;
+  int64_t pushes, fractures, culled, bculled, reused, marked, roots;
 } run_out;
 
 /* A plate 0.5 x 0.5 x 0.04 m clamped at its two x edges, toughness 0.001 (it shatters), a sphere of
@@ -58,6 +58,7 @@ static void run_rule(int threads, int no_shortcuts, int steps, int clusters, int
   o->pushes = sm->proxy_pushes;
   o->culled = sm->proxy_culled;
   o->bculled = sm->proxy_bculled;
+  o->roots = sm->roots_built;
   o->reused = sm->psum_reused;
   o->marked = sm->sl_marked;
   o->fractures = sm->stats.fractures;
@@ -128,6 +129,11 @@ static void test_origin_rule_matches_plain(void **state) {
   assert_true(a.fractures > 20);
   assert_true(a.pushes > 0);
   assert_true(a.pushes < d.pushes);
+  /* which clusters share an original particle: root sets (rebuilt for the clusters a fracture
+   * changed) against marking one cluster's roots and looking among the other's (the plain run) */
+  print_message("%lld root sets built (plain: %lld)\n", (long long)a.roots, (long long)b.roots);
+  assert_true(a.roots > 24);
+  assert_int_equal(b.roots, 0);
   expect_same(&a, &b);
   expect_same(&a, &c);
   free(a.x);

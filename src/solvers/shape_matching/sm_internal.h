@@ -139,6 +139,8 @@ typedef struct cl_sm {
   double *pdisp;      /* n: squared distance of the particle from its step-start position (strain limiting) */
   double *vold;       /* 3n velocities at the start of the step (reactions) */
   double *acc;        /* 3n per-particle gather results (scratch) */
+  double *gacc;       /* 3n the goal pass's scatter (sm_step.c): zero outside steps 1-2 (step 2
+                       * zeroes what it reads), so no pass clears it */
   double *dsum;       /* 3n strain-limiting corrections of held particles over the step (reactions) */
   double *dvsh;       /* 3n shape-matching velocity change of held particles (reactions) */
   double *xmeas;      /* 3n positions at the last measure (only in builds with assertions, which
@@ -244,14 +246,21 @@ typedef struct cl_sm {
 
   /* tests only: bit 1 turns off the reuse of the measure's sums, bit 2 the strain-limiting bounds
    * (every cluster is then summed and swept as in the plain algorithm), bit 4 the self-collision's
-   * culling (sm_collide.c), bit 8 strain limiting's marks of the moved particles' clusters (the
+   * culling and root sets (sm_collide.c), bit 8 strain limiting's marks of the moved particles' clusters (the
    * member pass finds them instead), bit 16 the end velocities of step 2 (every particle's velocity
-   * is then recomputed from its positions after strain limiting) */
+   * is then recomputed from its positions after strain limiting), bit 32 the goal pass's scatter (the
+   * per-particle gather of the goals' velocity changes then runs, as with threads) */
   int no_shortcuts;
   int64_t sl_marked;  /* strain-limiting iterations that used those marks, in total (tests) */
   int64_t sl_sweeps, sl_skips; /* strain limiting: member sweeps done and avoided by a bound, in total */
   int64_t sl_box_skips;        /* of the skips, those only the displacement box allowed (tests) */
   int64_t reused;     /* clusters whose goal pass took the measure's sums and SVD, in total */
+  /* the goal pass's scatter (sm_step.c, one thread): each member's (e, q) of the pass's first
+   * loop, 6 doubles per member of the largest cluster (gsc_cap members), and the steps that took it
+   * (tests) */
+  double *gsc;
+  int64_t gsc_cap;
+  int64_t scattered;
 
   double mean_cluster_mass0;
   double time;
@@ -292,6 +301,15 @@ typedef struct cl_sm {
    * that marked it (ostamp_now); capacity ocap */
   uint32_t *ostamp, ostamp_now;
   int32_t ocap;
+  /* and per cluster the set of its members' roots as a bitset over the words [rlo, rlo + rnw) of
+   * the original particles (rbits[c], capacity rcap[c] words), current when rok[c] (a fracture
+   * that changes the cluster's members clears it: cl_sm_pairs_forget); rcl_cap clusters. Whether
+   * two clusters share a root is then an AND over the words their ranges share. */
+  uint64_t **rbits;
+  int32_t *rlo, *rnw, *rcap;
+  uint8_t *rok;
+  int32_t rcl_cap;
+  int64_t roots_built; /* root sets built, in total (tests; bit 4 of no_shortcuts takes the stamps) */
   /* proxies_act's answers (sm_collide.c), by pair: open addressing on the key (lo + 1) << 32 | (hi
    * + 1) (0 = empty slot), pa_cap slots (a power of two), pa_count used. The answer depends on
    * the two clusters' members (and, without proxy_whole, on the pieces) only: topology_changed

@@ -43,6 +43,7 @@
  * number of threads. Nothing is allocated. */
 #include <assert.h>
 #include <math.h>
+#include <stdlib.h>
 #include <string.h>
 
 #ifdef _OPENMP
@@ -318,6 +319,39 @@ static cl_mat3 inertia_inverse(const cl_mat3 *I) {
   return r;
 }
 
+#if SM_V2D
+/* The goal pass's scatter (one thread, the default torque_free and damp_spin): each member's term
+ * of gather_goals, w~ (e - ga - gw x q), added to its particle's sum in acc, from the e and q the
+ * pass's first loop kept in sc (gacc is zero before: step 2 zeroes what it reads). The clusters run in slot order, which is the order of every
+ * particle's memberships in the reverse index (the pool holds the clusters in slot order: a split
+ * appends the new, highest slot at its end, a compaction keeps the order), and each term is
+ * formed by the very operations of goal_add, lane by lane: acc is bitwise what the gather sums
+ * (test_goal_scatter_is_the_gather), without recomputing every membership's goal there. */
+static void goal_scatter(cl_sm *s, int32_t c, const double *sc) {
+  const int64_t k0 = s->moff[c], k1 = k0 + s->mcnt[c];
+  const int32_t *mp = s->mp;
+  const double *mwt = s->mwt, *ga = s->ga + 3 * (size_t)c, *gw = s->gw + 3 * (size_t)c;
+  double *acc = s->gacc;
+  const v2d ga01 = {ga[0], ga[1]}, gw12 = {gw[1], gw[2]}, gw20 = {gw[2], gw[0]};
+  const double ga2 = ga[2], gw0 = gw[0], gw1 = gw[1];
+  for (int64_t k = k0; k < k1; ++k) {
+    const double *o = sc + 6 * (k - k0);
+    const double w = mwt[k];
+    v2d e01 = v2d_load(o) - ga01;
+    double ez = o[2] - ga2;
+    const v2d q01 = v2d_load(o + 3);
+    const double q2 = o[5];
+    const v2d q20 = {q2, q01[0]}, q12 = {q01[1], q2};
+    e01 = e01 - (gw12 * q20 - gw20 * q12);
+    ez = ez - (gw0 * q01[1] - gw1 * q01[0]);
+    double *a = acc + 3 * (size_t)mp[k];
+    const v2d a01 = v2d_load(a) + w * e01;
+    memcpy(a, &a01, sizeof a01);
+    a[2] = a[2] + w * ez;
+  }
+}
+#endif
+
 /* Pass 1 of the step for cluster c: centre, inertia, F, SVD of F^e, the goal transform T = R F^p;
  * and the rigid part (ga, gw) of the members' velocity corrections
  *   e_i = alpha/dt (T p_i - q_i) - kappa v_i,   q_i = x_i - x_c,
@@ -327,7 +361,7 @@ static cl_mat3 inertia_inverse(const cl_mat3 *I) {
  * damping does) or of all of e (spin = 0: toward the cluster's rigid motion). Returns -1 when the
  * deformation gradient is not finite. */
 static int goal_pass(cl_sm *s, const cl_body_state *st, int32_t c, double ka, double kd, int spin, int tf,
-                     int64_t *nreuse) {
+                     double *sc, int64_t *nreuse) {
   const int64_t k0 = s->moff[c], k1 = k0 + s->mcnt[c];
   const double M = s->mass[c];
   sums m;
@@ -400,6 +434,13 @@ static int goal_pass(cl_sm *s, const cl_body_state *st, int32_t c, double ka, do
       const double el2 = ka * gz, e2 = el2 - kd * va[i3 + 2];
       se01 += wm * e01;
       se2 += wm * e2;
+      if (sc) { /* for the scatter below */
+        double *o = sc + 6 * (k - k0);
+        memcpy(o, &e01, sizeof e01);
+        o[2] = e2;
+        memcpy(o + 3, &q01, sizeof q01);
+        o[5] = q2;
+      }
       const double q0 = q01[0], q1 = q01[1], el0 = el01[0], el1 = el01[1];
       t0 += wm * (q1 * el2 - q2 * el1);
       t1 += wm * (q2 * el0 - q0 * el2);
@@ -423,6 +464,9 @@ static int goal_pass(cl_sm *s, const cl_body_state *st, int32_t c, double ka, do
   }
   cl_vec3_store(s->ga, c, cl_vec3_scale(se, 1.0 / M));
   cl_vec3_store(s->gw, c, cl_mat3_mul_vec(&Iinv, tau));
+#if SM_V2D
+  if (sc) goal_scatter(s, c, sc);
+#endif
   { /* one block per cluster for the gather (the same values), laid out in the lane pairs the gather
      * uses: (T0,T3) (T1,T4) (T2,T5) (rc0,rc1) (y0,y1) (ga0,ga1) (gw1,gw2) (gw2,gw0), then
      * T6 T7 T8 rc2 y2 ga2 gw0 gw1 */
@@ -857,6 +901,21 @@ static inline cl_vec3 gather_limit(const cl_sm *s, const cl_body_state *st, int3
 #endif
 }
 
+/* Room in gsc for the members of the largest live cluster; 0 when it cannot be had (the gather
+ * then runs). */
+static int goal_scratch(cl_sm *s) {
+  int64_t most = 0;
+  for (int32_t c = 0; c < s->ncl; ++c)
+    if (s->alive[c] && s->mcnt[c] > most) most = s->mcnt[c];
+  if (most <= s->gsc_cap) return 1;
+  const int64_t cap = most + most / 2 + 64;
+  double *p = realloc(s->gsc, sizeof(double) * 6 * (size_t)cap);
+  if (!p) return 0;
+  s->gsc = p;
+  s->gsc_cap = cap;
+  return 1;
+}
+
 /* Per cluster, how many of its members are held (in stamp, which is zero outside the fracture op),
  * for the goal pass's clampc; with on = 0, back to zero. Through the held particles' memberships
  * (the reverse index) rather than a look-up of every member in the goal pass. */
@@ -901,7 +960,7 @@ static inline int outside_box(const end_vel *ev, const double *x) {
 /* Step 2 for particles [i0, i1): velocities toward the goals (eq 8), then positions; held
  * particles go to their targets (each particle writes only its own data). */
 static void goal_velocities(cl_sm *s, cl_body_state *st, const cl_step_input *in, double ka, double kd,
-                            const end_vel *ev, int32_t i0, int32_t i1) {
+                            const end_vel *ev, int scattered, int32_t i0, int32_t i1) {
   const double h = in->dt, *g = in->gravity, *fx = in->f_ext;
   const double hg0 = h * g[0], hg1 = h * g[1], hg2 = h * g[2]; /* once, not reloaded per particle */
   const cl_constraint_set *cs = &in->constraints;
@@ -910,7 +969,10 @@ static void goal_velocities(cl_sm *s, cl_body_state *st, const cl_step_input *in
     double *x = st->x + 3 * i, *v = st->v + 3 * i, *xo = xold + 3 * i;
     const double x0 = x[0], x1 = x[1], x2 = x[2];
     xo[0] = x0, xo[1] = x1, xo[2] = x2;
-    cl_vec3 dv = (s->flags[i] & SM_DEBRIS) ? cl_vec3_zero() : gather_goals(s, st, i, ka, kd);
+    cl_vec3 dv = (s->flags[i] & SM_DEBRIS) ? cl_vec3_zero()
+                 : scattered             ? cl_vec3_load(s->gacc, i) /* the goal pass summed it */
+                                         : gather_goals(s, st, i, ka, kd);
+    if (scattered) memset(s->gacc + 3 * (size_t)i, 0, 3 * sizeof(double)); /* zero for the next step */
     int32_t slot = s->held[i];
     if (slot) { /* what the reaction of a held particle needs (only theirs: see the end of the step) */
       for (int k = 0; k < 3; ++k) {
@@ -1094,17 +1156,30 @@ cl_status cl_sm_step(cl_sm *s, cl_body_state *st, const cl_step_input *in, cl_st
 #endif
   s->psum_ok = 0; /* the proxies' sums are of the last step's positions */
 
-  /* 1. goals (eqs 3-8) */
+  /* 1. goals (eqs 3-8). On one thread the goal pass also sums each particle's velocity change
+   * (goal_scatter) while the cluster's members are at hand; on threads each particle gathers it in
+   * step 2 (the clusters of a particle would race). */
   int64_t nreuse = 0;
+  const int scatter = SM_V2D && tf && spin && (nt == 1 || !par_c) && !(s->no_shortcuts & 32) && goal_scratch(s);
+  if (scatter) {
+    for (int32_t c = 0; c < ncl; ++c) {
+      if (!s->alive[c]) continue;
+      int b = goal_pass(s, st, c, ka, kd, spin, tf, s->gsc, &nreuse);
+      if (b < bad) bad = b;
+    }
+    s->scattered++;
+  } else {
 #pragma omp parallel for num_threads(nt) schedule(dynamic, chunk) reduction(min : bad) reduction(+ : nreuse) if (par_c)
-  for (int32_t c = 0; c < ncl; ++c) {
-    if (!s->alive[c]) continue;
-    int b = goal_pass(s, st, c, ka, kd, spin, tf, &nreuse);
-    if (b < bad) bad = b;
+    for (int32_t c = 0; c < ncl; ++c) {
+      if (!s->alive[c]) continue;
+      int b = goal_pass(s, st, c, ka, kd, spin, tf, NULL, &nreuse);
+      if (b < bad) bad = b;
+    }
   }
   s->reused += nreuse;
   s->msum_ok = 0;
   held_counts(s, cs, 0);
+  if (bad < 0 && scatter) memset(s->gacc, 0, sizeof(double) * 3 * (size_t)n); /* step 2 will not run */
   if (bad < 0) {
     for (int32_t j = 0; j < cs->count; ++j) s->held[cs->nodes[j]] = 0;
     return cl_fail(CL_ERR_NUMERICAL, "solver 'shape_matching': a cluster's deformation gradient is not finite "
@@ -1119,7 +1194,7 @@ cl_status cl_sm_step(cl_sm *s, cl_body_state *st, const cl_step_input *in, cl_st
   {
     int32_t i0, i1;
     thread_range(n, &i0, &i1);
-    goal_velocities(s, st, in, ka, kd, &ev, i0, i1);
+    goal_velocities(s, st, in, ka, kd, &ev, scatter, i0, i1);
   }
 
   /* 3. strain limiting */
