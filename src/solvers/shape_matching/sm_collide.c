@@ -266,8 +266,6 @@ static int proxy_exit(const cl_sm *s, const double *x, int32_t d, cl_vec3 *dx, d
    * candidate: most candidates are rejected before F is needed */
   const double *com = s->wcom + 3 * (size_t)d;
   const double r0 = x[0] - com[0], r1 = x[1] - com[1], r2 = x[2] - com[2];
-  const double dist = sqrt(r0 * r0 + r1 * r1 + r2 * r2);
-  if (!(dist < s->wrad[d]) || !(dist > 0.0)) return 0;
   const double *Fi = s->Finv + 9 * (size_t)d, *rcp = s->rcom + 3 * (size_t)d, *cp = s->pcen + 3 * (size_t)d;
   const cl_vec3 X = cl_vec3_make(rcp[0] + (Fi[0] * r0 + Fi[1] * r1 + Fi[2] * r2),
                                  rcp[1] + (Fi[3] * r0 + Fi[4] * r1 + Fi[5] * r2),
@@ -275,8 +273,12 @@ static int proxy_exit(const cl_sm *s, const double *x, int32_t d, cl_vec3 *dx, d
   const cl_vec3 cen = cl_vec3_make(cp[0], cp[1], cp[2]);
   const cl_vec3 off = cl_vec3_sub(X, cen);
   const double R = s->radius[d], ro2 = cl_vec3_norm2(off);
-  /* well outside the rest sphere (a margin far above the rounding of the root): no root needed */
+  /* well outside the rest sphere (a margin far above the rounding of the root): no root needed;
+   * tested before the world distance, whose root most points then do not need (the two tests
+   * are independent, so their order changes no result) */
   if (!(ro2 < R * R * (1.0 + 1e-9))) return 0;
+  const double dist = sqrt(r0 * r0 + r1 * r1 + r2 * r2);
+  if (!(dist < s->wrad[d]) || !(dist > 0.0)) return 0;
   const double ro = sqrt(ro2);
   if (!(ro < R)) return 0;
   /* nearest exit in rest coordinates: the sphere, or one of the planes */
@@ -467,11 +469,48 @@ static int direction_culled(cl_sm *s, int32_t p, int32_t q) {
   return box_culled(s, lo, lo + 3, q);
 }
 
-/* Whether no member of block b of cluster p (pool entries moff + SM_BLOCK b ..) can be inside the
- * proxy of cluster q: the same test on the block's box. */
-static int block_culled(cl_sm *s, int32_t p, int64_t b, int32_t q) {
-  const double *lo = s->bbox + 6 * (size_t)(s->bfirst[p] + b);
-  return box_culled(s, lo, lo + 3, q);
+/* box_culled for the many blocks of one direction: q's centre, the squared limit and (once a
+ * block needs them) its world planes kept in registers, the distance to the box branch-free (the
+ * blocks of a direction straddle the sphere's surface: the branches mispredicted). The same
+ * decisions as box_culled: max(lo - c, c - hi, 0) is the distance along an axis whenever lo <= hi
+ * (a NaN centre gives 0 in both, an empty box +inf). */
+typedef struct block_cull {
+  double c0, c1, c2, lim2, tol;
+  const double *w0;
+  int32_t q, np;
+} block_cull;
+
+static inline void block_cull_begin(cl_sm *s, int32_t q, block_cull *bc) {
+  const double *cq = s->wcom + 3 * (size_t)q;
+  const double lim = s->wrad[q] * (1.0 + 1e-9) + 1e-12 * s->cull_mag;
+  bc->c0 = cq[0], bc->c1 = cq[1], bc->c2 = cq[2], bc->lim2 = lim * lim, bc->q = q;
+  bc->w0 = NULL; /* the planes when a block first needs them */
+}
+
+static inline double axis_gap(double lo, double c, double hi) {
+  const double a = lo - c, b = c - hi, t = a > b ? a : b;
+  return t > 0.0 ? t : 0.0;
+}
+
+static inline int block_culled(cl_sm *s, block_cull *bc, const double *lo) {
+  const double *hi = lo + 3;
+  const double t0 = axis_gap(lo[0], bc->c0, hi[0]), t1 = axis_gap(lo[1], bc->c1, hi[1]),
+               t2 = axis_gap(lo[2], bc->c2, hi[2]);
+  if (t0 * t0 + t1 * t1 + t2 * t2 > bc->lim2) return 1;
+  if (!bc->w0) {
+    need_planes(s, bc->q);
+    bc->tol = s->ctol[bc->q];
+    bc->w0 = s->cwpl + 4 * (int64_t)s->ploff[bc->q];
+    bc->np = s->plcnt[bc->q];
+  }
+  const double cq[3] = {bc->c0, bc->c1, bc->c2};
+  for (int32_t j = bc->np - 1; j >= 0; --j) {
+    const double *w = bc->w0 + 4 * j;
+    double h = w[3];
+    for (int k = 0; k < 3; ++k) h += w[k] * (w[k] >= 0.0 ? lo[k] - cq[k] : hi[k] - cq[k]);
+    if (h > bc->tol) return 1;
+  }
+  return 0;
 }
 
 /* Whether point x lies on the outer side of one of q's planes by more than the rounding (then
@@ -739,9 +778,12 @@ static void push_cluster(cl_sm *s, cl_body_state *st, int32_t a, double dt) {
     /* the members the culling leaves (none when the whole box is culled; those of the blocks whose
      * box is not culled otherwise), each tested once, in member order */
     int some = 0; /* a block was culled */
+    block_cull bc;
+    block_cull_begin(s, d, &bc);
+    const double *bb = blocks ? s->bbox + 6 * (size_t)s->bfirst[c] : NULL;
     if (!all)
       for (int64_t kb = k0, b = 0; kb < k1; kb += SM_BLOCK, ++b) {
-        if (blocks && block_culled(s, c, b, d)) {
+        if (blocks && block_culled(s, &bc, bb + 6 * b)) {
           some = 1;
           s->proxy_bculled++;
           continue;
@@ -759,7 +801,7 @@ static void push_cluster(cl_sm *s, cl_body_state *st, int32_t a, double dt) {
     if (!all && !some) continue;
     /* the members pushed before this partner that the culling skipped: they left the box */
     for (int32_t t = 0; t < nb; ++t) {
-      if (!all && !block_culled(s, c, pushed[t] / SM_BLOCK, d)) continue; /* tested above */
+      if (!all && !block_culled(s, &bc, bb + 6 * (pushed[t] / SM_BLOCK))) continue; /* tested above */
       const int32_t i = mp[k0 + pushed[t]];
       const double *xi = x + 3 * (size_t)i;
       const double dx = xi[0] - e0, dy = xi[1] - e1, dz = xi[2] - e2;
