@@ -11,8 +11,9 @@
  *  - step 2 stores the end-of-step velocities and step 4 redoes only the particles strain limiting
  *    moved or that lie in the colliders' box: positions and velocities must be bitwise those of
  *    recomputing every particle's velocity after strain limiting;
- *  - on one thread the goal pass sums each particle's velocity change itself (the scatter): the
- *    trajectory through fractures must be bitwise that of the per-particle gather. */
+ *  - on one thread the goal pass sums each particle's velocity change itself, and strain limiting
+ *    each particle's correction while it lists the clamping clusters' particles (the scatters): the
+ *    trajectory through fractures must be bitwise that of the per-particle gathers. */
 #include <math.h>
 #include <setjmp.h>
 #include <stdarg.h>
@@ -53,7 +54,7 @@ static cl_id pulled_bar(cl_world *w, double toughness, double gamma, double spee
 typedef struct run_out {
   double *x;
   int32_t n;
-  int64_t fractures, reused, sweeps, skips, scattered;
+  int64_t fractures, reused, sweeps, skips, scattered, sl_scattered;
 } run_out;
 
 static void run(double toughness, double gamma, double speed, int steps, int no_shortcuts, run_out *o) {
@@ -68,6 +69,7 @@ static void run(double toughness, double gamma, double speed, int steps, int no_
   o->sweeps = s->sl_sweeps;
   o->skips = s->sl_skips;
   o->scattered = s->scattered;
+  o->sl_scattered = s->sl_scattered;
   cl_world_destroy(w);
 }
 
@@ -102,11 +104,13 @@ static void test_goal_scatter_is_the_gather(void **state) {
   run_out a, b;
   run(0.02, 0.5, 0.3, 90, 0, &a);  /* the scatter (one thread) */
   run(0.02, 0.5, 0.3, 90, 32, &b); /* the gather */
-  print_message("fractures %lld, particles %d; steps scattered %lld (gather: %lld)\n", (long long)a.fractures, a.n,
-                (long long)a.scattered, (long long)b.scattered);
+  print_message("fractures %lld, particles %d; steps scattered %lld (gather: %lld), clamping clusters %lld\n",
+                (long long)a.fractures, a.n, (long long)a.scattered, (long long)b.scattered, (long long)a.sl_scattered);
   assert_true(a.fractures > 5);
   assert_int_equal(a.scattered, 90);
   assert_int_equal(b.scattered, 0);
+  assert_true(a.sl_scattered > 20); /* strain limiting's scatter too (clamping clusters) */
+  assert_int_equal(b.sl_scattered, 0);
   expect_same_and_free(&a, &b);
 }
 

@@ -248,8 +248,8 @@ typedef struct cl_sm {
    * (every cluster is then summed and swept as in the plain algorithm), bit 4 the self-collision's
    * culling and root sets (sm_collide.c), bit 8 strain limiting's marks of the moved particles' clusters (the
    * member pass finds them instead), bit 16 the end velocities of step 2 (every particle's velocity
-   * is then recomputed from its positions after strain limiting), bit 32 the goal pass's scatter (the
-   * per-particle gather of the goals' velocity changes then runs, as with threads) */
+   * is then recomputed from its positions after strain limiting), bit 32 the goal pass's and strain
+   * limiting's scatters (the per-particle gathers then run, as with threads) */
   int no_shortcuts;
   int64_t sl_marked;  /* strain-limiting iterations that used those marks, in total (tests) */
   int64_t sl_sweeps, sl_skips; /* strain limiting: member sweeps done and avoided by a bound, in total */
@@ -260,7 +260,7 @@ typedef struct cl_sm {
    * (tests) */
   double *gsc;
   int64_t gsc_cap;
-  int64_t scattered;
+  int64_t scattered, sl_scattered; /* and the clamping clusters strain limiting's scatter summed */
 
   double mean_cluster_mass0;
   double time;

@@ -838,6 +838,28 @@ static inline cl_vec3 gather_goals(const cl_sm *s, const cl_body_state *st, int3
 #endif
 }
 
+#if SM_V2D
+/* One membership's term of gather_limit, d - ga - gw x r, from its goal offset g (g01, gz) and
+ * r = xold - x_c (r01, rz), lane by lane as the scalar code (the pack sl_eval wrote at pk): the
+ * clamp d moves the member to distance lim of its goal. */
+static inline void limit_term(const double *pk, v2d g01, double gz, v2d r01, double rz, v2d *e01_out, double *ez_out) {
+  const double g0 = g01[0], g1 = g01[1], r2 = g0 * g0 + g1 * g1 + gz * gz, lim = pk[27];
+  v2d dd01 = {0.0, 0.0};
+  double ddz = 0.0;
+  if (r2 > lim * lim) {
+    const double f = 1.0 - lim / sqrt(r2);
+    dd01 = g01 * f;
+    ddz = gz * f;
+  }
+  const double r0 = r01[0], r1 = r01[1];
+  v2d e01 = dd01 - v2d_load(pk + 12);
+  double ez = ddz - pk[24];
+  const v2d rz0 = {rz, r0}, r1z = {r1, rz};
+  *e01_out = e01 - (v2d_load(pk + 14) * rz0 - v2d_load(pk + 16) * r1z);
+  *ez_out = ez - (pk[25] * r1 - pk[26] * r0);
+}
+#endif
+
 /* Strain-limiting displacement of particle i: sum over its clamping clusters of
  * w~ (d_ic - ga_c - gw_c x (xold_i - x_c)). */
 static inline cl_vec3 gather_limit(const cl_sm *s, const cl_body_state *st, int32_t i, double gamma) {
@@ -862,21 +884,9 @@ static inline cl_vec3 gather_limit(const cl_sm *s, const cl_body_state *st, int3
     const double p0 = p01[0], p1 = p01[1], p2 = X2 - pk[21];
     const v2d g01 = v2d_load(pk) * p0 + v2d_load(pk + 2) * p1 + v2d_load(pk + 4) * p2 + v2d_load(pk + 8) - x01;
     const double gz = pk[18] * p0 + pk[19] * p1 + pk[20] * p2 + pk[22] - x2;
-    const double g0 = g01[0], g1 = g01[1], r2 = g0 * g0 + g1 * g1 + gz * gz, lim = pk[27];
-    v2d dd01 = z;
-    double ddz = 0.0;
-    if (r2 > lim * lim) {
-      const double f = 1.0 - lim / sqrt(r2);
-      dd01 = g01 * f;
-      ddz = gz * f;
-    }
-    const v2d r01 = yo01 - v2d_load(pk + 10);
-    const double r0 = r01[0], r1 = r01[1], rz = yo2 - pk[23];
-    v2d e01 = dd01 - v2d_load(pk + 12);
-    double ez = ddz - pk[24];
-    const v2d rz0 = {rz, r0}, r1z = {r1, rz};
-    e01 = e01 - (v2d_load(pk + 14) * rz0 - v2d_load(pk + 16) * r1z);
-    ez = ez - (pk[25] * r1 - pk[26] * r0);
+    v2d e01;
+    double ez;
+    limit_term(pk, g01, gz, yo01 - v2d_load(pk + 10), yo2 - pk[23], &e01, &ez);
     const double w = pwt[a];
     acc01 = acc01 + w * e01;
     acc2 = acc2 + w * ez;
@@ -915,6 +925,47 @@ static int goal_scratch(cl_sm *s) {
   s->gsc_cap = cap;
   return 1;
 }
+
+#if SM_V2D
+/* Strain limiting's scatter: lists the members of the clamping cluster c not listed yet (cur,
+ * mark) and adds each member's term of gather_limit, w~ (d - ga - gw x (xold - x_c)), to its
+ * particle's sum in gacc, by the very operations of gather_limit lane by lane, from the same pack
+ * (the rest offset from mr, bitwise X - r_c). The clamping clusters are visited in slot order, the
+ * order of every particle's reverse-index entries, so gacc is bitwise the gather's sum
+ * (test_goal_scatter_is_the_gather); the pass over the clamping clusters' members was made anyway
+ * to list their particles. */
+static void limit_scatter(cl_sm *s, const cl_body_state *st, int32_t c, int32_t *cur, int32_t *ncur) {
+  const int64_t k0 = s->moff[c], k1 = k0 + s->mcnt[c];
+  const int32_t *mp = s->mp;
+  const double *mwt = s->mwt, *mr = s->mr, *x = st->x, *xo = s->xold, *pk = s->gpack + SM_GPACK * (size_t)c;
+  uint8_t *mark = s->mark;
+  double *acc = s->gacc;
+  const v2d T03 = v2d_load(pk), T14 = v2d_load(pk + 2), T25 = v2d_load(pk + 4), y01 = v2d_load(pk + 8);
+  const v2d xc01 = v2d_load(pk + 10);
+  const double T6 = pk[18], T7 = pk[19], T8 = pk[20], y2 = pk[22], xc2 = pk[23];
+  int32_t n = *ncur;
+  for (int64_t k = k0; k < k1; ++k) {
+    const int32_t i = mp[k];
+    if (!mark[i]) {
+      mark[i] = 1;
+      cur[n++] = i;
+    }
+    const size_t i3 = 3 * (size_t)i;
+    const v2d p01 = v2d_load(mr + 3 * k), x01 = v2d_load(x + i3);
+    const double p0 = p01[0], p1 = p01[1], p2 = mr[3 * k + 2];
+    const v2d g01 = T03 * p0 + T14 * p1 + T25 * p2 + y01 - x01;
+    const double gz = T6 * p0 + T7 * p1 + T8 * p2 + y2 - x[i3 + 2];
+    v2d e01;
+    double ez;
+    limit_term(pk, g01, gz, v2d_load(xo + i3) - xc01, xo[i3 + 2] - xc2, &e01, &ez);
+    const double w = mwt[k];
+    const v2d a01 = v2d_load(acc + i3) + w * e01;
+    memcpy(acc + i3, &a01, sizeof a01);
+    acc[i3 + 2] = acc[i3 + 2] + w * ez;
+  }
+  *ncur = n;
+}
+#endif
 
 /* Per cluster, how many of its members are held (in stamp, which is zero outside the fracture op),
  * for the goal pass's clampc; with on = 0, back to zero. Through the held particles' memberships
@@ -1050,10 +1101,17 @@ static void end_velocities(cl_sm *s, cl_body_state *st, const end_vel *ev, int32
 /* Strain limiting's move of the particles cur[a0 .. a1) (each reads only its own position and
  * per-cluster data: updating in place is safe). */
 static void limit_moves(cl_sm *s, cl_body_state *st, const int32_t *cur, int32_t a0, int32_t a1, double gamma,
-                        double om) {
+                        double om, int scattered) {
   for (int32_t a = a0; a < a1; ++a) {
     const int32_t i = cur[a];
-    cl_vec3 d = cl_vec3_scale(gather_limit(s, st, i, gamma), om);
+    cl_vec3 sum;
+    if (scattered) { /* limit_scatter summed it (and gacc is zero again for the next use) */
+      sum = cl_vec3_load(s->gacc, i);
+      memset(s->gacc + 3 * (size_t)i, 0, 3 * sizeof(double));
+    } else {
+      sum = gather_limit(s, st, i, gamma);
+    }
+    cl_vec3 d = cl_vec3_scale(sum, om);
     if (s->held[i]) { /* held particles stay on their targets: they do not move */
       for (int k = 0; k < 3; ++k) s->dsum[3 * i + k] += cl_vec3_get(d, k);
       s->moved[i] = 0;
@@ -1204,6 +1262,9 @@ cl_status cl_sm_step(cl_sm *s, cl_body_state *st, const cl_step_input *in, cl_st
     int32_t *cur = s->sl_list, *prev = s->sl_list + s->pcap, ncur = 0, nprev = 0;
     memset(s->moved, 0, (size_t)n);
     const int plain = (s->no_shortcuts & 2) != 0;
+    /* the corrections summed while the clamping clusters' particles are listed (limit_scatter, a
+     * serial pass), or gathered per particle in limit_moves (which runs on the threads) */
+    const int sl_scatter = SM_V2D && (nt == 1 || !par_p) && !(s->no_shortcuts & 32);
     int64_t nsweep = 0, nskip = 0, nbox = 0;
     int marked = 0; /* sl_touch holds the clusters touched by the last iteration (mark_touched) */
     for (int32_t it = 0; it < s->p.iterations; ++it) {
@@ -1280,6 +1341,13 @@ cl_status cl_sm_step(cl_sm *s, cl_body_state *st, const cl_step_input *in, cl_st
       ncur = 0;
       for (int32_t c = 0; c < ncl; ++c) {
         if (!s->active[c]) continue;
+#if SM_V2D
+        if (sl_scatter) {
+          limit_scatter(s, st, c, cur, &ncur);
+          s->sl_scattered++;
+          continue;
+        }
+#endif
         for (int64_t k = s->moff[c]; k < (int64_t)s->moff[c] + s->mcnt[c]; ++k) {
           int32_t i = s->mp[k];
           if (!s->mark[i]) {
@@ -1294,7 +1362,7 @@ cl_status cl_sm_step(cl_sm *s, cl_body_state *st, const cl_step_input *in, cl_st
       {
         int32_t a0, a1;
         thread_range(ncur, &a0, &a1);
-        limit_moves(s, st, cur, a0, a1, gamma, om);
+        limit_moves(s, st, cur, a0, a1, gamma, om, sl_scatter);
       }
       /* the clusters of the particles that moved: only they can see new positions in the next
        * iteration (often a few dozen particles move, against a pass over every cluster's members) */
