@@ -30,7 +30,7 @@
 typedef struct run_out {
   double *x;
   int32_t n;
-  int64_t pushes, fractures, culled, bculled, reused, marked, roots;
+  int64_t pushes, fractures, culled, bculled, rculled, reused, marked, roots;
 } run_out;
 
 /* A plate 0.5 x 0.5 x 0.04 m clamped at its two x edges, toughness 0.001 (it shatters), a sphere of
@@ -58,6 +58,7 @@ static void run_rule(int threads, int no_shortcuts, int steps, int clusters, int
   o->pushes = sm->proxy_pushes;
   o->culled = sm->proxy_culled;
   o->bculled = sm->proxy_bculled;
+  o->rculled = sm->proxy_rculled;
   o->roots = sm->roots_built;
   o->reused = sm->psum_reused;
   o->marked = sm->sl_marked;
@@ -91,7 +92,8 @@ static void test_swept_pushes_match_plain_pairs(void **state) {
   assert_true(a.culled > 100); /* the culling was exercised */
   assert_int_equal(b.culled, 0);
   /* and, in the directions not culled as a whole, blocks of SM_BLOCK members by their boxes */
-  print_message("%lld blocks of members culled (plain: %lld)\n", (long long)a.bculled, (long long)b.bculled);
+  print_message("%lld blocks of members culled, %lld of them by the rest sphere (plain: %lld)\n",
+                (long long)a.bculled, (long long)a.rculled, (long long)b.bculled);
   assert_true(a.bculled > 100);
   assert_int_equal(b.bculled, 0);
   /* the measure took the proxies' member sums for clusters none of whose members was pushed after
@@ -142,6 +144,45 @@ static void test_origin_rule_matches_plain(void **state) {
   free(d.x);
 }
 
+/* Large overlapping clusters whose proxies act within the body too (proxy_whole, as the paper
+ * scenes set): a cube struck and shattered, where a cluster's world sphere (its farthest member)
+ * is much larger than its proxy, so blocks of members are culled by the rest-sphere test
+ * (block_outside_rest): bitwise the plain algorithm's trajectory, with the rest test exercised. */
+static void cube(int no_shortcuts, run_out *o) {
+  cl_world *w = cl_test_world_seeded(1.0 / 60, 0.0, 1, 7);
+  cl_mesh *m = cl_test_box(0.3, 0.3, 0.3);
+  cl_param p[6] = {{"particles", 1500, NULL}, {"cluster_count", 12, NULL}, {"alpha", 1.0, NULL},
+                   {"gamma", 0.2, NULL},      {"iterations", 4, NULL},     {"proxy_whole", 1, NULL}};
+  cl_param cp[1] = {{"toughness", 0.01, NULL}};
+  cl_id b = cl_test_add_body(w, "shape_matching", m, p, 6, "cluster_stretch", cp, 1);
+  cl_mesh_destroy(m);
+  cl_test_x_slab(w, b, -1.0, -0.12, 0.0);
+  cl_test_sphere_along_z(w, 0.08, 0.25, -1.0, 0.0);
+  cl_sm *sm = cl_test_body_solver(w, b);
+  sm->no_shortcuts = no_shortcuts;
+  assert_int_equal(cl_world_step(w, 40), CL_OK);
+  o->x = cl_test_positions(w, b, &o->n);
+  o->pushes = sm->proxy_pushes;
+  o->rculled = sm->proxy_rculled;
+  o->fractures = sm->stats.fractures;
+  cl_world_destroy(w);
+}
+
+static void test_rest_sphere_culls_match_plain(void **state) {
+  (void)state;
+  run_out a, b;
+  cube(0, &a);
+  cube(4, &b);
+  print_message("%lld fractures, %lld pushes, %lld blocks culled by the rest sphere (plain: %lld)\n",
+                (long long)a.fractures, (long long)a.pushes, (long long)a.rculled, (long long)b.rculled);
+  assert_true(a.rculled > 100);
+  assert_int_equal(b.rculled, 0);
+  assert_true(a.pushes > 0);
+  expect_same(&a, &b);
+  free(a.x);
+  free(b.x);
+}
+
 /* Strain limiting re-evaluates only the clusters of the particles that moved in the last iteration
  * (marks; sm_step.c): the same trajectory as finding them by a pass over every cluster's members. */
 static void test_strain_limit_marks_match_member_pass(void **state) {
@@ -165,6 +206,7 @@ int main(void) {
       cmocka_unit_test(test_swept_pushes_match_plain_pairs),
       cmocka_unit_test(test_two_threads_push_the_same),
       cmocka_unit_test(test_origin_rule_matches_plain),
+      cmocka_unit_test(test_rest_sphere_culls_match_plain),
       cmocka_unit_test(test_strain_limit_marks_match_member_pass),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);

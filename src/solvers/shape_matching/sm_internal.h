@@ -320,6 +320,7 @@ typedef struct cl_sm {
   int64_t cwpl_cap;
   int64_t proxy_culled;
   int64_t proxy_bculled; /* blocks of members skipped in directions not culled as a whole (tests) */
+  int64_t proxy_rculled; /* of those, the blocks the rest-sphere test skipped (tests) */
   /* the pairs of proxies of a self-collision call (cpr: 2 sweep positions each) and every proxy's
    * partners in CSR by sweep position (cpofs: m + 1, cpart: the partner's sweep position); capacity
    * in pairs */
