@@ -38,6 +38,8 @@ typedef struct run_out {
 /* `origins`: the proxy_origins rule (clusters sharing an original particle do not collide, the
  * default); without it, and with the pushes changing velocities (proxy_velocity), the pieces meet
  * far more often, which exercises the shortcuts more. */
+static void step_and_read(cl_world *w, cl_id b, int no_shortcuts, int steps, run_out *o);
+
 static void run_rule(int threads, int no_shortcuts, int steps, int clusters, int origins, run_out *o) {
   cl_world *w = cl_test_world_seeded(1.0 / 60, 0.0, threads, 5);
   cl_mesh *m = cl_test_box(0.5, 0.5, 0.04);
@@ -49,6 +51,11 @@ static void run_rule(int threads, int no_shortcuts, int steps, int clusters, int
   cl_test_x_slab(w, b, -1.0, -0.2, 0.0);
   cl_test_x_slab(w, b, 0.2, 1.0, 0.0);
   cl_test_sphere_along_z(w, 0.08, 0.1, -0.6, 0.0);
+  step_and_read(w, b, no_shortcuts, steps, o);
+}
+
+/* Steps body b of w with the given shortcuts off and reads what the tests compare; destroys w. */
+static void step_and_read(cl_world *w, cl_id b, int no_shortcuts, int steps, run_out *o) {
   cl_sm *sm = cl_test_body_solver(w, b);
   sm->no_shortcuts = no_shortcuts;
   cl_status s = cl_world_step(w, steps);
@@ -158,14 +165,7 @@ static void cube(int no_shortcuts, run_out *o) {
   cl_mesh_destroy(m);
   cl_test_x_slab(w, b, -1.0, -0.12, 0.0);
   cl_test_sphere_along_z(w, 0.08, 0.25, -1.0, 0.0);
-  cl_sm *sm = cl_test_body_solver(w, b);
-  sm->no_shortcuts = no_shortcuts;
-  assert_int_equal(cl_world_step(w, 40), CL_OK);
-  o->x = cl_test_positions(w, b, &o->n);
-  o->pushes = sm->proxy_pushes;
-  o->rculled = sm->proxy_rculled;
-  o->fractures = sm->stats.fractures;
-  cl_world_destroy(w);
+  step_and_read(w, b, no_shortcuts, 40, o);
 }
 
 static void test_rest_sphere_culls_match_plain(void **state) {
