@@ -537,11 +537,11 @@ static inline double axis_gap(double lo, double c, double hi) {
   return t > 0.0 ? t : 0.0;
 }
 
-static inline int block_culled(cl_sm *s, block_cull *bc, const double *lo) {
+/* The tests of block_culled after the sphere's: the rest sphere, then the planes (out of line: the
+ * sphere settles most blocks, and the whole test inlined was too large for the compiler to inline
+ * into the block loop). */
+static int block_culled_rest(cl_sm *s, block_cull *bc, const double *lo) {
   const double *hi = lo + 3;
-  const double t0 = axis_gap(lo[0], bc->c0, hi[0]), t1 = axis_gap(lo[1], bc->c1, hi[1]),
-               t2 = axis_gap(lo[2], bc->c2, hi[2]);
-  if (t0 * t0 + t1 * t1 + t2 * t2 > bc->lim2) return 1;
   if (block_outside_rest(s, bc, lo)) {
     s->proxy_rculled++;
     return 1;
@@ -560,6 +560,14 @@ static inline int block_culled(cl_sm *s, block_cull *bc, const double *lo) {
     if (h > bc->tol) return 1;
   }
   return 0;
+}
+
+static inline int block_culled(cl_sm *s, block_cull *bc, const double *lo) {
+  const double *hi = lo + 3;
+  const double t0 = axis_gap(lo[0], bc->c0, hi[0]), t1 = axis_gap(lo[1], bc->c1, hi[1]),
+               t2 = axis_gap(lo[2], bc->c2, hi[2]);
+  if (t0 * t0 + t1 * t1 + t2 * t2 > bc->lim2) return 1;
+  return block_culled_rest(s, bc, lo);
 }
 
 /* Whether point x lies on the outer side of one of q's planes by more than the rounding (then
