@@ -10,7 +10,10 @@
  *    plain scalar loop;
  *  - step 2 stores the end-of-step velocities and step 4 redoes only the particles strain limiting
  *    moved or that lie in the colliders' box: positions and velocities must be bitwise those of
- *    recomputing every particle's velocity after strain limiting. */
+ *    recomputing every particle's velocity after strain limiting;
+ *  - on one thread the goal pass sums each particle's velocity change itself, and strain limiting
+ *    each particle's correction while it lists the clamping clusters' particles (the scatters): the
+ *    trajectory through fractures must be bitwise that of the per-particle gathers. */
 #include <math.h>
 #include <setjmp.h>
 #include <stdarg.h>
@@ -51,7 +54,7 @@ static cl_id pulled_bar(cl_world *w, double toughness, double gamma, double spee
 typedef struct run_out {
   double *x;
   int32_t n;
-  int64_t fractures, reused, sweeps, skips;
+  int64_t fractures, reused, sweeps, skips, scattered, sl_scattered;
 } run_out;
 
 static void run(double toughness, double gamma, double speed, int steps, int no_shortcuts, run_out *o) {
@@ -65,7 +68,18 @@ static void run(double toughness, double gamma, double speed, int steps, int no_
   o->reused = s->reused;
   o->sweeps = s->sl_sweeps;
   o->skips = s->sl_skips;
+  o->scattered = s->scattered;
+  o->sl_scattered = s->sl_scattered;
   cl_world_destroy(w);
+}
+
+/* The same fractures and bitwise the same positions; frees both. */
+static void expect_same_and_free(run_out *a, run_out *b) {
+  assert_int_equal(a->fractures, b->fractures);
+  assert_int_equal(a->n, b->n);
+  assert_memory_equal(a->x, b->x, sizeof(double) * 3 * (size_t)a->n);
+  free(a->x);
+  free(b->x);
 }
 
 static void test_measure_reuse_is_exact_through_fracture(void **state) {
@@ -78,11 +92,26 @@ static void test_measure_reuse_is_exact_through_fracture(void **state) {
   assert_true(a.fractures > 5);            /* the bar broke, many times */
   assert_true(a.reused > 40 * 60);         /* and most clusters reused the measure, fractures or not */
   assert_int_equal(b.reused, 0);
-  assert_int_equal(a.fractures, b.fractures);
-  assert_int_equal(a.n, b.n);
-  assert_memory_equal(a.x, b.x, sizeof(double) * 3 * (size_t)a.n);
-  free(a.x);
-  free(b.x);
+  expect_same_and_free(&a, &b);
+}
+
+/* The scatter adds each membership's term to its particle in cluster order, the gather in the
+ * order of the particle's reverse-index entries: the same order while the pool holds the clusters
+ * in slot order, which splits (new slots appended) and compactions keep. A bar that breaks many
+ * times must follow the gather's trajectory bit for bit. */
+static void test_goal_scatter_is_the_gather(void **state) {
+  (void)state;
+  run_out a, b;
+  run(0.02, 0.5, 0.3, 90, 0, &a);  /* the scatter (one thread) */
+  run(0.02, 0.5, 0.3, 90, 32, &b); /* the gather */
+  print_message("fractures %lld, particles %d; steps scattered %lld (gather: %lld), clamping clusters %lld\n",
+                (long long)a.fractures, a.n, (long long)a.scattered, (long long)b.scattered, (long long)a.sl_scattered);
+  assert_true(a.fractures > 5);
+  assert_int_equal(a.scattered, 90);
+  assert_int_equal(b.scattered, 0);
+  assert_true(a.sl_scattered > 20); /* strain limiting's scatter too (clamping clusters) */
+  assert_int_equal(b.sl_scattered, 0);
+  expect_same_and_free(&a, &b);
 }
 
 static void test_strain_limit_bounds_match_plain_sweeps(void **state) {
@@ -246,6 +275,7 @@ static void test_member_sums_are_the_scalar_sums(void **state) {
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_measure_reuse_is_exact_through_fracture),
+      cmocka_unit_test(test_goal_scatter_is_the_gather),
       cmocka_unit_test(test_strain_limit_bounds_match_plain_sweeps),
       cmocka_unit_test(test_displacement_box_skips_rigid_flight),
       cmocka_unit_test(test_member_sums_are_the_scalar_sums),

@@ -98,6 +98,9 @@ typedef struct cl_sm_params {
 #define SM_PAR_MEMBERSHIPS 12000
 #endif
 
+/* Pool entries per block of the self-collision's member boxes (sm_collide.c) */
+#define SM_BLOCK 16
+
 /* Doubles per cluster in gpack (sm_step.c): the gathers' blocks (24 or 28) and, at 28, the F^e of
  * the goal pass (strain limiting's reference) */
 #define SM_GPACK 40
@@ -136,6 +139,8 @@ typedef struct cl_sm {
   double *pdisp;      /* n: squared distance of the particle from its step-start position (strain limiting) */
   double *vold;       /* 3n velocities at the start of the step (reactions) */
   double *acc;        /* 3n per-particle gather results (scratch) */
+  double *gacc;       /* 3n the goal pass's scatter (sm_step.c): zero outside steps 1-2 (step 2
+                       * zeroes what it reads), so no pass clears it */
   double *dsum;       /* 3n strain-limiting corrections of held particles over the step (reactions) */
   double *dvsh;       /* 3n shape-matching velocity change of held particles (reactions) */
   double *xmeas;      /* 3n positions at the last measure (only in builds with assertions, which
@@ -241,14 +246,21 @@ typedef struct cl_sm {
 
   /* tests only: bit 1 turns off the reuse of the measure's sums, bit 2 the strain-limiting bounds
    * (every cluster is then summed and swept as in the plain algorithm), bit 4 the self-collision's
-   * culling (sm_collide.c), bit 8 strain limiting's marks of the moved particles' clusters (the
+   * culling and root sets (sm_collide.c), bit 8 strain limiting's marks of the moved particles' clusters (the
    * member pass finds them instead), bit 16 the end velocities of step 2 (every particle's velocity
-   * is then recomputed from its positions after strain limiting) */
+   * is then recomputed from its positions after strain limiting), bit 32 the goal pass's and strain
+   * limiting's scatters (the per-particle gathers then run, as with threads) */
   int no_shortcuts;
   int64_t sl_marked;  /* strain-limiting iterations that used those marks, in total (tests) */
   int64_t sl_sweeps, sl_skips; /* strain limiting: member sweeps done and avoided by a bound, in total */
   int64_t sl_box_skips;        /* of the skips, those only the displacement box allowed (tests) */
   int64_t reused;     /* clusters whose goal pass took the measure's sums and SVD, in total */
+  /* the goal pass's scatter (sm_step.c, one thread): each member's (e, q) of the pass's first
+   * loop, 6 doubles per member of the largest cluster (gsc_cap members), and the steps that took it
+   * (tests) */
+  double *gsc;
+  int64_t gsc_cap;
+  int64_t scattered, sl_scattered; /* and the clamping clusters strain limiting's scatter summed */
 
   double mean_cluster_mass0;
   double time;
@@ -272,6 +284,14 @@ typedef struct cl_sm {
    * cluster was pushed), cull_track whether push_out keeps it and moved. Only shortcuts: a cull never changes a
    * result. proxy_culled counts the pair directions skipped (tests). */
   double *cbox, *ctol, *cwpl, *csw;
+  /* and the boxes of each proxy's members in blocks of SM_BLOCK consecutive pool entries (the
+   * particles are Morton-sorted and a cluster's members sorted by index, so a block is a small
+   * patch of the body): 6 doubles per block, cluster c's blocks from bfirst[c]; capacity bcap
+   * blocks. A direction whose box is not culled tests a block's members only when the block's box
+   * is not culled either (the same test on a smaller box: no result changes). */
+  double *bbox;
+  int64_t *bfirst;
+  int64_t bcap;
   int32_t *cord, *cpos;
   int32_t cull_cap, nord;
   int cull_track;
@@ -281,6 +301,15 @@ typedef struct cl_sm {
    * that marked it (ostamp_now); capacity ocap */
   uint32_t *ostamp, ostamp_now;
   int32_t ocap;
+  /* and per cluster the set of its members' roots as a bitset over the words [rlo, rlo + rnw) of
+   * the original particles (rbits[c], capacity rcap[c] words), current when rok[c] (a fracture
+   * that changes the cluster's members clears it: cl_sm_pairs_forget); rcl_cap clusters. Whether
+   * two clusters share a root is then an AND over the words their ranges share. */
+  uint64_t **rbits;
+  int32_t *rlo, *rnw, *rcap;
+  uint8_t *rok;
+  int32_t rcl_cap;
+  int64_t roots_built; /* root sets built, in total (tests; bit 4 of no_shortcuts takes the stamps) */
   /* proxies_act's answers (sm_collide.c), by pair: open addressing on the key (lo + 1) << 32 | (hi
    * + 1) (0 = empty slot), pa_cap slots (a power of two), pa_count used. The answer depends on
    * the two clusters' members (and, without proxy_whole, on the pieces) only: topology_changed
@@ -290,6 +319,8 @@ typedef struct cl_sm {
   int64_t pa_cap, pa_count;
   int64_t cwpl_cap;
   int64_t proxy_culled;
+  int64_t proxy_bculled; /* blocks of members skipped in directions not culled as a whole (tests) */
+  int64_t proxy_rculled; /* of those, the blocks the rest-sphere test skipped (tests) */
   /* the pairs of proxies of a self-collision call (cpr: 2 sweep positions each) and every proxy's
    * partners in CSR by sweep position (cpofs: m + 1, cpart: the partner's sweep position); capacity
    * in pairs */

@@ -41,6 +41,7 @@ cl_status cl_sm_grow_particles(cl_sm *s, int32_t n) {
   CL_TRY(regrow((void **)&s->pdisp, old, cap, sizeof(double), "particle scratch"));
   CL_TRY(regrow((void **)&s->vold, 3 * old, 3 * cap, sizeof(double), "particle scratch"));
   CL_TRY(regrow((void **)&s->acc, 3 * old, 3 * cap, sizeof(double), "particle scratch"));
+  CL_TRY(regrow((void **)&s->gacc, 3 * old, 3 * cap, sizeof(double), "particle scratch"));
   CL_TRY(regrow((void **)&s->dsum, 3 * old, 3 * cap, sizeof(double), "particle scratch"));
   CL_TRY(regrow((void **)&s->dvsh, 3 * old, 3 * cap, sizeof(double), "particle scratch"));
 #ifndef NDEBUG /* only builds with assertions check the measure's positions (sm_step.c) */

@@ -43,6 +43,7 @@
  * number of threads. Nothing is allocated. */
 #include <assert.h>
 #include <math.h>
+#include <stdlib.h>
 #include <string.h>
 
 #ifdef _OPENMP
@@ -318,6 +319,39 @@ static cl_mat3 inertia_inverse(const cl_mat3 *I) {
   return r;
 }
 
+#if SM_V2D
+/* The goal pass's scatter (one thread, the default torque_free and damp_spin): each member's term
+ * of gather_goals, w~ (e - ga - gw x q), added to its particle's sum in acc, from the e and q the
+ * pass's first loop kept in sc (gacc is zero before: step 2 zeroes what it reads). The clusters run in slot order, which is the order of every
+ * particle's memberships in the reverse index (the pool holds the clusters in slot order: a split
+ * appends the new, highest slot at its end, a compaction keeps the order), and each term is
+ * formed by the very operations of goal_add, lane by lane: acc is bitwise what the gather sums
+ * (test_goal_scatter_is_the_gather), without recomputing every membership's goal there. */
+static void goal_scatter(cl_sm *s, int32_t c, const double *sc) {
+  const int64_t k0 = s->moff[c], k1 = k0 + s->mcnt[c];
+  const int32_t *mp = s->mp;
+  const double *mwt = s->mwt, *ga = s->ga + 3 * (size_t)c, *gw = s->gw + 3 * (size_t)c;
+  double *acc = s->gacc;
+  const v2d ga01 = {ga[0], ga[1]}, gw12 = {gw[1], gw[2]}, gw20 = {gw[2], gw[0]};
+  const double ga2 = ga[2], gw0 = gw[0], gw1 = gw[1];
+  for (int64_t k = k0; k < k1; ++k) {
+    const double *o = sc + 6 * (k - k0);
+    const double w = mwt[k];
+    v2d e01 = v2d_load(o) - ga01;
+    double ez = o[2] - ga2;
+    const v2d q01 = v2d_load(o + 3);
+    const double q2 = o[5];
+    const v2d q20 = {q2, q01[0]}, q12 = {q01[1], q2};
+    e01 = e01 - (gw12 * q20 - gw20 * q12);
+    ez = ez - (gw0 * q01[1] - gw1 * q01[0]);
+    double *a = acc + 3 * (size_t)mp[k];
+    const v2d a01 = v2d_load(a) + w * e01;
+    memcpy(a, &a01, sizeof a01);
+    a[2] = a[2] + w * ez;
+  }
+}
+#endif
+
 /* Pass 1 of the step for cluster c: centre, inertia, F, SVD of F^e, the goal transform T = R F^p;
  * and the rigid part (ga, gw) of the members' velocity corrections
  *   e_i = alpha/dt (T p_i - q_i) - kappa v_i,   q_i = x_i - x_c,
@@ -327,7 +361,7 @@ static cl_mat3 inertia_inverse(const cl_mat3 *I) {
  * damping does) or of all of e (spin = 0: toward the cluster's rigid motion). Returns -1 when the
  * deformation gradient is not finite. */
 static int goal_pass(cl_sm *s, const cl_body_state *st, int32_t c, double ka, double kd, int spin, int tf,
-                     int64_t *nreuse) {
+                     double *sc, int64_t *nreuse) {
   const int64_t k0 = s->moff[c], k1 = k0 + s->mcnt[c];
   const double M = s->mass[c];
   sums m;
@@ -400,6 +434,13 @@ static int goal_pass(cl_sm *s, const cl_body_state *st, int32_t c, double ka, do
       const double el2 = ka * gz, e2 = el2 - kd * va[i3 + 2];
       se01 += wm * e01;
       se2 += wm * e2;
+      if (sc) { /* for the scatter below */
+        double *o = sc + 6 * (k - k0);
+        memcpy(o, &e01, sizeof e01);
+        o[2] = e2;
+        memcpy(o + 3, &q01, sizeof q01);
+        o[5] = q2;
+      }
       const double q0 = q01[0], q1 = q01[1], el0 = el01[0], el1 = el01[1];
       t0 += wm * (q1 * el2 - q2 * el1);
       t1 += wm * (q2 * el0 - q0 * el2);
@@ -423,6 +464,9 @@ static int goal_pass(cl_sm *s, const cl_body_state *st, int32_t c, double ka, do
   }
   cl_vec3_store(s->ga, c, cl_vec3_scale(se, 1.0 / M));
   cl_vec3_store(s->gw, c, cl_mat3_mul_vec(&Iinv, tau));
+#if SM_V2D
+  if (sc) goal_scatter(s, c, sc);
+#endif
   { /* one block per cluster for the gather (the same values), laid out in the lane pairs the gather
      * uses: (T0,T3) (T1,T4) (T2,T5) (rc0,rc1) (y0,y1) (ga0,ga1) (gw1,gw2) (gw2,gw0), then
      * T6 T7 T8 rc2 y2 ga2 gw0 gw1 */
@@ -794,6 +838,28 @@ static inline cl_vec3 gather_goals(const cl_sm *s, const cl_body_state *st, int3
 #endif
 }
 
+#if SM_V2D
+/* One membership's term of gather_limit, d - ga - gw x r, from its goal offset g (g01, gz) and
+ * r = xold - x_c (r01, rz), lane by lane as the scalar code (the pack sl_eval wrote at pk): the
+ * clamp d moves the member to distance lim of its goal. */
+static inline void limit_term(const double *pk, v2d g01, double gz, v2d r01, double rz, v2d *e01_out, double *ez_out) {
+  const double g0 = g01[0], g1 = g01[1], r2 = g0 * g0 + g1 * g1 + gz * gz, lim = pk[27];
+  v2d dd01 = {0.0, 0.0};
+  double ddz = 0.0;
+  if (r2 > lim * lim) {
+    const double f = 1.0 - lim / sqrt(r2);
+    dd01 = g01 * f;
+    ddz = gz * f;
+  }
+  const double r0 = r01[0], r1 = r01[1];
+  v2d e01 = dd01 - v2d_load(pk + 12);
+  double ez = ddz - pk[24];
+  const v2d rz0 = {rz, r0}, r1z = {r1, rz};
+  *e01_out = e01 - (v2d_load(pk + 14) * rz0 - v2d_load(pk + 16) * r1z);
+  *ez_out = ez - (pk[25] * r1 - pk[26] * r0);
+}
+#endif
+
 /* Strain-limiting displacement of particle i: sum over its clamping clusters of
  * w~ (d_ic - ga_c - gw_c x (xold_i - x_c)). */
 static inline cl_vec3 gather_limit(const cl_sm *s, const cl_body_state *st, int32_t i, double gamma) {
@@ -818,21 +884,9 @@ static inline cl_vec3 gather_limit(const cl_sm *s, const cl_body_state *st, int3
     const double p0 = p01[0], p1 = p01[1], p2 = X2 - pk[21];
     const v2d g01 = v2d_load(pk) * p0 + v2d_load(pk + 2) * p1 + v2d_load(pk + 4) * p2 + v2d_load(pk + 8) - x01;
     const double gz = pk[18] * p0 + pk[19] * p1 + pk[20] * p2 + pk[22] - x2;
-    const double g0 = g01[0], g1 = g01[1], r2 = g0 * g0 + g1 * g1 + gz * gz, lim = pk[27];
-    v2d dd01 = z;
-    double ddz = 0.0;
-    if (r2 > lim * lim) {
-      const double f = 1.0 - lim / sqrt(r2);
-      dd01 = g01 * f;
-      ddz = gz * f;
-    }
-    const v2d r01 = yo01 - v2d_load(pk + 10);
-    const double r0 = r01[0], r1 = r01[1], rz = yo2 - pk[23];
-    v2d e01 = dd01 - v2d_load(pk + 12);
-    double ez = ddz - pk[24];
-    const v2d rz0 = {rz, r0}, r1z = {r1, rz};
-    e01 = e01 - (v2d_load(pk + 14) * rz0 - v2d_load(pk + 16) * r1z);
-    ez = ez - (pk[25] * r1 - pk[26] * r0);
+    v2d e01;
+    double ez;
+    limit_term(pk, g01, gz, yo01 - v2d_load(pk + 10), yo2 - pk[23], &e01, &ez);
     const double w = pwt[a];
     acc01 = acc01 + w * e01;
     acc2 = acc2 + w * ez;
@@ -856,6 +910,62 @@ static inline cl_vec3 gather_limit(const cl_sm *s, const cl_body_state *st, int3
   return acc;
 #endif
 }
+
+/* Room in gsc for the members of the largest live cluster; 0 when it cannot be had (the gather
+ * then runs). */
+static int goal_scratch(cl_sm *s) {
+  int64_t most = 0;
+  for (int32_t c = 0; c < s->ncl; ++c)
+    if (s->alive[c] && s->mcnt[c] > most) most = s->mcnt[c];
+  if (most <= s->gsc_cap) return 1;
+  const int64_t cap = most + most / 2 + 64;
+  double *p = realloc(s->gsc, sizeof(double) * 6 * (size_t)cap);
+  if (!p) return 0;
+  s->gsc = p;
+  s->gsc_cap = cap;
+  return 1;
+}
+
+#if SM_V2D
+/* Strain limiting's scatter: lists the members of the clamping cluster c not listed yet (cur,
+ * mark) and adds each member's term of gather_limit, w~ (d - ga - gw x (xold - x_c)), to its
+ * particle's sum in gacc, by the very operations of gather_limit lane by lane, from the same pack
+ * (the rest offset from mr, bitwise X - r_c). The clamping clusters are visited in slot order, the
+ * order of every particle's reverse-index entries, so gacc is bitwise the gather's sum
+ * (test_goal_scatter_is_the_gather); the pass over the clamping clusters' members was made anyway
+ * to list their particles. */
+static void limit_scatter(cl_sm *s, const cl_body_state *st, int32_t c, int32_t *cur, int32_t *ncur) {
+  const int64_t k0 = s->moff[c], k1 = k0 + s->mcnt[c];
+  const int32_t *mp = s->mp;
+  const double *mwt = s->mwt, *mr = s->mr, *x = st->x, *xo = s->xold, *pk = s->gpack + SM_GPACK * (size_t)c;
+  uint8_t *mark = s->mark;
+  double *acc = s->gacc;
+  const v2d T03 = v2d_load(pk), T14 = v2d_load(pk + 2), T25 = v2d_load(pk + 4), y01 = v2d_load(pk + 8);
+  const v2d xc01 = v2d_load(pk + 10);
+  const double T6 = pk[18], T7 = pk[19], T8 = pk[20], y2 = pk[22], xc2 = pk[23];
+  int32_t n = *ncur;
+  for (int64_t k = k0; k < k1; ++k) {
+    const int32_t i = mp[k];
+    if (!mark[i]) {
+      mark[i] = 1;
+      cur[n++] = i;
+    }
+    const size_t i3 = 3 * (size_t)i;
+    const v2d p01 = v2d_load(mr + 3 * k), x01 = v2d_load(x + i3);
+    const double p0 = p01[0], p1 = p01[1], p2 = mr[3 * k + 2];
+    const v2d g01 = T03 * p0 + T14 * p1 + T25 * p2 + y01 - x01;
+    const double gz = T6 * p0 + T7 * p1 + T8 * p2 + y2 - x[i3 + 2];
+    v2d e01;
+    double ez;
+    limit_term(pk, g01, gz, v2d_load(xo + i3) - xc01, xo[i3 + 2] - xc2, &e01, &ez);
+    const double w = mwt[k];
+    const v2d a01 = v2d_load(acc + i3) + w * e01;
+    memcpy(acc + i3, &a01, sizeof a01);
+    acc[i3 + 2] = acc[i3 + 2] + w * ez;
+  }
+  *ncur = n;
+}
+#endif
 
 /* Per cluster, how many of its members are held (in stamp, which is zero outside the fracture op),
  * for the goal pass's clampc; with on = 0, back to zero. Through the held particles' memberships
@@ -901,7 +1011,7 @@ static inline int outside_box(const end_vel *ev, const double *x) {
 /* Step 2 for particles [i0, i1): velocities toward the goals (eq 8), then positions; held
  * particles go to their targets (each particle writes only its own data). */
 static void goal_velocities(cl_sm *s, cl_body_state *st, const cl_step_input *in, double ka, double kd,
-                            const end_vel *ev, int32_t i0, int32_t i1) {
+                            const end_vel *ev, int scattered, int32_t i0, int32_t i1) {
   const double h = in->dt, *g = in->gravity, *fx = in->f_ext;
   const double hg0 = h * g[0], hg1 = h * g[1], hg2 = h * g[2]; /* once, not reloaded per particle */
   const cl_constraint_set *cs = &in->constraints;
@@ -910,7 +1020,10 @@ static void goal_velocities(cl_sm *s, cl_body_state *st, const cl_step_input *in
     double *x = st->x + 3 * i, *v = st->v + 3 * i, *xo = xold + 3 * i;
     const double x0 = x[0], x1 = x[1], x2 = x[2];
     xo[0] = x0, xo[1] = x1, xo[2] = x2;
-    cl_vec3 dv = (s->flags[i] & SM_DEBRIS) ? cl_vec3_zero() : gather_goals(s, st, i, ka, kd);
+    cl_vec3 dv = (s->flags[i] & SM_DEBRIS) ? cl_vec3_zero()
+                 : scattered             ? cl_vec3_load(s->gacc, i) /* the goal pass summed it */
+                                         : gather_goals(s, st, i, ka, kd);
+    if (scattered) memset(s->gacc + 3 * (size_t)i, 0, 3 * sizeof(double)); /* zero for the next step */
     int32_t slot = s->held[i];
     if (slot) { /* what the reaction of a held particle needs (only theirs: see the end of the step) */
       for (int k = 0; k < 3; ++k) {
@@ -988,10 +1101,17 @@ static void end_velocities(cl_sm *s, cl_body_state *st, const end_vel *ev, int32
 /* Strain limiting's move of the particles cur[a0 .. a1) (each reads only its own position and
  * per-cluster data: updating in place is safe). */
 static void limit_moves(cl_sm *s, cl_body_state *st, const int32_t *cur, int32_t a0, int32_t a1, double gamma,
-                        double om) {
+                        double om, int scattered) {
   for (int32_t a = a0; a < a1; ++a) {
     const int32_t i = cur[a];
-    cl_vec3 d = cl_vec3_scale(gather_limit(s, st, i, gamma), om);
+    cl_vec3 sum;
+    if (scattered) { /* limit_scatter summed it (and gacc is zero again for the next use) */
+      sum = cl_vec3_load(s->gacc, i);
+      memset(s->gacc + 3 * (size_t)i, 0, 3 * sizeof(double));
+    } else {
+      sum = gather_limit(s, st, i, gamma);
+    }
+    cl_vec3 d = cl_vec3_scale(sum, om);
     if (s->held[i]) { /* held particles stay on their targets: they do not move */
       for (int k = 0; k < 3; ++k) s->dsum[3 * i + k] += cl_vec3_get(d, k);
       s->moved[i] = 0;
@@ -1094,17 +1214,30 @@ cl_status cl_sm_step(cl_sm *s, cl_body_state *st, const cl_step_input *in, cl_st
 #endif
   s->psum_ok = 0; /* the proxies' sums are of the last step's positions */
 
-  /* 1. goals (eqs 3-8) */
+  /* 1. goals (eqs 3-8). On one thread the goal pass also sums each particle's velocity change
+   * (goal_scatter) while the cluster's members are at hand; on threads each particle gathers it in
+   * step 2 (the clusters of a particle would race). */
   int64_t nreuse = 0;
+  const int scatter = SM_V2D && tf && spin && (nt == 1 || !par_c) && !(s->no_shortcuts & 32) && goal_scratch(s);
+  if (scatter) {
+    for (int32_t c = 0; c < ncl; ++c) {
+      if (!s->alive[c]) continue;
+      int b = goal_pass(s, st, c, ka, kd, spin, tf, s->gsc, &nreuse);
+      if (b < bad) bad = b;
+    }
+    s->scattered++;
+  } else {
 #pragma omp parallel for num_threads(nt) schedule(dynamic, chunk) reduction(min : bad) reduction(+ : nreuse) if (par_c)
-  for (int32_t c = 0; c < ncl; ++c) {
-    if (!s->alive[c]) continue;
-    int b = goal_pass(s, st, c, ka, kd, spin, tf, &nreuse);
-    if (b < bad) bad = b;
+    for (int32_t c = 0; c < ncl; ++c) {
+      if (!s->alive[c]) continue;
+      int b = goal_pass(s, st, c, ka, kd, spin, tf, NULL, &nreuse);
+      if (b < bad) bad = b;
+    }
   }
   s->reused += nreuse;
   s->msum_ok = 0;
   held_counts(s, cs, 0);
+  if (bad < 0 && scatter) memset(s->gacc, 0, sizeof(double) * 3 * (size_t)n); /* step 2 will not run */
   if (bad < 0) {
     for (int32_t j = 0; j < cs->count; ++j) s->held[cs->nodes[j]] = 0;
     return cl_fail(CL_ERR_NUMERICAL, "solver 'shape_matching': a cluster's deformation gradient is not finite "
@@ -1119,7 +1252,7 @@ cl_status cl_sm_step(cl_sm *s, cl_body_state *st, const cl_step_input *in, cl_st
   {
     int32_t i0, i1;
     thread_range(n, &i0, &i1);
-    goal_velocities(s, st, in, ka, kd, &ev, i0, i1);
+    goal_velocities(s, st, in, ka, kd, &ev, scatter, i0, i1);
   }
 
   /* 3. strain limiting */
@@ -1129,6 +1262,9 @@ cl_status cl_sm_step(cl_sm *s, cl_body_state *st, const cl_step_input *in, cl_st
     int32_t *cur = s->sl_list, *prev = s->sl_list + s->pcap, ncur = 0, nprev = 0;
     memset(s->moved, 0, (size_t)n);
     const int plain = (s->no_shortcuts & 2) != 0;
+    /* the corrections summed while the clamping clusters' particles are listed (limit_scatter, a
+     * serial pass), or gathered per particle in limit_moves (which runs on the threads) */
+    const int sl_scatter = SM_V2D && (nt == 1 || !par_p) && !(s->no_shortcuts & 32);
     int64_t nsweep = 0, nskip = 0, nbox = 0;
     int marked = 0; /* sl_touch holds the clusters touched by the last iteration (mark_touched) */
     for (int32_t it = 0; it < s->p.iterations; ++it) {
@@ -1205,6 +1341,13 @@ cl_status cl_sm_step(cl_sm *s, cl_body_state *st, const cl_step_input *in, cl_st
       ncur = 0;
       for (int32_t c = 0; c < ncl; ++c) {
         if (!s->active[c]) continue;
+#if SM_V2D
+        if (sl_scatter) {
+          limit_scatter(s, st, c, cur, &ncur);
+          s->sl_scattered++;
+          continue;
+        }
+#endif
         for (int64_t k = s->moff[c]; k < (int64_t)s->moff[c] + s->mcnt[c]; ++k) {
           int32_t i = s->mp[k];
           if (!s->mark[i]) {
@@ -1219,7 +1362,7 @@ cl_status cl_sm_step(cl_sm *s, cl_body_state *st, const cl_step_input *in, cl_st
       {
         int32_t a0, a1;
         thread_range(ncur, &a0, &a1);
-        limit_moves(s, st, cur, a0, a1, gamma, om);
+        limit_moves(s, st, cur, a0, a1, gamma, om, sl_scatter);
       }
       /* the clusters of the particles that moved: only they can see new positions in the next
        * iteration (often a few dozen particles move, against a pass over every cluster's members) */
