@@ -101,13 +101,7 @@ local function run_authors(json, sheet5k)
   return r
 end
 
-local function median(t)
-  local s = {}
-  for i, v in ipairs(t) do s[i] = v end
-  table.sort(s)
-  local n = #s
-  return n % 2 == 1 and s[(n + 1) / 2] or 0.5 * (s[n / 2] + s[n / 2 + 1])
-end
+local median = require("cleave.summary").median
 
 -- --set params=k=v,k=v: scene parameters for cleave's side (numbers and true/false converted)
 local overrides = {}
