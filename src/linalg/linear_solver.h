@@ -92,7 +92,8 @@ typedef struct cl_linear_solver_def {
                                   required there. Default NULL */
   int32_t mg_position_count;   /* nodes in mg_positions: must be the matrix's block rows. Default 0 */
   int32_t mg_smoother;         /* cl_mg_smoother: 0 jacobi (damped block Jacobi), 1 gauss_seidel (forward
-                                  before, backward after), 2 symmetric_gauss_seidel. Default 1 */
+                                  before, backward after), 2 symmetric_gauss_seidel, 3 colored_gauss_seidel
+                                  (multicolour block order, parallel). Default 1 */
   int32_t mg_pre_sweeps;       /* sweeps before the restriction on every level but the coarsest, [0, 1000];
                                   default 2 */
   int32_t mg_post_sweeps;      /* sweeps after the prolongation, [0, 1000]; mode pcg needs mg_post_sweeps =

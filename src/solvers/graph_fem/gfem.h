@@ -45,7 +45,7 @@ typedef enum cl_gfem_param {
                             fem/mg_params.h's, in its order (GF_GRID + CL_FEM_MG_*) */
   GF_MG_MODE,            /* galerkin_mg: pcg (converge) or fixed (mg_cycles V-cycles, the paper's) */
   GF_MG_CYCLES,          /* galerkin_mg, mode fixed: V-cycles per solve */
-  GF_MG_SMOOTHER,        /* galerkin_mg: jacobi | gauss_seidel | symmetric_gauss_seidel */
+  GF_MG_SMOOTHER,        /* galerkin_mg: jacobi | gauss_seidel | symmetric_gauss_seidel | colored_gauss_seidel */
   GF_MG_SWEEPS,          /* galerkin_mg: smoothing sweeps before and after the coarse correction */
   GF_MG_COARSE,          /* galerkin_mg: the coarsest level's solve, cg | cholmod | dense */
   GF_INITIAL_GUESS,      /* the solve's starting dv: auto | previous | zero (step.c) */
