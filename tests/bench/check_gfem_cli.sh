@@ -5,7 +5,7 @@
 # time per level; bad options are refused with status 2 and a message naming the option.
 set -uo pipefail
 bench=$1
-fail() { echo "FAIL: $*" >&2; exit 1; }
+. "$(dirname "$0")/cli_lib.sh" # fail, refuse
 
 out=$("$bench" --quick --only charpy --threads 1) || fail "a quick Charpy run exited with $?"
 for cfg in mg mg-w conv; do
@@ -20,15 +20,6 @@ if grep -qiE "nan|inf" <<<"$(grep -E '^  charpy +mg ' <<<"$out" | cut -c1-60)"; 
 out=$("$bench" --quick --only sphere --threads 1) || fail "a quick sphere run exited with $?"
 grep -qE "^  sphere +mg +1 " <<<"$out" || fail "no sphere row: $out"
 
-refuse() { # refuse EXPECTED-PATTERN ARGS...: status 2 and the message
-  local pattern=$1
-  shift
-  local err
-  err=$("$bench" "$@" 2>&1 >/dev/null)
-  local rc=$?
-  [ $rc = 2 ] || fail "'$*' exited with $rc, not 2"
-  grep -q -- "$pattern" <<<"$err" || fail "'$*' said: $err (expected: $pattern)"
-}
 refuse '--steps 0: outside the allowed range' --steps 0
 refuse '--threads x: not an integer' --threads x
 refuse '--strength' --strength -1

@@ -4,7 +4,7 @@
 # refused with status 2 and a message that names the option and what it allows.
 set -uo pipefail
 bench=$1
-fail() { echo "FAIL: $*" >&2; exit 1; }
+. "$(dirname "$0")/cli_lib.sh" # fail, refuse
 
 out=$("$bench" --quick --only charpy --threads 1) || fail "a quick run exited with $?"
 for row in 'pcg (block Jacobi)' 'cholmod (fresh factor)' 'mg pcg 50/all ' 'mg fixed 50/1000/all' 'mg pcg 50/all GS 1'; do
@@ -15,15 +15,6 @@ awk '/ residual / { for (i = 1; i <= NF; ++i) if ($i == "residual" && $(i + 1) +
 grep -q 'levels: 0: [0-9]* nodes' <<<"$out" || fail "no level sizes"
 grep -q 'factor 0\.[0-9]*' <<<"$out" || fail "no convergence factor"
 
-refuse() { # refuse EXPECTED-PATTERN ARGS...: status 2 and the message
-  local pattern=$1
-  shift
-  local err
-  err=$("$bench" "$@" 2>&1 >/dev/null)
-  local rc=$?
-  [ $rc = 2 ] || fail "'$*' exited with $rc, not 2"
-  grep -q -- "$pattern" <<<"$err" || fail "'$*' said: $err (expected: $pattern)"
-}
 refuse '--runs 0: outside the allowed range 1..64' --runs 0
 refuse '--threads x: not an integer' --threads x
 refuse 'usage: cleave bench multigrid' --only cube

@@ -6,7 +6,7 @@ set -uo pipefail
 bench=$1
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
-fail() { echo "FAIL: $*" >&2; exit 1; }
+. "$(dirname "$0")/cli_lib.sh" # fail, refuse
 
 out=$("$bench" --scene plate_brittle_strong --threads 1 --frames 3 --checksum --trace "$work/t.tsv") ||
   fail "a 3-frame run exited with $?"
@@ -18,15 +18,6 @@ rows=$(awk -F'\t' '!/^#/ && NF > 0' "$work/t.tsv")
 awk -F'\t' 'NF != 8 || $1 != NR || $2 <= 0 || $7 < 1 || $8 < 1 { bad = 1 } END { exit bad }' <<<"$rows" ||
   fail "trace rows are not: frame, five times (total > 0), pieces, nodes: $rows"
 
-refuse() { # refuse EXPECTED-PATTERN ARGS...: status 2 and the message
-  local pattern=$1
-  shift
-  local err
-  err=$("$bench" "$@" 2>&1 >/dev/null)
-  local rc=$?
-  [ $rc = 2 ] || fail "'$*' exited with $rc, not 2"
-  grep -q -- "$pattern" <<<"$err" || fail "'$*' said: $err (expected: $pattern)"
-}
 refuse '--scene plate_brittle_wek: no such scene; the scenes are:.*plate_brittle_weak' --scene plate_brittle_wek \
   --trace "$work/refused.tsv"
 [ ! -e "$work/refused.tsv" ] || fail "a refused run left a trace file behind"
