@@ -634,6 +634,21 @@ function Sweep:_run_all()
   if self.dropped > 0 then
     io.stdout:write(string.format("  (%d sampled points repeated others and were dropped)\n", self.dropped))
   end
+  -- rows kept from another build are results of other code: say so (each row records its revision)
+  local mine, other, revs = require("cleave.ffi").git_revision, 0, {}
+  for _, key in ipairs(self.keys) do
+    local row = f:row(key)
+    if row and self:_done(row) and row.git_revision ~= mine then
+      other = other + 1
+      local r = row.git_revision or "?"
+      if not revs[r] then revs[r], revs[#revs + 1] = true, r end
+    end
+  end
+  if other > 0 then
+    io.stdout:write(string.format("  note: %d of the %d points done before were computed by another build of cleave (git %s; "
+                                  .. "this is git %s): their rows are kept; delete %s to compute them again\n", other, before,
+                                  table.concat(revs, ", "), mine, self.results))
+  end
   io.stdout:flush()
   local summary = { ok = 0, failed = 0, by_status = {}, busy = {}, ran = 0, before = before }
   local running, next_todo, done_count = {}, 1, before

@@ -483,6 +483,27 @@ cl.sweep.lines { results = "out/sweeps/pl.csv", x = "h", y = "ms", where = { mod
   end
 end)
 
+T.test("rows kept from another build of cleave are counted and named when a sweep resumes", function()
+  local d = fresh("revision")
+  local s = script(d, "rev", [[{ name = "rev", grid = { i = { 1, 2, 3 } }, outputs = { "v" }, run = function(p) return { v = p.i } end }]])
+  sweep_cmd(d, s)
+  local path = d .. "/out/sweeps/rev.csv"
+  local out = sweep_cmd(d, s)
+  T.contains(out, "3 points (3 done before)")
+  T.truthy(not out:find("another build", 1, true), "all rows are this build's: " .. out)
+  -- the last row as an older build would have written it (its own check, so the row is whole)
+  local r = sweep.read(path)
+  local row = r.rows[#r.rows]
+  row.git_revision = "0123456789ab"
+  local text = T.read_file(path)
+  local last = text:match("([^\n]*)\n$")
+  T.write_file(path, text:sub(1, #text - #last - 1) .. sfile.format_row(r.columns, row))
+  out = sweep_cmd(d, s)
+  T.contains(out, "3 points (3 done before)")
+  T.contains(out, "note: 1 of the 3 points done before were computed by another build of cleave (git 0123456789ab; this is git ")
+  T.contains(out, "delete " .. "out/sweeps/rev.csv")
+end)
+
 T.test("a cut line is skipped with a warning and its point runs again", function()
   local d = fresh("torn")
   local s = script(d, "torn", [[{ name = "torn", grid = { i = { 1, 2, 3 } }, outputs = { "v" }, run = function(p) return { v = p.i } end }]])
