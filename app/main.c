@@ -41,7 +41,8 @@ static void usage(FILE *out) {
   fprintf(out,
           "usage: cleave run SCRIPT [--set key=value ...] [-- script args]\n"
           "       cleave sweep SCRIPT [--jobs N] [--point I] [--emit slurm|parallel] [--results FILE]\n"
-          "                    [--timeout S] [--retry] [--threads T] [--chunk C] [--quick] [--set key=value ...]\n"
+          "                    [--timeout S] [--retry] [--fresh] [--threads T] [--chunk C] [--quick]\n"
+          "                    [--set key=value ...]\n"
           "       cleave solvers [NAME]\n"
           "       cleave bench SUITE [args]\n"
           "       cleave --help | --version\n"
@@ -54,6 +55,7 @@ static void usage(FILE *out) {
           "           --jobs worker processes (default: as many as cores); --point I runs one point\n"
           "           (as a cluster task does); --emit slurm|parallel writes a job file instead;\n"
           "           --timeout S limits each point; --retry runs again the points that failed;\n"
+          "           --fresh runs again the points another build of cleave computed;\n"
           "           --quick (= --set quick=true) runs the sweep's smoke test.\n"
           "  solvers  list the registered solvers and fracture criteria with their parameters\n"
           "           (name, default, unit, range, help), or those of NAME.\n"
@@ -135,7 +137,7 @@ static const struct sweep_flag {
     {"--timeout", "timeout", FLAG_SECONDS}, {"--retry", "retry", FLAG_SWITCH},
     {"--threads", "threads", FLAG_INDEX},   {"--chunk", "chunk", FLAG_COUNT},
     {"--plan", "plan", FLAG_TEXT},          {"--job-file", "job_file", FLAG_TEXT},
-    {"--quick", "quick", FLAG_SWITCH},
+    {"--quick", "quick", FLAG_SWITCH},      {"--fresh", "fresh", FLAG_SWITCH},
 };
 enum { SWEEP_FLAG_COUNT = (int)(sizeof sweep_flags / sizeof sweep_flags[0]) };
 

@@ -80,6 +80,7 @@ M.options_spec = {
   { name = "results", type = "string", default = "", help = "results file (default: the sweep's)" },
   { name = "timeout", type = "number", default = -1, unit = "s", range = { -1, math.huge }, help = "per-point time limit (-1 = the sweep's, 0 = none)" },
   { name = "retry", type = "boolean", default = false, help = "run again the points whose last row is not ok" },
+  { name = "fresh", type = "boolean", default = false, help = "run again the points whose last row another build of cleave (git revision) wrote" },
   { name = "threads", type = "integer", default = -1, range = { -1, 1024 }, help = "OpenMP threads per point (-1 = cores / jobs locally, the machine's default for --point; 0 = the machine's default)" },
   { name = "chunk", type = "integer", default = 1, range = { 1, 1e6 }, help = "points per Slurm array task" },
   { name = "plan", type = "string", default = "", help = "the point plan a job file was written for (the task refuses another)" },
@@ -574,6 +575,7 @@ end
 
 function Sweep:_done(row)
   if not row then return false end
+  if self.options.fresh and row.git_revision ~= require("cleave.ffi").git_revision then return false end
   return not self.options.retry or row.status == "ok"
 end
 
@@ -646,7 +648,7 @@ function Sweep:_run_all()
   end
   if other > 0 then
     io.stdout:write(string.format("  note: %d of the %d points done before were computed by another build of cleave (git %s; "
-                                  .. "this is git %s): their rows are kept; delete %s to compute them again\n", other, before,
+                                  .. "this is git %s): their rows are kept; run with --fresh (or delete %s) to compute them again\n", other, before,
                                   table.concat(revs, ", "), mine, self.results))
   end
   io.stdout:flush()
@@ -815,6 +817,7 @@ function Sweep:_task_command(point_arg)
   if o.timeout >= 0 then parts[#parts + 1] = "--timeout " .. sfile.canonical(o.timeout) end
   if o.threads >= 0 then parts[#parts + 1] = "--threads " .. o.threads end
   if o.retry then parts[#parts + 1] = "--retry" end
+  if o.fresh then parts[#parts + 1] = "--fresh" end
   if self.quick then parts[#parts + 1] = "--set quick=true" end
   return table.concat(parts, " ")
 end

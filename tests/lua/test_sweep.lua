@@ -501,7 +501,19 @@ T.test("rows kept from another build of cleave are counted and named when a swee
   out = sweep_cmd(d, s)
   T.contains(out, "3 points (3 done before)")
   T.contains(out, "note: 1 of the 3 points done before were computed by another build of cleave (git 0123456789ab; this is git ")
-  T.contains(out, "delete " .. "out/sweeps/rev.csv")
+  T.contains(out, "run with --fresh (or delete out/sweeps/rev.csv)")
+  T.contains(out, "ran 0 points")
+  -- --fresh runs that point again with this build; the new row is the one that counts
+  out = sweep_cmd(d, s, "--fresh")
+  T.contains(out, "3 points (2 done before)")
+  T.contains(out, "ran 1 point")
+  T.truthy(not out:find("another build", 1, true), "nothing of another build is kept now: " .. out)
+  local r2, count = rows_of(path)
+  T.eq(#r2.rows, 4, "the old row stays in the file, the new one after it")
+  T.eq(count[row.key], 2)
+  local mine = r2.last[#r2.last].git_revision
+  for _, l in ipairs(r2.last) do T.eq(l.git_revision, mine, "the last row of every point is this build's") end
+  T.truthy(mine ~= "0123456789ab")
 end)
 
 T.test("a cut line is skipped with a warning and its point runs again", function()
