@@ -66,16 +66,6 @@ static double cpu_ms(void) {
   return 1e3 * (double)ts.tv_sec + 1e-6 * (double)ts.tv_nsec;
 }
 
-static const char *load_line(void) {
-  static char line[128] = "unknown\n";
-  FILE *f = fopen("/proc/loadavg", "r");
-  if (f) {
-    if (!fgets(line, sizeof line, f)) snprintf(line, sizeof line, "unknown\n");
-    fclose(f);
-  }
-  return line;
-}
-
 typedef struct run_result {
   double cpu_ms;            /* process CPU time per step (median) */
   double cpu_mean_ms;       /* process CPU time per step (mean, with the refactorisations) */
@@ -345,7 +335,7 @@ int main(int argc, char **argv) {
          "threads summed), over %d "
          "timed steps after 3 warm-up steps; the phases are median wall times\n", g_fsolve, g_refactor, g_grid, g_sweeps, g_sweeps,
          g_steps);
-  printf("load: %s", load_line());
+  printf("load: %s\n", cl_bench_load_line());
 
   printf("\n1. Charpy specimen, both ends fixed (5%% of the length each), sagging under gravity:\n");
   cl_mesh *charpy = cl_bench_charpy_tets(g_quick ? 2000.0 : 10400.0);

@@ -318,13 +318,7 @@ int main(int argc, char **argv) {
   printf(PROG " (cleave %s, git %s%s)\n", cl_version(), cl_git_revision(),
          g_quick ? ", --quick: reduced sizes, not for the record" : "");
   cl_bench_print_machine();
-  FILE *f = fopen("/proc/loadavg", "r");
-  char load[128] = "unknown";
-  if (f) {
-    if (!fgets(load, sizeof load, f)) snprintf(load, sizeof load, "unknown");
-    fclose(f);
-    load[strcspn(load, "\n")] = '\0';
-  }
+  const char *load = cl_bench_load_line();
   printf("load average at start: %s\n", load);
   static const char *const smoothers[] = {"block Jacobi", "block Gauss-Seidel", "symmetric block Gauss-Seidel",
                                           "multicolour block Gauss-Seidel"};

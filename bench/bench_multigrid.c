@@ -269,13 +269,7 @@ int main(int argc, char **argv) {
   printf("cleave bench multigrid  (cleave %s, git %s%s)\n", cl_version(), cl_git_revision(),
          g_quick ? ", --quick: reduced sizes, not for the record" : "");
   cl_bench_print_machine();
-  FILE *f = fopen("/proc/loadavg", "r");
-  char load[128] = "unknown";
-  if (f) {
-    if (!fgets(load, sizeof load, f)) snprintf(load, sizeof load, "unknown");
-    fclose(f);
-    load[strcspn(load, "\n")] = '\0';
-  }
+  const char *load = cl_bench_load_line();
   printf("load average at start: %s; %d OpenMP threads; median of %d runs; times in ms\n", load, g_threads, g_runs);
   printf("A = M + dt^2 K (dt = 1/60 s), b = dt M g, held nodes x = 0, every solve to relative residual 1e-6 "
          "from x = 0\n");

@@ -49,14 +49,12 @@ static double cpu_ms(void) {
   return ts.tv_sec * 1e3 + ts.tv_nsec * 1e-6;
 }
 
+/* The 1-minute load average, or -1 when unknown. */
 static double loadavg(void) {
-  double l = -1.0;
-  FILE *f = fopen("/proc/loadavg", "r");
-  if (f) {
-    if (fscanf(f, "%lf", &l) != 1) l = -1.0;
-    fclose(f);
-  }
-  return l;
+  char *end;
+  const char *line = cl_bench_load_line();
+  const double l = strtod(line, &end);
+  return end == line ? -1.0 : l;
 }
 
 static void die(const char *what) {

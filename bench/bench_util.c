@@ -112,6 +112,18 @@ cl_mesh *cl_bench_armadillo_tets(int quick) {
   return tets;
 }
 
+const char *cl_bench_load_line(void) {
+  static char line[128];
+  snprintf(line, sizeof line, "unknown");
+  FILE *f = fopen("/proc/loadavg", "r");
+  if (f) {
+    if (!fgets(line, sizeof line, f)) snprintf(line, sizeof line, "unknown");
+    fclose(f);
+    line[strcspn(line, "\n")] = '\0';
+  }
+  return line;
+}
+
 void cl_bench_print_machine(void) {
   char model[256] = "unknown CPU";
   FILE *f = fopen("/proc/cpuinfo", "r");

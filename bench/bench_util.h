@@ -8,6 +8,9 @@
 double cl_bench_median_ms(int runs, void (*fn)(void *), void *ctx);
 /* Print "machine: <cpu model>, <cores> cores, <memory> GiB, <compiler>" on one line. */
 void cl_bench_print_machine(void);
+/* The first line of /proc/loadavg without its newline ("1.02 0.98 0.91 2/83 2523"), or "unknown";
+ * a static buffer, overwritten by the next call. */
+const char *cl_bench_load_line(void);
 /* Number of OpenMP threads available (1 without OpenMP), and setting it. */
 int cl_bench_max_threads(void);
 void cl_bench_set_threads(int n);
