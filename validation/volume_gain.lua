@@ -9,8 +9,15 @@
 --
 --   cleave run validation/volume_gain.lua --set jobs=2        (about 15 minutes on the 2-core VM)
 --   cleave run validation/volume_gain.lua --set quick=true    (3 points on a coarse sphere, 5 frames)
+--   cleave run validation/volume_gain.lua --set fresh=false   (judge rows another build wrote too)
+--
+-- A validation judges the build that runs it: the rows of the results file that another build of
+-- cleave (another git revision) wrote are computed again (the sweep's --fresh, on by default here;
+-- a plain `cleave sweep` keeps them and says so). With --set fresh=false they are kept, and the check
+-- "every point computed by this build" fails, naming them: the verdict would be another build's.
 --
 -- Checks (one PASS/FAIL line each; exit 0 only if all pass):
+--   * every point was computed by this build of cleave (see above);
 --   * every point finished (no blow-up, no error: the warped tangent without warp_limit blew up on
 --     the soft sphere, docs/solvers/graph_fem.md);
 --   * the corotational solver keeps the volume within 0.1 % at E = 1e5 Pa (reference: the independent
@@ -22,11 +29,23 @@
 --     volume term tr(S - I) exceeds J - 1 by about |dev strain|^2, sits lower);
 --   * the fixed-cycle multigrid (50/all, 3 V-cycles) at E = 1e5 Pa stays within 0.1 % of the
 --     converged solve's largest |volume change| (absolute, in per cent of V_rest).
+local cl = require "cleave"
 local here = debug.getinfo(1, "S").source:match("^@(.*)/[^/]*$") or "."
 local check = dofile(here .. "/lib/check.lua")
+if cl.args.fresh == nil then cl.args.fresh = true end -- the sweep reads it: see the head of this file
 local V = dofile(here .. "/../experiments/sweeps/graph_fem_volume.lua")
 local quick = V.sweep.quick
 local R = check.reporter("volume_gain" .. (quick and " (quick)" or ""))
+
+local others = {}
+for _, r in ipairs(V.rows) do
+  if r.git_revision ~= cl.git_revision then
+    others[#others + 1] = string.format("%s at E = %g (git %s)", r.label, r.young, tostring(r.git_revision))
+  end
+end
+R:ok("every point computed by this build of cleave (git " .. cl.git_revision .. ")", #others == 0,
+     #others == 0 and string.format("%d points", #V.rows)
+       or (table.concat(others, "; ") .. ": run without --set fresh=false to compute them with this build"))
 
 local failed = {}
 for _, r in ipairs(V.rows) do
