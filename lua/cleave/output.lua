@@ -60,20 +60,13 @@ local function execute_ok(cmd)
 end
 output.execute_ok = execute_ok
 
-local function is_dir(path)
-  return execute_ok("test -d " .. shell_quote(path))
-end
-
---- Create a directory and its parents (like mkdir -p). Errors name the directory.
+--- Create a directory and its parents (like mkdir -p, without a shell). Errors name the directory.
 function output.mkdir(dir)
   if type(dir) ~= "string" or dir == "" then
     fail("output.mkdir: directory must be a non-empty string, got " .. tostring(dir))
   end
-  if is_dir(dir) then return dir end
-  local ok = execute_ok("mkdir -p -- " .. shell_quote(dir) .. " 2>/dev/null")
-  if not ok or not is_dir(dir) then
-    fail("output.mkdir: cannot create directory '" .. dir .. "'")
-  end
+  local ok, why = require("cleave.process").mkdir_p(dir)
+  if not ok then fail("output.mkdir: cannot create directory '" .. dir .. "': " .. why) end
   return dir
 end
 

@@ -49,6 +49,12 @@ local decls = {
   "int fsync(int fd);",
   "int64_t lseek(int fd, int64_t offset, int whence);",
   "int isatty(int fd);",
+  "void *opendir(const char *name);",
+  "int closedir(void *dirp);",
+  "int mkdir(const char *path, unsigned int mode);",
+  "int chmod(const char *path, unsigned int mode);",
+  "char *getcwd(char *buf, size_t size);",
+  "int sched_getaffinity(int pid, size_t cpusetsize, void *mask);",
 }
 for _, d in ipairs(decls) do pcall(ffi.cdef, d) end -- another module may have declared one already
 
@@ -62,7 +68,7 @@ local LOCK_EX, LOCK_UN = 2, 8
 local F_GETLK, F_SETLK = 5, 6
 local F_WRLCK, F_UNLCK = 1, 2
 local PR_SET_PDEATHSIG = 1
-local EINTR, EAGAIN, EACCES = 4, 11, 13
+local EINTR, EAGAIN, EACCES, EEXIST = 4, 11, 13, 17
 M.SIGKILL, M.SIGTERM = 9, 15
 M.O_APPEND, M.O_CREAT, M.O_RDWR, M.O_CLOEXEC = O_APPEND, O_CREAT, O_RDWR, O_CLOEXEC
 
@@ -78,12 +84,55 @@ function M.strerror(e) return ffi.string(C.strerror(e or ffi.errno())) end
 M.now = require("cleave.progress").now -- monotonic wall clock, s
 M.pid = function() return C.getpid() end
 
--- Cores this process may use (`nproc`: the affinity mask, as OpenMP and Slurm see it).
+-- Cores this process may use: the bits of its affinity mask (what `nproc`, OpenMP and Slurm see).
 function M.cores()
-  local p = io.popen("nproc 2>/dev/null")
-  local n = p and tonumber((p:read("*a") or ""):match("%d+"))
-  if p then p:close() end
-  return n and n >= 1 and n or 1
+  local words = 16 -- 1024 CPUs, glibc's cpu_set_t
+  local mask = ffi.new("uint64_t[?]", words)
+  if C.sched_getaffinity(0, ffi.sizeof(mask), mask) ~= 0 then return 1 end
+  local n = 0
+  for i = 0, words - 1 do
+    local w = mask[i]
+    while w ~= 0ULL do n, w = n + 1, bit.band(w, w - 1ULL) end
+  end
+  return n >= 1 and n or 1
+end
+
+-- ---- the file system without a shell -------------------------------------------------------------
+
+-- Whether `path` is a directory (one that exists but may not be listed counts).
+function M.is_dir(path)
+  local d = C.opendir(path)
+  if d ~= nil then
+    C.closedir(d)
+    return true
+  end
+  return ffi.errno() == EACCES
+end
+
+-- Create a directory and its parents (mkdir -p). Returns true, or false and the reason.
+function M.mkdir_p(path)
+  if M.is_dir(path) then return true end
+  local prefix = path:sub(1, 1) == "/" and "/" or ""
+  for part in path:gmatch("[^/]+") do
+    prefix = prefix .. part
+    if C.mkdir(prefix, 511) ~= 0 and ffi.errno() ~= EEXIST then return false, M.strerror() end -- 0777 & ~umask
+    prefix = prefix .. "/"
+  end
+  if not M.is_dir(path) then return false, "exists and is not a directory" end
+  return true
+end
+
+-- Change a file's permission bits (mode as a number, e.g. 493 = 0755). Returns true or false, reason.
+function M.chmod(path, mode)
+  if C.chmod(path, mode) ~= 0 then return false, M.strerror() end
+  return true
+end
+
+-- The working directory of the process (nil and the reason if it cannot be read).
+function M.cwd()
+  local buf = ffi.new("char[?]", 4096)
+  if C.getcwd(buf, 4096) == nil then return nil, M.strerror() end
+  return ffi.string(buf)
 end
 
 -- ---- writing whole buffers ---------------------------------------------------------------------

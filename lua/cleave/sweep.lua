@@ -267,11 +267,7 @@ end
 local function absolute(path)
   if path:sub(1, 1) == "/" then return path end
   local cwd = os.getenv("PWD")
-  if not cwd or cwd == "" then
-    local p = io.popen("pwd")
-    cwd = p:read("*l")
-    p:close()
-  end
+  if not cwd or cwd == "" then cwd = process.cwd() or "." end
   return (cwd .. "/" .. path):gsub("/%./", "/")
 end
 
@@ -825,7 +821,9 @@ end
 local function write_file(path, text, mode)
   output.mkdir_for(path)
   output.write_atomic(path, text)
-  if mode then os.execute("chmod " .. mode .. " " .. q(path)) end
+  local ok, why = true, nil
+  if mode then ok, why = process.chmod(path, tonumber(mode, 8)) end
+  if not ok then raise("cl.sweep: cannot make " .. path .. " executable: " .. why) end
 end
 
 function Sweep:_emit(kind)
