@@ -275,17 +275,11 @@ static void bench_cholmod(void) {
 
 int main(int argc, char **argv) {
   int threads = 0;
-  for (int i = 1; i < argc; ++i) {
-    if (strcmp(argv[i], "--quick") == 0)
-      g_quick = 1;
-    else if (strcmp(argv[i], "--threads") == 0 && i + 1 < argc) {
-      if (!cl_bench_int_option("cleave bench core", argv[i], argv[i + 1], 1, 256, &threads)) return 2;
-      ++i;
-    } else {
-      fprintf(stderr, "usage: cleave bench core [--quick] [--threads N]\n");
-      return 2;
-    }
-  }
+  const cl_bench_opt opts[] = {
+      {"--quick", CL_BENCH_FLAG, &g_quick, 1, 0, NULL},
+      {"--threads", CL_BENCH_INT, &threads, 1, 256, "N"},
+  };
+  if (!cl_bench_parse_options("cleave bench core", opts, (int)(sizeof opts / sizeof opts[0]), argc, argv)) return 2;
   int tmax = threads > 0 ? threads : cl_bench_max_threads();
   printf("cleave bench core  (cleave %s, git %s%s)\n", cl_version(), cl_git_revision(),
          g_quick ? ", --quick: reduced sizes, not for the record" : "");

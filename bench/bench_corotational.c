@@ -286,41 +286,20 @@ static void bench_criteria(const cl_mesh *mesh, int steps) {
 
 int main(int argc, char **argv) {
   int armadillo = 1;
-  for (int i = 1; i < argc; ++i) {
-    if (strcmp(argv[i], "--quick") == 0) g_quick = 1;
-    else if (strcmp(argv[i], "--no-armadillo") == 0) armadillo = 0;
-    else if (strcmp(argv[i], "--steps") == 0 && i + 1 < argc) {
-      if (!cl_bench_int_option(PROG, argv[i], argv[i + 1], 3, 100000, &g_steps)) return 2;
-      ++i;
-    } else if (strcmp(argv[i], "--threads") == 0 && i + 1 < argc) {
-      if (!cl_bench_int_option(PROG, argv[i], argv[i + 1], 1, 256, &g_threads)) return 2;
-      ++i;
-    } else if (strcmp(argv[i], "--warm-start") == 0 && i + 1 < argc) {
-      if (!cl_bench_num_option(PROG, argv[i], argv[i + 1], 0.0, 1.0, &g_warm)) return 2;
-      ++i;
-    } else if (strcmp(argv[i], "--solver") == 0 && i + 1 < argc) {
-      if (!cl_bench_int_option(PROG, argv[i], argv[i + 1], 0, 2, &g_solver)) return 2;
-      ++i;
-    } else if (strcmp(argv[i], "--refactor-iterations") == 0 && i + 1 < argc) {
-      if (!cl_bench_int_option(PROG, argv[i], argv[i + 1], 0, 1000000, &g_refactor)) return 2;
-      ++i;
-    } else if (strcmp(argv[i], "--mg-sweeps") == 0 && i + 1 < argc) {
-      if (!cl_bench_int_option(PROG, argv[i], argv[i + 1], 1, 1000, &g_sweeps)) return 2;
-      ++i;
-    } else if (strcmp(argv[i], "--grid") == 0 && i + 1 < argc) {
-      g_grid = argv[++i];
-    } else if (strcmp(argv[i], "--factor-solve") == 0 && i + 1 < argc) {
-      if (!cl_bench_num_option(PROG, argv[i], argv[i + 1], 0.0, 2.0, &g_fsolve)) return 2;
-      ++i;
-    }
-    else if (strcmp(argv[i], "--no-criteria") == 0) g_criteria = 0;
-    else {
-      fprintf(stderr, "usage: cleave bench corotational [--quick] [--steps N] [--threads N] [--no-armadillo] "
-                      "[--no-criteria] [--solver 0|1|2] [--warm-start 0|1] [--factor-solve 0|1|2] "
-                      "[--refactor-iterations N] [--grid SPEC] [--mg-sweeps N]\n");
-      return 2;
-    }
-  }
+  const cl_bench_opt opts[] = {
+      {"--quick", CL_BENCH_FLAG, &g_quick, 1, 0, NULL},
+      {"--steps", CL_BENCH_INT, &g_steps, 3, 100000, "N"},
+      {"--threads", CL_BENCH_INT, &g_threads, 1, 256, "N"},
+      {"--no-armadillo", CL_BENCH_FLAG, &armadillo, 0, 0, NULL},
+      {"--no-criteria", CL_BENCH_FLAG, &g_criteria, 0, 0, NULL},
+      {"--solver", CL_BENCH_INT, &g_solver, 0, 2, "0|1|2"},
+      {"--warm-start", CL_BENCH_NUM, &g_warm, 0.0, 1.0, "0..1"},
+      {"--factor-solve", CL_BENCH_NUM, &g_fsolve, 0.0, 2.0, "0|1|2"},
+      {"--refactor-iterations", CL_BENCH_INT, &g_refactor, 0, 1000000, "N"},
+      {"--grid", CL_BENCH_TEXT, &g_grid, 0, 0, "SPEC"},
+      {"--mg-sweeps", CL_BENCH_INT, &g_sweeps, 1, 1000, "N"},
+  };
+  if (!cl_bench_parse_options(PROG, opts, (int)(sizeof opts / sizeof opts[0]), argc, argv)) return 2;
   if (g_quick) g_steps = 3;
   printf("cleave bench corotational (cleave %s, git %s)\n", cl_version(), cl_git_revision());
   cl_bench_print_machine();

@@ -278,42 +278,21 @@ static cl_mesh *sphere_mesh(void) {
 static int wanted(const char *name) { return !g_only || strcmp(g_only, name) == 0; }
 
 int main(int argc, char **argv) {
-  for (int i = 1; i < argc; ++i) {
-    if (strcmp(argv[i], "--quick") == 0) g_quick = 1;
-    else if (strcmp(argv[i], "--steps") == 0 && i + 1 < argc) {
-      if (!cl_bench_int_option(PROG, argv[i], argv[i + 1], 3, 100000, &g_steps)) return 2;
-      ++i;
-    } else if (strcmp(argv[i], "--threads") == 0 && i + 1 < argc) {
-      if (!cl_bench_int_option(PROG, argv[i], argv[i + 1], 1, 256, &g_threads)) return 2;
-      ++i;
-    } else if (strcmp(argv[i], "--smoother") == 0 && i + 1 < argc) {
-      if (!cl_bench_int_option(PROG, argv[i], argv[i + 1], 0, 3, &g_smoother)) return 2;
-      ++i;
-    } else if (strcmp(argv[i], "--cycles") == 0 && i + 1 < argc) {
-      if (!cl_bench_int_option(PROG, argv[i], argv[i + 1], 1, 1000, &g_cycles)) return 2;
-      ++i;
-    } else if (strcmp(argv[i], "--strength") == 0 && i + 1 < argc) {
-      if (!cl_bench_num_option(PROG, argv[i], argv[i + 1], 1.0, 1e12, &g_strength)) return 2;
-      ++i;
-    } else if (strcmp(argv[i], "--pull") == 0 && i + 1 < argc) {
-      if (!cl_bench_num_option(PROG, argv[i], argv[i + 1], 0.0, 100.0, &g_pull)) return 2;
-      ++i;
-    } else if (strcmp(argv[i], "--config") == 0 && i + 1 < argc &&
-               (strcmp(argv[i + 1], "mg") == 0 || strcmp(argv[i + 1], "mg-w") == 0 || strcmp(argv[i + 1], "conv") == 0)) {
-      ++i;
-      for (int c = 0; c < CF_COUNT; ++c)
-        if (strcmp(argv[i], k_config_names[c]) == 0) g_config = c;
-    } else if (strcmp(argv[i], "--only") == 0 && i + 1 < argc &&
-               (strcmp(argv[i + 1], "charpy") == 0 || strcmp(argv[i + 1], "sphere") == 0 ||
-                strcmp(argv[i + 1], "armadillo") == 0)) {
-      g_only = argv[++i];
-    } else {
-      fprintf(stderr, "usage: " PROG " [--quick] [--steps N] [--threads N] [--cycles N] [--smoother 0-3] [--pull V] "
-                      "[--strength S] "
-                      "[--only charpy|sphere|armadillo] [--config mg|mg-w|conv]\n");
-      return 2;
-    }
-  }
+  const char *config = NULL;
+  const cl_bench_opt opts[] = {
+      {"--quick", CL_BENCH_FLAG, &g_quick, 1, 0, NULL},
+      {"--steps", CL_BENCH_INT, &g_steps, 3, 100000, "N"},
+      {"--threads", CL_BENCH_INT, &g_threads, 1, 256, "N"},
+      {"--cycles", CL_BENCH_INT, &g_cycles, 1, 1000, "N"},
+      {"--smoother", CL_BENCH_INT, &g_smoother, 0, 3, "0-3"},
+      {"--pull", CL_BENCH_NUM, &g_pull, 0.0, 100.0, "V"},
+      {"--strength", CL_BENCH_NUM, &g_strength, 1.0, 1e12, "S"},
+      {"--only", CL_BENCH_CHOICE, &g_only, 0, 0, "charpy|sphere|armadillo"},
+      {"--config", CL_BENCH_CHOICE, &config, 0, 0, "mg|mg-w|conv"},
+  };
+  if (!cl_bench_parse_options(PROG, opts, (int)(sizeof opts / sizeof opts[0]), argc, argv)) return 2;
+  for (int c = 0; config && c < CF_COUNT; ++c)
+    if (strcmp(config, k_config_names[c]) == 0) g_config = c;
   if (g_quick) g_steps = 3;
   printf(PROG " (cleave %s, git %s%s)\n", cl_version(), cl_git_revision(),
          g_quick ? ", --quick: reduced sizes, not for the record" : "");

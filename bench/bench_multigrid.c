@@ -39,7 +39,7 @@
  * OpenMP's for the two cores. Weak, so a BLAS without the function links too. */
 void openblas_set_num_threads(int n) __attribute__((weak));
 
-static int g_quick = 0, g_runs = 5, g_threads = 0;
+static int g_quick = 0, g_runs = 0, g_threads = 0; /* runs 0: 5, or 1 with --quick */
 static const char *g_only = NULL;
 
 static void die(const char *what) {
@@ -245,24 +245,14 @@ static void bench_problem(problem *p) {
 }
 
 int main(int argc, char **argv) {
-  for (int i = 1; i < argc; ++i) {
-    if (strcmp(argv[i], "--quick") == 0) {
-      g_quick = 1;
-      g_runs = 1;
-    } else if (strcmp(argv[i], "--runs") == 0 && i + 1 < argc) {
-      if (!cl_bench_int_option("cleave bench multigrid", argv[i], argv[i + 1], 1, 64, &g_runs)) return 2;
-      ++i;
-    } else if (strcmp(argv[i], "--threads") == 0 && i + 1 < argc) {
-      if (!cl_bench_int_option("cleave bench multigrid", argv[i], argv[i + 1], 1, 256, &g_threads)) return 2;
-      ++i;
-    } else if (strcmp(argv[i], "--only") == 0 && i + 1 < argc &&
-               (strcmp(argv[i + 1], "charpy") == 0 || strcmp(argv[i + 1], "sphere") == 0)) {
-      g_only = argv[++i];
-    } else {
-      fprintf(stderr, "usage: cleave bench multigrid [--quick] [--runs N] [--threads N] [--only charpy|sphere]\n");
-      return 2;
-    }
-  }
+  const cl_bench_opt opts[] = {
+      {"--quick", CL_BENCH_FLAG, &g_quick, 1, 0, NULL},
+      {"--runs", CL_BENCH_INT, &g_runs, 1, 64, "N"},
+      {"--threads", CL_BENCH_INT, &g_threads, 1, 256, "N"},
+      {"--only", CL_BENCH_CHOICE, &g_only, 0, 0, "charpy|sphere"},
+  };
+  if (!cl_bench_parse_options("cleave bench multigrid", opts, (int)(sizeof opts / sizeof opts[0]), argc, argv)) return 2;
+  if (!g_runs) g_runs = g_quick ? 1 : 5;
   if (g_threads > 0) cl_bench_set_threads(g_threads);
   else g_threads = cl_bench_max_threads();
   if (openblas_set_num_threads) openblas_set_num_threads(1);

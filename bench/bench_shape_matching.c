@@ -172,27 +172,19 @@ int main(int argc, char **argv) {
     setenv("OMP_WAIT_POLICY", "passive", 1);
     execv("/proc/self/exe", argv); /* returns only on failure: then go on as we are */
   }
-  int frames = 240, quick = 0, only_threads = 0;
+  int frames = 0, quick = 0, only_threads = 0; /* frames 0: 240, or 60 with --quick */
   const char *only = NULL, *trace_path = NULL;
-  for (int i = 1; i < argc; ++i) {
-    if (!strcmp(argv[i], "--quick")) quick = 1, frames = 60;
-    else if (!strcmp(argv[i], "--frames") && i + 1 < argc) {
-      if (!cl_bench_int_option(PROG, argv[i], argv[i + 1], 1, 100000, &frames)) return 2;
-      ++i;
-    }
-    else if (!strcmp(argv[i], "--scene") && i + 1 < argc) only = argv[++i];
-    else if (!strcmp(argv[i], "--threads") && i + 1 < argc) {
-      if (!cl_bench_int_option(PROG, argv[i], argv[i + 1], 1, 256, &only_threads)) return 2;
-      ++i;
-    }
-    else if (!strcmp(argv[i], "--phases")) phases = 1;
-    else if (!strcmp(argv[i], "--checksum")) checksum = 1;
-    else if (!strcmp(argv[i], "--trace") && i + 1 < argc) trace_path = argv[++i];
-    else {
-      fprintf(stderr, "usage: cleave bench shape_matching [--frames N] [--quick] [--scene NAME] [--threads N] [--phases] [--checksum] [--trace FILE]\n");
-      return 2;
-    }
-  }
+  const cl_bench_opt opts[] = {
+      {"--frames", CL_BENCH_INT, &frames, 1, 100000, "N"},
+      {"--quick", CL_BENCH_FLAG, &quick, 1, 0, NULL},
+      {"--scene", CL_BENCH_TEXT, &only, 0, 0, "NAME"},
+      {"--threads", CL_BENCH_INT, &only_threads, 1, 256, "N"},
+      {"--phases", CL_BENCH_FLAG, &phases, 1, 0, NULL},
+      {"--checksum", CL_BENCH_FLAG, &checksum, 1, 0, NULL},
+      {"--trace", CL_BENCH_TEXT, &trace_path, 0, 0, "FILE"},
+  };
+  if (!cl_bench_parse_options(PROG, opts, (int)(sizeof opts / sizeof opts[0]), argc, argv)) return 2;
+  if (!frames) frames = quick ? 60 : 240;
   cl_bench_scenes *scenes = cl_bench_scenes_open(PROG, "shape_matching");
   if (only) { /* a misspelt scene would otherwise print an empty table */
     int known = 0;

@@ -81,15 +81,8 @@ static cl_mat3 make_input(int c, cl_rng *r) {
 
 int main(int argc, char **argv) {
   int passes = 7;
-  for (int i = 1; i < argc; ++i) {
-    if (!strcmp(argv[i], "--passes") && i + 1 < argc) {
-      if (!cl_bench_int_option("cleave bench svd3", argv[i], argv[i + 1], 1, 64, &passes)) return 2;
-      ++i;
-    } else {
-      fprintf(stderr, "usage: cleave bench svd3 [--passes N]\n");
-      return 2;
-    }
-  }
+  const cl_bench_opt opts[] = {{"--passes", CL_BENCH_INT, &passes, 1, 64, "N"}};
+  if (!cl_bench_parse_options("cleave bench svd3", opts, 1, argc, argv)) return 2;
   static const char *names[N_CAT] = {"near-rotation, strain 1e-4", "near-rotation, strain 1e-2",
                                      "near-rotation, strain 0.05", "near-rotation, strain 0.2",
                                      "inverted near-rotation",     "standard normal",

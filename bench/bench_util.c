@@ -39,15 +39,62 @@ static int parse_option(const char *prog, const char *opt, const char *text, dou
   return 1;
 }
 
-int cl_bench_int_option(const char *prog, const char *opt, const char *text, long lo, long hi, int *out) {
-  double v;
-  if (!parse_option(prog, opt, text, (double)lo, (double)hi, 1, &v)) return 0;
-  *out = (int)v;
-  return 1;
+static void print_usage(const char *prog, const cl_bench_opt *opts, int n_opts) {
+  fprintf(stderr, "usage: %s", prog);
+  for (int k = 0; k < n_opts; ++k) {
+    if (opts[k].kind == CL_BENCH_FLAG) fprintf(stderr, " [%s]", opts[k].name);
+    else fprintf(stderr, " [%s %s]", opts[k].name, opts[k].arg);
+  }
+  fprintf(stderr, "\n");
 }
 
-int cl_bench_num_option(const char *prog, const char *opt, const char *text, double lo, double hi, double *out) {
-  return parse_option(prog, opt, text, lo, hi, 0, out);
+/* Whether `text` is one of the '|'-separated words of `choices`. */
+static int is_choice(const char *text, const char *choices) {
+  const size_t n = strlen(text);
+  for (const char *c = choices; *c;) {
+    const char *bar = strchr(c, '|');
+    const size_t len = bar ? (size_t)(bar - c) : strlen(c);
+    if (len == n && strncmp(c, text, n) == 0) return 1;
+    if (!bar) break;
+    c = bar + 1;
+  }
+  return 0;
+}
+
+int cl_bench_parse_options(const char *prog, const cl_bench_opt *opts, int n_opts, int argc, char **argv) {
+  for (int i = 1; i < argc; ++i) {
+    const cl_bench_opt *o = NULL;
+    for (int k = 0; k < n_opts && !o; ++k)
+      if (strcmp(argv[i], opts[k].name) == 0) o = &opts[k];
+    if (!o || (o->kind != CL_BENCH_FLAG && i + 1 >= argc)) {
+      print_usage(prog, opts, n_opts);
+      return 0;
+    }
+    if (o->kind == CL_BENCH_FLAG) {
+      *(int *)o->out = (int)o->lo;
+      continue;
+    }
+    const char *text = argv[++i];
+    double v;
+    switch (o->kind) {
+    case CL_BENCH_INT:
+      if (!parse_option(prog, o->name, text, o->lo, o->hi, 1, &v)) return 0;
+      *(int *)o->out = (int)v;
+      break;
+    case CL_BENCH_NUM:
+      if (!parse_option(prog, o->name, text, o->lo, o->hi, 0, (double *)o->out)) return 0;
+      break;
+    case CL_BENCH_CHOICE:
+      if (!is_choice(text, o->arg)) {
+        fprintf(stderr, "%s: %s %s: not one of %s\n", prog, o->name, text, o->arg);
+        return 0;
+      }
+      *(const char **)o->out = text;
+      break;
+    default: *(const char **)o->out = text; break;
+    }
+  }
+  return 1;
 }
 
 double cl_bench_median(double *v, int n) {

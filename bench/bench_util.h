@@ -24,11 +24,26 @@ double cl_bench_median(double *v, int n);
 struct cl_mesh;
 struct cl_mesh *cl_bench_charpy_tets(double divisor);
 struct cl_mesh *cl_bench_armadillo_tets(int quick);
-/* A command-line option's value as an integer (or a number) in [lo, hi]: 1 with *out set, or 0
- * after printing "<prog>: <opt> <text>: ..." (not a number, or outside the range) to stderr; the
- * caller then exits with status 2, as for an unknown option. */
-int cl_bench_int_option(const char *prog, const char *opt, const char *text, long lo, long hi, int *out);
-int cl_bench_num_option(const char *prog, const char *opt, const char *text, double lo, double hi, double *out);
+/* A benchmark program's command line, as a table: one entry per option.
+ *   CL_BENCH_FLAG   no value; stores (int)lo in *(int *)out (1 for --quick, 0 for --no-armadillo)
+ *   CL_BENCH_INT    an integer in [lo, hi] into *(int *)out
+ *   CL_BENCH_NUM    a finite number in [lo, hi] into *(double *)out
+ *   CL_BENCH_TEXT   any text into *(const char **)out
+ *   CL_BENCH_CHOICE one of the '|'-separated words of `arg` into *(const char **)out
+ * `arg` names the value in the usage line ("N", "SPEC"; for a choice, the choices). */
+enum cl_bench_opt_kind { CL_BENCH_FLAG, CL_BENCH_INT, CL_BENCH_NUM, CL_BENCH_TEXT, CL_BENCH_CHOICE };
+typedef struct cl_bench_opt {
+  const char *name; /* "--steps" */
+  enum cl_bench_opt_kind kind;
+  void *out;
+  double lo, hi;
+  const char *arg;
+} cl_bench_opt;
+/* Parse argv[1..argc-1] by the table: 1 when every argument was an option of it with a good value;
+ * otherwise 0 after one line on stderr, "<prog>: <opt> <text>: ..." for a bad value (not a number,
+ * outside the range, not one of the choices) or the usage line (built from the table) for an
+ * unknown option or a missing value; the caller then exits with status 2. */
+int cl_bench_parse_options(const char *prog, const cl_bench_opt *opts, int n_opts, int argc, char **argv);
 /* Path of a file under the source tree's data/ folder (env CLEAVE_DATA overrides). */
 const char *cl_bench_data_path(const char *relative);
 

@@ -23,5 +23,8 @@ grep -qE "^  sphere +mg +1 " <<<"$out" || fail "no sphere row: $out"
 refuse '--steps 0: outside the allowed range' --steps 0
 refuse '--threads x: not an integer' --threads x
 refuse '--strength' --strength -1
-refuse 'usage: cleave bench graph_fem' --only cube
+refuse '--only cube: not one of charpy|sphere|armadillo' --only cube
+refuse '--config mgw: not one of mg|mg-w|conv' --config mgw
+refuse 'usage: cleave bench graph_fem \[--quick\] \[--steps N\].*\[--config mg|mg-w|conv\]' --config
+refuse 'usage: cleave bench graph_fem' --bogus
 echo "bench graph_fem command line ok"

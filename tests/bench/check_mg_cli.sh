@@ -17,6 +17,6 @@ grep -q 'factor 0\.[0-9]*' <<<"$out" || fail "no convergence factor"
 
 refuse '--runs 0: outside the allowed range 1..64' --runs 0
 refuse '--threads x: not an integer' --threads x
-refuse 'usage: cleave bench multigrid' --only cube
+refuse '--only cube: not one of charpy|sphere' --only cube
 refuse 'usage: cleave bench multigrid' --runs
 echo "bench multigrid command line ok"
