@@ -29,23 +29,14 @@
 local cl = require "cleave"
 local here = debug.getinfo(1, "S").source:match("^@(.*)/[^/]*$") or "."
 
-local set = cl.args or {}
-local vega = set.vega
-if not vega then
-  io.stderr:write("usage: cleave run scripts/vega_side_by_side.lua --set vega=PATH [--set steps=15] "
-                  .. "[--set warmup=3] [--set build=DIR] [--set threads=1,2]\n")
-  os.exit(2)
-end
-local steps, warmup = tonumber(set.steps or 15), tonumber(set.warmup or 3)
-if not steps or steps < 1 or steps ~= math.floor(steps) then error("steps must be an integer >= 1, got " .. tostring(set.steps), 0) end
-if not warmup or warmup < 0 or warmup ~= math.floor(warmup) then error("warmup must be an integer >= 0, got " .. tostring(set.warmup), 0) end
-local threads = {}
-for t in tostring(set.threads or "1,2"):gmatch("[^,]+") do
-  local k = tonumber(t)
-  if not k or k < 1 or k ~= math.floor(k) then error("threads must be a list of integers >= 1, got " .. tostring(set.threads), 0) end
-  threads[#threads + 1] = k
-end
-local build = set.build or "out/vega_side_by_side/build"
+local o = cl.options {
+  { name = "vega", type = "string", required = true, help = "path of a Vega FEM checkout you provide (its libraries/ folder)" },
+  { name = "steps", type = "integer", default = 15, range = { 1, 1e6 }, help = "timed steps" },
+  { name = "warmup", type = "integer", default = 3, range = { 0, 1e6 }, help = "untimed steps before them" },
+  { name = "build", type = "string", default = "out/vega_side_by_side/build", help = "folder for Vega's objects (reused)" },
+  { name = "threads", type = "integers", default = { 1, 2 }, range = { 1, 256 }, help = "cleave's OpenMP threads, one run each" },
+}
+local vega, steps, warmup, threads, build = o.vega, o.steps, o.warmup, o.threads, o.build
 
 local function q(s) return "'" .. tostring(s):gsub("'", "'\\''") .. "'" end
 local function run(cmd)
@@ -60,8 +51,8 @@ end
 
 local lib = vega .. "/libraries"
 if not exists(lib .. "/corotationalLinearFEM/corotationalLinearFEM.h") then
-  error("vega: " .. vega .. " does not look like a Vega FEM checkout (no libraries/corotationalLinearFEM/"
-        .. "corotationalLinearFEM.h)", 0)
+  cl.error("vega: " .. vega .. " does not look like a Vega FEM checkout (no libraries/corotationalLinearFEM/"
+           .. "corotationalLinearFEM.h)")
 end
 
 -- ---- build Vega's part (objects cached in `build`) ---------------------------------------------
@@ -95,21 +86,21 @@ local cxx = os.getenv("CXX") or "g++"
 local objs = { q(build .. "/glstub.o") }
 io.write("building Vega's sources (-O3) in " .. build .. " ...\n")
 io.flush()
-if not run("cc -O2 -c " .. q(build .. "/glstub.c") .. " -o " .. q(build .. "/glstub.o")) then error("compiling the GL stubs failed", 0) end
+if not run("cc -O2 -c " .. q(build .. "/glstub.c") .. " -o " .. q(build .. "/glstub.o")) then cl.error("compiling the GL stubs failed") end
 for _, s in ipairs(sources) do
   local o = build .. "/obj/" .. s:gsub("/", "_"):gsub("%.cpp$", ".o")
   objs[#objs + 1] = q(o)
   if not exists(o) then
-    if not exists(lib .. "/" .. s) then error("the checkout has no libraries/" .. s .. " (another Vega layout?)", 0) end
+    if not exists(lib .. "/" .. s) then cl.error("the checkout has no libraries/" .. s .. " (another Vega layout?)") end
     if not run(cxx .. " -O3 -std=c++14 -w " .. inc .. " -c " .. q(lib .. "/" .. s) .. " -o " .. q(o)) then
-      error("compiling libraries/" .. s .. " failed", 0)
+      cl.error("compiling libraries/" .. s .. " failed")
     end
   end
 end
 local driver = build .. "/vega_charpy_driver"
 if not run(cxx .. " -O3 -std=c++14 -w " .. inc .. " " .. q(here .. "/vega_charpy_driver.cpp") .. " "
            .. table.concat(objs, " ") .. " -o " .. q(driver)) then
-  error("linking the driver failed (a Vega version needing more sources than this script lists?)", 0)
+  cl.error("linking the driver failed (a Vega version needing more sources than this script lists?)")
 end
 
 -- ---- the mesh, as `cleave bench corotational` builds it -----------------------------------------
@@ -168,7 +159,7 @@ local function vega_run()
   local text = out:read("*a")
   out:close()
   local line = text:match("RESULT[^\n]*")
-  if not line then error("the Vega driver printed no RESULT line:\n" .. text, 0) end
+  if not line then cl.error("the Vega driver printed no RESULT line:\n" .. text) end
   local r = {}
   for k, v in line:gsub("^RESULT%s*", ""):gmatch("(%S+)%s+(%S+)") do r[k] = tonumber(v) end
   return { median = r.median_ms, mean = r.mean_ms, solve = r.solve_mean_ms }

@@ -4,7 +4,8 @@
 --   { name = "dt", type = "number", default = 1/600, unit = "s", range = {0, 1, "(]"},
 --     help = "time step" }
 -- Types: "number", "integer", "string", "boolean", "vec3", "axis" (a non-zero vec3 or "x"/"y"/"z",
--- returned as a vec3), "numbers" (list of numbers), "vec3s" (list of vec3), "table" (nested: give
+-- returned as a vec3), "numbers" (list of numbers), "integers" (list of integers; one integer is a
+-- list of one, so `--set threads=2` and `--set threads=1,2` both work), "vec3s" (list of vec3), "table" (nested: give
 -- `schema = <spec>` to check it too), "enum" (one of `values`; with `index_from = k` the values
 -- stand for the numbers k, k+1, ... and a number given is answered with the name to write), "any",
 -- and any type registered with schema.define_type (cleave registers "mesh", "body", "condition").
@@ -178,6 +179,7 @@ local function allowed(e)
   elseif ty == "vec3" then parts[#parts + 1] = "a vector {x, y, z}"
   elseif ty == "axis" then parts[#parts + 1] = "an axis \"x\", \"y\", \"z\" or a non-zero {x, y, z}"
   elseif ty == "numbers" then parts[#parts + 1] = "a list of numbers"
+  elseif ty == "integers" then parts[#parts + 1] = "a list of integers (\"1,2\" with --set)"
   elseif ty == "vec3s" then parts[#parts + 1] = "a list of {x, y, z}"
   elseif ty == "string" then parts[#parts + 1] = "a string"
   elseif ty == "boolean" then parts[#parts + 1] = "true or false"
@@ -352,6 +354,15 @@ checkers["numbers"] = function(v, e)
         e.range and schema.format_range(e.range) or "the finite numbers")
     end
     out[i] = v[i]
+  end
+  return true, out
+end
+checkers["integers"] = function(v, e)
+  if type(v) == "number" then v = { v } end
+  local ok, out = checkers["numbers"](v, e)
+  if not ok then return false, (out:gsub("numbers", "integers"):gsub("non%-number", "non-integer")) end
+  for i = 1, #out do
+    if out[i] ~= math.floor(out[i]) then return false, string.format("has [%d] = %s, not an integer", i, fmt_number(out[i])) end
   end
   return true, out
 end

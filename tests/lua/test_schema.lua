@@ -85,6 +85,17 @@ T.test("strings from --set convert to vectors", function()
   T.error(function() schema.check(spec, { gravity = "1,2" }, "--set") end, "three numbers")
 end)
 
+T.test("lists of integers: \"1,2\" from --set, one integer as a list of one; fractions, out of range and words refused", function()
+  local ints = { { name = "threads", type = "integers", default = { 1, 2 }, range = { 1, 256 }, help = "threads" } }
+  T.eq(table.concat(schema.check(ints, {}, "--set").threads, ","), "1,2")
+  T.eq(table.concat(schema.check(ints, { threads = "1, 2,4" }, "--set").threads, ","), "1,2,4")
+  T.eq(table.concat(schema.check(ints, { threads = 2 }, "--set").threads, ","), "2")
+  T.error(function() schema.check(ints, { threads = "1,1.5" }, "--set") end, "has [2] = 1.5, not an integer")
+  T.error(function() schema.check(ints, { threads = "0,2" }, "--set") end, "has [1] = 0 outside [1, 256]")
+  T.error(function() schema.check(ints, { threads = "two" }, "--set") end, "is not a list of integers")
+  T.error(function() schema.check(ints, { threads = 0 / 0 }, "--set") end, "threads")
+end)
+
 T.test("axes accept names and non-zero vectors", function()
   T.eq(schema.check(spec, { axis = "y" }, "w").axis[2], 1)
   T.eq(schema.check(spec, { axis = "-z" }, "w").axis[3], -1)
