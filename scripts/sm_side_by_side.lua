@@ -39,21 +39,6 @@ local cl = require "cleave"
 local here = debug.getinfo(1, "S").source:match("^@(.*)/[^/]*$") or "."
 local scenes = dofile(here .. "/../experiments/scenes/init.lua")
 
-local set = cl.args or (arg and arg.set) or {}
-local authors, checkout = set.authors, set.checkout
-local frames = tonumber(set.frames or 240)
-local threads = tonumber(set.threads or 1)
-if not threads or threads < 1 or threads ~= math.floor(threads) then
-  io.stderr:write("threads must be a positive integer, got " .. tostring(set.threads) .. "\n")
-  os.exit(2)
-end
-if not authors or not checkout then
-  io.stderr:write("usage: cleave run scripts/sm_side_by_side.lua --set authors=PATH --set checkout=DIR " ..
-                  "[--set frames=N] [--set only=SCENE] [--set out=FILE] [--set threads=N]\n")
-  os.exit(2)
-end
-
--- cleave's scene -> the authors' scene file, and whether it runs on the 5,325-particle sheet
 local list = {
   { "plate_ductile", "projectilePlateDuctileStrong.json", true },
   { "plate_ductile_20k", "projectilePlateDuctileStrong.json", false },
@@ -65,6 +50,18 @@ local list = {
   { "twisted_bar", "cubeTwistPlastic2.json", false },
   { "twisted_bar_fracture", "cubeTwistPlasticFracture.json", false },
 }
+local names = {}
+for i, e in ipairs(list) do names[i] = e[1] end
+local set = cl.options {
+  { name = "authors", type = "string", required = true, help = "the executable you built from the authors' code (see the head of this file)" },
+  { name = "checkout", type = "string", required = true, help = "their source tree (commit e53fde1)" },
+  { name = "frames", type = "integer", default = 240, range = { 1, 1e6 }, help = "frames of 1/60 s" },
+  { name = "threads", type = "integer", default = 1, range = { 1, 256 }, help = "cleave's threads" },
+  { name = "only", type = "enum", values = names, help = "run only this scene" },
+  { name = "out", type = "string", help = "also write the table to this file" },
+  { name = "params", type = "string", help = "scene parameters for cleave's side: k=v,k=v" },
+}
+local authors, checkout, frames, threads = set.authors, set.checkout, set.frames, set.threads
 
 local function shell_quote(s) return "'" .. tostring(s):gsub("'", "'\\''") .. "'" end
 
