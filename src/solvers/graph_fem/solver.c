@@ -54,6 +54,13 @@ static const cl_param_info k_params[GF_PARAM_COUNT] = {
                                "strain) takes the model's tangent that step; 0 = every element (the model's "
                                "tangent throughout), inf = none",
                        .value = 0.1, .min = 0.0, .max = INFINITY, .kind = CL_PARAM_NUMBER},
+    [GF_TANGENT_EVERY] = {.name = "tangent_every", .unit = "steps",
+                          .help = "a fresh matrix M + dt^2 K (and linear-solver set-up) at most every this many "
+                                  "steps; the steps between keep the last one's and make only the forces (a "
+                                  "lagged-tangent, quasi-Newton backward Euler step; forces, energy and equilibria "
+                                  "stay the model's). Damage, a change of the held dofs, of dt or of a parameter, "
+                                  "supports and contacts make a fresh one. 1 = every step (the paper's)",
+                          .value = 1.0, .min = 1.0, .max = 1e6, .kind = CL_PARAM_INTEGER},
 };
 
 static cl_status gfem_create(void **out) {
@@ -85,6 +92,7 @@ static void gfem_destroy(void *p) {
   free(s->sig);
   free(s->xkey);
   free(s->redo);
+  free(s->lag.mask);
   free(s->edge);
   free(s->tet_edge);
   free(s->adj_ptr);
@@ -141,8 +149,9 @@ static cl_status gfem_bind(void *p, const cl_bind_input *in, cl_body_state *st) 
   s->xkey = cl_calloc(3 * (size_t)n, sizeof(double), "graph_fem element pass");
   s->redo = cl_malloc(sizeof(int32_t) * ne, "graph_fem element pass");
   s->slot = cl_malloc(sizeof(int64_t) * 16 * ne, "graph_fem assembly slots");
+  s->lag.mask = cl_calloc(3 * (size_t)n, 1, "graph_fem lagged tangent");
   if (!s->Dminv || !s->vol || !s->fe || !s->Ke || !s->h || !s->hk || !s->psi || !s->Re || !s->edg || !s->dmg || !s->kdirty ||
-      !s->Fe || !s->sig || !s->xkey || !s->redo || !s->slot)
+      !s->Fe || !s->sig || !s->xkey || !s->redo || !s->slot || !s->lag.mask)
     return CL_ERR_OUT_OF_MEMORY;
   cl_status r = cl_fem_rest_shapes(st->X, st->cells, s->ntets, s->Dminv, s->vol);
   if (r < 0) return cl_fail_context(r, "solver 'graph_fem': ");
