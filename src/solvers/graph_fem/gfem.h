@@ -54,6 +54,7 @@ typedef enum cl_gfem_param {
   GF_TANGENT,            /* model (the model's projected dP/dF) | warped (warped.c) */
   GF_WARP_LIMIT,         /* tangent = warped: ||F^T F - I||_F beyond which an element takes the model's */
   GF_TANGENT_EVERY,      /* a fresh A = M + dt^2 K every this many steps at most (lagged.c) */
+  GF_TANGENT_DRIFT,      /* and whenever some element's ||F - F_fresh||_F exceeds this (lagged.c) */
   GF_PARAM_COUNT
 } cl_gfem_param;
 
@@ -128,8 +129,11 @@ typedef struct cl_gfem {
     int64_t damage_version;  /* the damage it was made with */
     double p[GF_PARAM_COUNT];/* its parameters */
     uint8_t *mask;           /* 3 nnodes: its held dofs before the solve (constraints) */
+    double *F;               /* 9 per tet: its deformation gradients */
     uint32_t frames;         /* sys.frames_version before its prepare (lagged.c: a turned A is not kept) */
+    double drift;            /* the last step's max_e ||F_e - F_e(fresh)||_F (when it was measured) */
     int64_t fresh, lagged;   /* steps of each kind so far (statistics, tests) */
+    int64_t drifted;         /* of the fresh ones, those the drift made (the schedule would have kept A) */
   } lag;
 
   /* static solves (static.c, fem/static_solve.h): the mass shift of this iteration, whether the
@@ -203,7 +207,7 @@ cl_status cl_gfem_step(void *solver, cl_body_state *st, const cl_step_input *in,
 /* Before the element pass of a step, after its holds: 1 when the step keeps the last fresh step's A
  * and set-up (tangent_every > 1, and nothing that A depends on changed: parameters, dt, damage, the
  * held dofs, no frame turned in A), 0 when it makes a fresh A. */
-int cl_gfem_lag_decide(cl_gfem *s, const cl_step_input *in);
+int cl_gfem_lag_decide(cl_gfem *s, const cl_body_state *st, const cl_step_input *in);
 /* After the assembly, before cl_fem_system_prepare: note what a fresh step's A was made with. */
 void cl_gfem_lag_note(cl_gfem *s, const cl_step_input *in, int lagged);
 /* After cl_fem_system_finish: whether A stays usable (no frame turned in it), and the kind of
