@@ -204,10 +204,14 @@ cl_status cl_gfem_linear_solver(cl_gfem *s, const cl_body_state *st);
 cl_status cl_gfem_step(void *solver, cl_body_state *st, const cl_step_input *in, cl_step_report *rep);
 
 /* ---- lagged.c ---- */
-/* Before the element pass of a step, after its holds: 1 when the step keeps the last fresh step's A
- * and set-up (tangent_every > 1, and nothing that A depends on changed: parameters, dt, damage, the
- * held dofs, no frame turned in A), 0 when it makes a fresh A. */
-int cl_gfem_lag_decide(cl_gfem *s, const cl_body_state *st, const cl_step_input *in);
+/* Before the element pass of a step, after its holds: 1 when the step may keep the last fresh step's
+ * A and set-up (tangent_every > 1, and nothing that A depends on changed: parameters, dt, damage, the
+ * held dofs, no frame turned in A), 0 when it makes a fresh A; sets s->forces_only to match. */
+int cl_gfem_lag_decide(cl_gfem *s, const cl_step_input *in);
+/* After a kept step's element pass (forces only): 1 when no element's F moved more than tangent_drift
+ * from the kept tangent's; else 0, and s->forces_only = 0 (the step must make a fresh A, and its
+ * element pass the stiffness too). */
+int cl_gfem_lag_within_drift(cl_gfem *s);
 /* After the assembly, before cl_fem_system_prepare: note what a fresh step's A was made with. */
 void cl_gfem_lag_note(cl_gfem *s, const cl_step_input *in, int lagged);
 /* After cl_fem_system_finish: whether A stays usable (no frame turned in it), and the kind of

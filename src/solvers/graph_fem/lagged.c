@@ -17,42 +17,42 @@
 #include <math.h>
 #include <string.h>
 
-#include "fem/tet.h"
 #include "solvers/graph_fem/gfem.h"
 
-/* max_e ||F_e(x) - F_e(x_j)||_F over the elements: how far the shape moved from the fresh step's,
- * rigid translations aside (a rotation by theta counts about 2 sin(theta/2) sqrt(2)) */
-static double drift(const cl_gfem *s, const cl_body_state *st) {
+/* max_e ||F_e - F_e(x_j)||_F over the elements, from the element pass's F (s->Fe): how far the shape
+ * moved from the kept tangent's, rigid translations aside (a rotation by theta counts about
+ * 2 sqrt(2) sin(theta / 2)) */
+static double drift(const cl_gfem *s) {
   double worst = 0.0;
 #pragma omp parallel for schedule(static) num_threads(s->threads) reduction(max : worst) if (s->ntets > 4096)
   for (int32_t e = 0; e < s->ntets; ++e) {
-    const cl_mat3 F = cl_fem_deformation_gradient(st->x, st->cells + 4 * (size_t)e, s->Dminv + 9 * (size_t)e);
-    const double *F0 = s->lag.F + 9 * (size_t)e;
+    const double *F = s->Fe + 9 * (size_t)e, *F0 = s->lag.F + 9 * (size_t)e;
     double d2 = 0.0;
-    for (int k = 0; k < 9; ++k) d2 += (F.m[k] - F0[k]) * (F.m[k] - F0[k]);
+    for (int k = 0; k < 9; ++k) d2 += (F[k] - F0[k]) * (F[k] - F0[k]);
     if (d2 > worst) worst = d2;
   }
   return sqrt(worst);
 }
 
-int cl_gfem_lag_decide(cl_gfem *s, const cl_body_state *st, const cl_step_input *in) {
+int cl_gfem_lag_decide(cl_gfem *s, const cl_step_input *in) {
   const cl_fem_system *sys = &s->sys;
   const int32_t k = (int32_t)s->p[GF_TANGENT_EVERY];
-  int lagged = k > 1 && s->lag.valid && s->lag.age + 1 < k && !sys->statics && in->dt == s->lag.dt &&
+  const int lagged = k > 1 && s->lag.valid && s->lag.age + 1 < k && !sys->statics && in->dt == s->lag.dt &&
                s->lag.damage_version == s->damage_version && sys->ncons == sys->nfull &&
                memcmp(s->lag.p, s->p, sizeof s->lag.p) == 0 &&
                memcmp(s->lag.mask, sys->fixed, 3 * (size_t)sys->n) == 0;
-  /* the shape moved too far from the tangent's (the stability bound above, and rotations) */
-  const double lim = s->p[GF_TANGENT_DRIFT];
-  if (lagged && lim < INFINITY) {
-    s->lag.drift = drift(s, st);
-    if (!(s->lag.drift <= lim)) {
-      lagged = 0;
-      s->lag.drifted++;
-    }
-  }
   s->forces_only = lagged;
   return lagged;
+}
+
+int cl_gfem_lag_within_drift(cl_gfem *s) {
+  const double lim = s->p[GF_TANGENT_DRIFT];
+  if (lim == INFINITY) return 1;
+  s->lag.drift = drift(s);
+  if (s->lag.drift <= lim) return 1;
+  s->lag.drifted++;
+  s->forces_only = 0;
+  return 0;
 }
 
 void cl_gfem_lag_note(cl_gfem *s, const cl_step_input *in, int lagged) {

@@ -114,9 +114,13 @@ cl_status cl_gfem_step(void *solver, cl_body_state *st, const cl_step_input *in,
 
   /* the held dofs are known: does this step keep the last fresh A (lagged.c)? Then the element pass
    * makes forces only and the assembly b and r0 only */
-  const int lagged = cl_gfem_lag_decide(s, st, in);
+  int lagged = cl_gfem_lag_decide(s, in);
   double t = cl_time_ms();
   CL_TRY(cl_gfem_update_elements(s, st));
+  if (lagged && !cl_gfem_lag_within_drift(s)) { /* moved too far from the kept tangent: a fresh one */
+    lagged = 0;
+    CL_TRY(cl_gfem_update_elements(s, st));
+  }
   s->element_ms = cl_time_ms() - t;
 
   t = cl_time_ms();
