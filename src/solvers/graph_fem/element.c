@@ -288,7 +288,7 @@ cl_status cl_gfem_update_elements(cl_gfem *s, const cl_body_state *st) {
   memcpy(s->xkey, st->x, sizeof(double) * 3 * (size_t)s->nnodes);
   memcpy(s->pkey, s->p, sizeof s->pkey);
   s->key_exact = s->exact_tangent;
-  s->key_forces = s->forces_only;
+  if (!holds || count > 0) s->key_forces = s->forces_only; /* a pass that held and redid nothing keeps its stiffness */
   s->key_valid = 1;
   return CL_OK;
 }

@@ -132,6 +132,7 @@ typedef struct cl_gfem {
     double *F;               /* 9 per tet: its deformation gradients */
     uint32_t frames;         /* sys.frames_version before its prepare (lagged.c: a turned A is not kept) */
     double drift;            /* the last step's max_e ||F_e - F_e(fresh)||_F (when it was measured) */
+    int drift_fresh;         /* the drift made the last step fresh (the next pass makes the stiffness) */
     int64_t fresh, lagged;   /* steps of each kind so far (statistics, tests) */
     int64_t drifted;         /* of the fresh ones, those the drift made (the schedule would have kept A) */
   } lag;

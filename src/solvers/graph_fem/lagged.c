@@ -42,6 +42,7 @@ int cl_gfem_lag_decide(cl_gfem *s, const cl_step_input *in) {
                memcmp(s->lag.p, s->p, sizeof s->lag.p) == 0 &&
                memcmp(s->lag.mask, sys->fixed, 3 * (size_t)sys->n) == 0;
   s->forces_only = lagged;
+  if (lagged) s->lag.drift_fresh = 0;
   return lagged;
 }
 
@@ -49,7 +50,8 @@ int cl_gfem_lag_within_drift(cl_gfem *s) {
   const double lim = s->p[GF_TANGENT_DRIFT];
   if (lim == INFINITY) return 1;
   s->lag.drift = drift(s);
-  if (s->lag.drift <= lim) return 1;
+  s->lag.drift_fresh = !(s->lag.drift <= lim);
+  if (!s->lag.drift_fresh) return 1;
   s->lag.drifted++;
   s->forces_only = 0;
   return 0;
@@ -82,5 +84,7 @@ void cl_gfem_lag_end(cl_gfem *s) {
   /* frames_out counts one change of frames every step; more means frames_in turned A's rows */
   s->lag.valid = s->lag.keep && s->sys.frames_version - s->lag.frames == 1u;
   const int32_t k = (int32_t)s->p[GF_TANGENT_EVERY];
-  s->forces_only = k > 1 && s->lag.valid && s->lag.age + 1 < k;
+  /* after a step the drift made fresh the body is moving fast: the next one likely is fresh too, and
+   * a pass with the stiffness serves either kind (a forces-only pass would be made twice) */
+  s->forces_only = k > 1 && s->lag.valid && s->lag.age + 1 < k && !s->lag.drift_fresh;
 }
