@@ -14,8 +14,10 @@
 -- Scene: experiments/scenes/graph_fem/hanging_sphere.lua (radius 0.1 m, about 36k tets, nu = 0.48,
 -- density 1000 kg/m^3, held within 1 cm of its top, dt = 1/60 s, no fracture criterion), stable
 -- Neo-Hookean. The volume error is measured over all frames as the study measures it; the times
--- skip the first 3 frames (set-up of the multigrid's hierarchy and the first factorisation). Run it
--- on a quiet machine: a second thread that waits for a core makes two threads look slower than one.
+-- skip the first 3 frames (set-up of the multigrid's hierarchy and the first factorisation); the
+-- phases are body:stats()'s element_ms (the step's element pass and the next one's run ahead),
+-- assembly_ms and solve_ms, medians over the timed frames. Run it on a quiet machine: a second
+-- thread that waits for a core makes two threads look slower than one.
 local cl = require "cleave"
 local here = debug.getinfo(1, "S").source:match("^@(.*)/[^/]*$") or "."
 local scenes = dofile(here .. "/../experiments/scenes/init.lua")
@@ -87,7 +89,7 @@ for _, s in ipairs(settings) do
     local built = sphere:build(o)
     local vol = built.world:probe(cl.probe.volume(built.body))
     local v0 = vol:read()
-    local series, wall, cpu = {}, {}, {}
+    local series, wall, cpu, phase = {}, {}, {}, { element_ms = {}, assembly_ms = {}, solve_ms = {} }
     for f = 1, frames do
       local w0, c0 = process.now(), os.clock()
       built.world:step(1)
@@ -96,11 +98,14 @@ for _, s in ipairs(settings) do
       if f > WARM then
         wall[#wall + 1] = 1000 * (w1 - w0)
         cpu[#cpu + 1] = 1000 * (c1 - c0)
+        local st = built.body:stats()
+        for k, l in pairs(phase) do l[#l + 1] = st[k] end
       end
     end
     local g = G.volume_gain(series, v0, math.max(1, math.min(15, frames - WARM)))
     rows[#rows + 1] = { label = s.label, threads = th, tets = built.body:info().units, err = 100 * g.abs,
-                        fresh = built.body:stats().fresh_tangents,
+                        fresh = built.body:stats().fresh_tangents, element = median(phase.element_ms),
+                        assembly = median(phase.assembly_ms), solve = median(phase.solve_ms),
                         wall_med = median(wall), wall_mean = mean(wall), cpu_med = median(cpu), cpu_mean = mean(cpu) }
     built.world:destroy()
   end
@@ -111,14 +116,15 @@ print(string.format("# graph_fem hanging sphere: the speed end of the volume-gai
 print(string.format("# %d tets, E = %g Pa, nu = 0.48, density 1000 kg/m^3, dt = 1/60 s, stable Neo-Hookean, %d frames "
                     .. "(times over the last %d); load average at the start: %s", rows[1].tets, young, frames,
                     frames - WARM, load_start))
-print("| setting | threads | largest abs volume change | wall ms/frame median / mean | fps (median) | CPU ms/frame median / mean | fresh step matrices |")
-print("|---|---|---|---|---|---|---|")
+print("| setting | threads | largest abs volume change | wall ms/frame median / mean | fps (median) | CPU ms/frame median / mean | fresh step matrices | element / assembly / solve ms (median wall) |")
+print("|---|---|---|---|---|---|---|---|")
 for _, r in ipairs(rows) do
-  print(string.format("| %s | %d | %.3f %% | %.1f / %.1f | %.1f | %.1f / %.1f | %d of %d |", r.label, r.threads, r.err,
-                      r.wall_med, r.wall_mean, 1000 / r.wall_med, r.cpu_med, r.cpu_mean, r.fresh, frames))
+  print(string.format("| %s | %d | %.3f %% | %.1f / %.1f | %.1f | %.1f / %.1f | %d of %d | %.2f / %.2f / %.2f |", r.label,
+                      r.threads, r.err, r.wall_med, r.wall_mean, 1000 / r.wall_med, r.cpu_med, r.cpu_mean, r.fresh, frames,
+                      r.element, r.assembly, r.solve))
 end
-print("| paper (RTX 2060), fast point | - | 19 % | 8.4 | 118.7 | - | every step |")
-print("| paper (RTX 2060), accurate point | - | 11 % | 42.0 | 23.8 | - | every step |")
+print("| paper (RTX 2060), fast point | - | 19 % | 8.4 | 118.7 | - | every step | - |")
+print("| paper (RTX 2060), accurate point | - | 11 % | 42.0 | 23.8 | - | every step | - |")
 for _, r in ipairs(rows) do
   if not (r.err == r.err) or r.err < 0 then error("volume change is not a number in setting " .. r.label, 0) end
 end
