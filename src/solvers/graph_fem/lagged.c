@@ -71,6 +71,10 @@ void cl_gfem_lag_note(cl_gfem *s, const cl_step_input *in, int lagged) {
   }
   s->lag.fresh++;
   s->lag.age = 0;
+  if (s->p[GF_TANGENT_EVERY] <= 1.0) { /* nothing will keep this A: no copies (tangent_every = 1 costs nothing) */
+    s->lag.keep = 0;
+    return;
+  }
   s->lag.dt = in->dt;
   s->lag.damage_version = s->damage_version;
   memcpy(s->lag.p, s->p, sizeof s->lag.p);
