@@ -108,7 +108,7 @@ static int step_kind(cl_world *w, cl_body *b) {
   cl_step_input in;
   memset(&in, 0, sizeof in);
   const double g[3] = {0.0, -9.81, 0.0};
-  in.dt = s->lag.dt;
+  in.dt = w->def.dt;
   in.gravity = g;
   assert_true(in.dt > 0.0);
   cl_gfem_assemble(s, st, &in, 1);
