@@ -4,8 +4,9 @@
  * With k > 1 a step may keep the A of the last fresh step j <= n (and with it the linear solver's
  * set-up: the multigrid's Galerkin products and coarse factor, a CHOLMOD factor):
  *     (M + dt^2 K(x_j)) dv = dt (f_ext + f_el(x_n)) - dt^2 K(x_j) v_n,
- * the forces f_el(x_n) made exactly every step. It is one quasi-Newton iteration of backward Euler
- * from v_n; converged, the iteration's fixed point M (v' - v) = dt f(x + dt v') would not depend on
+ * the forces f_el(x_n) made exactly every step (damping, gravity and external forces as in
+ * assembly.c: only K is lagged, in A and in the implicit term). It is one quasi-Newton iteration of
+ * backward Euler from v_n; converged, the iteration's fixed point M (v' - v) = dt f(x + dt v') would not depend on
  * the tangent at all, but one iteration stops short of it by an amount the tangent sets, so a lagged
  * step differs from a fresh one. A fresh A is made on the step after k - 1 lagged ones, and whenever
  * what A depends on changed: the parameters, dt, the damage (a broken edge), the held dofs (a
@@ -13,7 +14,9 @@
  * turned frames in A (supports, contacts: fem/system.h turns A's rows in place). Stability (the
  * docs): a mode of stiffness k_true stepped with a lagged k_lag stays bounded while
  * dt^2 k_true < 4 + 2 dt^2 k_lag, so the body may soften freely but must not stiffen by more than
- * about twice between fresh tangents. */
+ * about twice between fresh tangents; rotations turn stiff directions into soft ones, so a step is
+ * also fresh once an element's F has moved tangent_drift from the kept tangent's (a soft swinging
+ * cantilever blew up without it: tests/c/test_gfem_lagged.c). */
 #include <math.h>
 #include <string.h>
 
@@ -38,9 +41,9 @@ int cl_gfem_lag_decide(cl_gfem *s, const cl_step_input *in) {
   const cl_fem_system *sys = &s->sys;
   const int32_t k = (int32_t)s->p[GF_TANGENT_EVERY];
   const int lagged = k > 1 && s->lag.valid && s->lag.age + 1 < k && !sys->statics && in->dt == s->lag.dt &&
-               s->lag.damage_version == s->damage_version && sys->ncons == sys->nfull &&
-               memcmp(s->lag.p, s->p, sizeof s->lag.p) == 0 &&
-               memcmp(s->lag.mask, sys->fixed, 3 * (size_t)sys->n) == 0;
+                     s->lag.damage_version == s->damage_version && sys->ncons == sys->nfull &&
+                     memcmp(s->lag.p, s->p, sizeof s->lag.p) == 0 &&
+                     memcmp(s->lag.mask, sys->fixed, 3 * (size_t)sys->n) == 0;
   s->forces_only = lagged;
   if (lagged) s->lag.drift_fresh = 0;
   return lagged;
