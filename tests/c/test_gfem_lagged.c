@@ -6,8 +6,8 @@
  *     within 3 % of its largest sag (the tangent's drift is capped by tangent_drift, see the test),
  *     settled within 1e-3 (the forces, hence the equilibrium, are exact); without the drift
  *     cap the swing goes unstable;
- *   - a broken edge, a new constraint, a parameter change, a change of dt, a static solve and a
- *     contact each make the next step's A fresh (A equals the assembly at that step's start
+ *   - a broken edge, a new constraint or anchor (and their removal), a parameter change, a change
+ *     of dt, a static solve, a support and a contact each make the next step's A fresh (A equals the assembly at that step's start
  *     positions bit for bit), where the schedule alone would have kept it;
  *   - 0, negatives, NaN and non-integers are refused, naming the parameter and its range (and
  *     negative or NaN tangent_drift). */
@@ -67,6 +67,16 @@ static double lowest(const cl_body *b) {
   double y = 0.0;
   for (int32_t i = 0; i < b->state.n; ++i) y = fmin(y, b->state.x[3 * i + 1]);
   return y;
+}
+
+/* The cantilever's free end, x >= 0.4 m. */
+static cl_region_def free_end(void) {
+  cl_region_def r;
+  cl_region_def_default(&r, CL_REGION_SLAB);
+  r.axis = 0;
+  r.lo[0] = 0.4 - 1e-6;
+  r.hi[0] = 1.0;
+  return r;
 }
 
 /* A copy of A's values (9 per block). */
@@ -277,6 +287,20 @@ static void test_changes_force_a_fresh_tangent(void **state) {
   assert_true(step_is_fresh(w, b));
   assert_false(step_is_fresh(w, b));
 
+  /* an anchor (a sculpting tool) that takes the free end's nodes two steps from now */
+  const cl_region_def end = free_end();
+  cl_anchor_def ad;
+  cl_anchor_def_default(&ad);
+  ad.start = 1.5 * w->def.dt; /* from when it is added */
+  cl_id anchor;
+  assert_int_equal(cl_world_add_anchor(w, b->id, &end, &ad, &anchor), CL_OK);
+  assert_false(step_is_fresh(w, b)); /* not holding yet (1.5 steps from now: it takes its nodes */
+  assert_false(step_is_fresh(w, b)); /* at the start of the step after next) */
+  assert_true(step_is_fresh(w, b));  /* it holds from this step on: the held dofs changed */
+  assert_false(step_is_fresh(w, b));
+  assert_int_equal(cl_world_remove_condition(w, anchor), CL_OK);
+  assert_true(step_is_fresh(w, b));
+
   /* a parameter */
   s->p[GF_BETA] = 1e-3;
   assert_true(step_is_fresh(w, b));
@@ -294,6 +318,30 @@ static void test_changes_force_a_fresh_tangent(void **state) {
   assert_true(cl_world_solve_static(w, &sd, &rep) >= 0);
   assert_true(step_is_fresh(w, b));
   assert_false(step_is_fresh(w, b));
+  cl_world_destroy(w);
+}
+
+/* A support turns its nodes' rows of A into its frames every step (fem/system.h): no step keeps A
+ * while a body has one, and the steps after it is released may again. */
+static void test_support_forces_a_fresh_tangent(void **state) {
+  (void)state;
+  cl_world *w = NULL;
+  cl_body *b = cantilever_d(&w, 1e6, 1.0 / 60.0, 1000, 0, 0.0, INFINITY);
+  cl_gfem *s = b->solver;
+  const cl_region_def end = free_end();
+  cl_support_def sd;
+  cl_support_def_default(&sd, CL_SUPPORT_PLANE);
+  sd.normal[1] = 1.0; /* a roller under the free end: y held */
+  sd.release = 3.5 / 60.0;
+  cl_id sup;
+  assert_int_equal(cl_world_support(w, b->id, &end, &sd, &sup), CL_OK);
+  for (int k = 0; k < 4; ++k) {
+    const int64_t fresh0 = s->lag.fresh;
+    assert_true(step_kind(w, b) != KEPT);
+    assert_int_equal(s->lag.fresh, fresh0 + 1);
+  }
+  assert_true(step_is_fresh(w, b));  /* released: the first step without it makes A */
+  assert_false(step_is_fresh(w, b)); /* and the next keeps it */
   cl_world_destroy(w);
 }
 
@@ -365,6 +413,7 @@ int main(void) {
       cmocka_unit_test(test_bounded_difference),
       cmocka_unit_test(test_drift_limit_keeps_it_stable),
       cmocka_unit_test(test_changes_force_a_fresh_tangent),
+      cmocka_unit_test(test_support_forces_a_fresh_tangent),
       cmocka_unit_test(test_contact_forces_a_fresh_tangent),
       cmocka_unit_test(test_bad_values),
   };
