@@ -8,13 +8,16 @@
 -- two points (RTX 2060: 19 % at 118.7 fps = 8.4 ms per frame, 11 % at 23.8 fps = 42 ms).
 --
 --   cleave run bench/graph_fem_sphere_front.lua [--set frames=90] [--set threads=1,2] [--set young=1e5]
+--                                               [--set only=1,2] (the settings to run, by number)
 --   cleave run bench/graph_fem_sphere_front.lua --set quick=true     (coarse sphere, 5 frames: a smoke test)
 --
 -- Scene: experiments/scenes/graph_fem/hanging_sphere.lua (radius 0.1 m, about 36k tets, nu = 0.48,
 -- density 1000 kg/m^3, held within 1 cm of its top, dt = 1/60 s, no fracture criterion), stable
 -- Neo-Hookean. The volume error is measured over all frames as the study measures it; the times
--- skip the first 3 frames (set-up of the multigrid's hierarchy and the first factorisation). Run it
--- on a quiet machine: a second thread that waits for a core makes two threads look slower than one.
+-- skip the first 3 frames (set-up of the multigrid's hierarchy and the first factorisation); the
+-- phases are body:stats()'s element_ms (the step's element pass and the next one's run ahead),
+-- assembly_ms and solve_ms, medians over the timed frames. Run it on a quiet machine: a second
+-- thread that waits for a core makes two threads look slower than one.
 local cl = require "cleave"
 local here = debug.getinfo(1, "S").source:match("^@(.*)/[^/]*$") or "."
 local scenes = dofile(here .. "/../experiments/scenes/init.lua")
@@ -39,8 +42,18 @@ for t in tostring(set.threads or "1,2"):gmatch("[^,]+") do
 end
 
 -- The study's cheapest settings (experiments/sweeps/graph_fem_volume.lua names them the same way),
--- and the cheapest with the multicolour Gauss-Seidel (parallel on two threads; not in the study).
+-- and the cheapest with the multicolour Gauss-Seidel (parallel on two threads; not in the study);
+-- each with the lagged tangent too (tangent_every = 30: the step matrix M + dt^2 K and the
+-- multigrid's Galerkin products kept for up to 30 steps, or until an element's F moves 0.1 from the
+-- matrix's, the forces exact every step; docs/solvers/graph_fem.md, "The lagged tangent").
+local EVERY = 30
 local settings = {
+  { label = "mg 50/all, 1 V-cycle, warped, multicolour GS 1+1, coarse CG, tangent every 30 steps",
+    p = { grid = "50/all", mg_cycles = 1, tangent = "warped", mg_sweeps = 1, mg_coarse = "cg",
+          mg_smoother = "colored_gauss_seidel", tangent_every = EVERY } },
+  { label = "mg 50/all, 1 V-cycle, warped, GS 1+1, coarse CG, tangent every 30 steps",
+    p = { grid = "50/all", mg_cycles = 1, tangent = "warped", mg_sweeps = 1, mg_coarse = "cg", tangent_every = EVERY } },
+  { label = "mg 50/all, 1 V-cycle, tangent every 30 steps", p = { grid = "50/all", mg_cycles = 1, tangent_every = EVERY } },
   { label = "mg 50/all, 1 V-cycle, warped, multicolour GS 1+1, coarse CG",
     p = { grid = "50/all", mg_cycles = 1, tangent = "warped", mg_sweeps = 1, mg_coarse = "cg",
           mg_smoother = "colored_gauss_seidel" } },
@@ -49,6 +62,16 @@ local settings = {
   { label = "mg 50/all, 1 V-cycle, warped tangent", p = { grid = "50/all", mg_cycles = 1, tangent = "warped" } },
   { label = "mg 50/all, 1 V-cycle", p = { grid = "50/all", mg_cycles = 1 } },
 }
+
+if set.only then
+  local keep = {}
+  for t in tostring(set.only):gmatch("[^,]+") do
+    local i = tonumber(t)
+    if not i or not settings[i] then error(string.format("only must list setting numbers in [1, %d], got %s", #settings, tostring(set.only)), 0) end
+    keep[#keep + 1] = settings[i]
+  end
+  settings = keep
+end
 
 local sphere = scenes.get("graph_fem/hanging_sphere")
 local median, mean = summary.median, summary.mean
@@ -66,7 +89,7 @@ for _, s in ipairs(settings) do
     local built = sphere:build(o)
     local vol = built.world:probe(cl.probe.volume(built.body))
     local v0 = vol:read()
-    local series, wall, cpu = {}, {}, {}
+    local series, wall, cpu, phase = {}, {}, {}, { element_ms = {}, assembly_ms = {}, solve_ms = {} }
     for f = 1, frames do
       local w0, c0 = process.now(), os.clock()
       built.world:step(1)
@@ -75,10 +98,14 @@ for _, s in ipairs(settings) do
       if f > WARM then
         wall[#wall + 1] = 1000 * (w1 - w0)
         cpu[#cpu + 1] = 1000 * (c1 - c0)
+        local st = built.body:stats()
+        for k, l in pairs(phase) do l[#l + 1] = st[k] end
       end
     end
     local g = G.volume_gain(series, v0, math.max(1, math.min(15, frames - WARM)))
     rows[#rows + 1] = { label = s.label, threads = th, tets = built.body:info().units, err = 100 * g.abs,
+                        fresh = built.body:stats().fresh_tangents, element = median(phase.element_ms),
+                        assembly = median(phase.assembly_ms), solve = median(phase.solve_ms),
                         wall_med = median(wall), wall_mean = mean(wall), cpu_med = median(cpu), cpu_mean = mean(cpu) }
     built.world:destroy()
   end
@@ -89,14 +116,15 @@ print(string.format("# graph_fem hanging sphere: the speed end of the volume-gai
 print(string.format("# %d tets, E = %g Pa, nu = 0.48, density 1000 kg/m^3, dt = 1/60 s, stable Neo-Hookean, %d frames "
                     .. "(times over the last %d); load average at the start: %s", rows[1].tets, young, frames,
                     frames - WARM, load_start))
-print("| setting | threads | largest abs volume change | wall ms/frame median / mean | fps (median) | CPU ms/frame median / mean |")
-print("|---|---|---|---|---|---|")
+print("| setting | threads | largest abs volume change | wall ms/frame median / mean | fps (median) | CPU ms/frame median / mean | fresh step matrices | element / assembly / solve ms (median wall) |")
+print("|---|---|---|---|---|---|---|---|")
 for _, r in ipairs(rows) do
-  print(string.format("| %s | %d | %.3f %% | %.1f / %.1f | %.1f | %.1f / %.1f |", r.label, r.threads, r.err, r.wall_med,
-                      r.wall_mean, 1000 / r.wall_med, r.cpu_med, r.cpu_mean))
+  print(string.format("| %s | %d | %.3f %% | %.1f / %.1f | %.1f | %.1f / %.1f | %d of %d | %.2f / %.2f / %.2f |", r.label,
+                      r.threads, r.err, r.wall_med, r.wall_mean, 1000 / r.wall_med, r.cpu_med, r.cpu_mean, r.fresh, frames,
+                      r.element, r.assembly, r.solve))
 end
-print("| paper (RTX 2060), fast point | - | 19 % | 8.4 | 118.7 | - |")
-print("| paper (RTX 2060), accurate point | - | 11 % | 42.0 | 23.8 | - |")
+print("| paper (RTX 2060), fast point | - | 19 % | 8.4 | 118.7 | - | every step | - |")
+print("| paper (RTX 2060), accurate point | - | 11 % | 42.0 | 23.8 | - | every step | - |")
 for _, r in ipairs(rows) do
   if not (r.err == r.err) or r.err < 0 then error("volume change is not a number in setting " .. r.label, 0) end
 end

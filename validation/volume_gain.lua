@@ -8,7 +8,7 @@
 -- discusses the figures against the paper's.
 --
 --   cleave run validation/volume_gain.lua --set jobs=2        (about 15 minutes on the 2-core VM)
---   cleave run validation/volume_gain.lua --set quick=true    (3 points on a coarse sphere, 5 frames)
+--   cleave run validation/volume_gain.lua --set quick=true    (4 points on a coarse sphere, 5 frames)
 --   cleave run validation/volume_gain.lua --set fresh=false   (judge rows another build wrote too)
 --
 -- A validation judges the build that runs it: the rows of the results file that another build of

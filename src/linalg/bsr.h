@@ -113,7 +113,8 @@ void cl_bsr_spmv(const cl_bsr *A, const double *x, double *y);
 /* y = alpha A x + beta y (beta == 0 ignores the old y, even NaN). */
 void cl_bsr_spmv_axpby(const cl_bsr *A, double alpha, const double *x, double beta, double *y);
 /* r = b - A x, returns ||r||^2 restricted to free dofs (fixed may be NULL); fixed entries of r are
- * set to zero. One pass: the residual kernel of CG and of the smoothers. */
+ * set to zero. One pass: the residual kernel of CG and of the smoothers. x = NULL is a zero x: r is
+ * the masked b, the same sums without reading A. */
 double cl_bsr_residual(const cl_bsr *A, const double *b, const double *x, const uint8_t *fixed,
                        double *r);
 

@@ -228,11 +228,13 @@ static cl_status mge_solve(void *data, const cl_linear_solver_def *def, const cl
   for (int64_t d = 0; d < n3; ++d) xc[d] = fixed && fixed[d] ? x[d] : 0.0;
   /* the reference ||b_f - A_fc x_c|| and the initial residual in one pass over A (cl_bsr_residual_pair);
    * from a zero guess on the free dofs (graph_fem's first solve of a step) they are the same */
-  int zero_free = 1;
+  int zero_free = 1, zero = 1;
   for (int64_t d = 0; d < n3 && zero_free; ++d) zero_free = x[d] == xc[d];
+  for (int64_t d = 0; d < n3 && zero_free && zero; ++d) zero = xc[d] == 0.0;
   double ref2 = 0.0;
-  const double r0 =
-      sqrt(zero_free ? cl_bsr_residual(A, b, x, fixed, r) : cl_bsr_residual_pair(A, b, x, xc, fixed, r, &ref2));
+  /* x = 0 everywhere (held dofs at rest too, as a hanging body's): r = the masked b, without reading A */
+  const double r0 = sqrt(zero_free ? cl_bsr_residual(A, b, zero ? NULL : x, fixed, r)
+                                   : cl_bsr_residual_pair(A, b, x, xc, fixed, r, &ref2));
   const double ref = zero_free ? r0 : sqrt(ref2);
   res->ref_norm = ref;
   double factor = 0.0;

@@ -80,8 +80,8 @@ double cl_bsr_residual(const cl_bsr *A, const double *restrict b, const double *
     cl_vec_chunk(n, c, &lo, &hi);
     double rr = 0.0;
     for (int32_t i = (int32_t)lo; i < (int32_t)hi; ++i) {
-      double t[3];
-      row_product(A, i, x, t);
+      double t[3] = {0.0, 0.0, 0.0};
+      if (x) row_product(A, i, x, t);
       for (int k = 0; k < 3; ++k) {
         const int64_t d = 3 * (int64_t)i + k;
         double v = (fixed && fixed[d]) ? 0.0 : b[d] - t[k];

@@ -35,6 +35,16 @@ add_test(NAME bench_graph_fem_sphere_front
          COMMAND $<TARGET_FILE:cleave_app> run ${PROJECT_SOURCE_DIR}/bench/graph_fem_sphere_front.lua --set quick=true)
 set_tests_properties(bench_graph_fem_sphere_front PROPERTIES LABELS bench TIMEOUT 300
                      PASS_REGULAR_EXPRESSION "\\| mg 50/all, 1 V-cycle \\| 2 \\| [0-9.]+ % \\| [0-9.]+ / [0-9.]+ \\|")
+# the lagged tangent's setting: kept matrices (1 fresh step of the smoke test's 5) and a volume change
+add_test(NAME bench_graph_fem_sphere_front_lagged
+         COMMAND $<TARGET_FILE:cleave_app> run ${PROJECT_SOURCE_DIR}/bench/graph_fem_sphere_front.lua --set quick=true
+                 --set only=1)
+set_tests_properties(bench_graph_fem_sphere_front_lagged PROPERTIES LABELS bench TIMEOUT 300
+                     PASS_REGULAR_EXPRESSION "tangent every 30 steps \\| 2 \\| [0-9.]+ % \\| [0-9.]+ / [0-9.]+ \\|[^|]+\\|[^|]+\\| 1 of 5 \\|")
+add_test(NAME bench_graph_fem_sphere_front_bad_only
+         COMMAND $<TARGET_FILE:cleave_app> run ${PROJECT_SOURCE_DIR}/bench/graph_fem_sphere_front.lua --set only=0)
+set_tests_properties(bench_graph_fem_sphere_front_bad_only PROPERTIES LABELS bench TIMEOUT 60
+                     PASS_REGULAR_EXPRESSION "only must list setting numbers in \\[1, 7\\], got 0")
 add_test(NAME bench_graph_fem_sphere_front_bad_threads
          COMMAND $<TARGET_FILE:cleave_app> run ${PROJECT_SOURCE_DIR}/bench/graph_fem_sphere_front.lua --set threads=0)
 set_tests_properties(bench_graph_fem_sphere_front_bad_threads PROPERTIES LABELS bench TIMEOUT 60

@@ -295,6 +295,12 @@ static void test_spmv_matches_dense(void **state) {
   const double rx = cl_bsr_residual_pair(A, b, x, x2, fixed, r2, &ry);
   assert_true(rx == rr && ry == ry_ref);
   for (int64_t i = 0; i < n; ++i) assert_true(r2[i] == r[i]);
+  /* x = NULL is a zero x: to the bit the residual of an x of zeros (the multigrid's zero guess) */
+  for (int64_t i = 0; i < n; ++i) x2[i] = 0.0;
+  const double rz_ref = cl_bsr_residual(A, b, x2, fixed, r2);
+  const double rz = cl_bsr_residual(A, b, NULL, fixed, r);
+  assert_true(rz == rz_ref && rz > 0.0);
+  assert_memory_equal(r, r2, sizeof(double) * (size_t)n);
   free(x2);
   free(r2);
   free(fixed);

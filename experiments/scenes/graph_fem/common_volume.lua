@@ -45,6 +45,12 @@ function G.solver(d)
     enum("tangent", { "model", "warped" }, d.tangent or "model",
          "graph_fem: the step's stiffness (model = the model's projected tangent; warped = the rotated "
          .. "small-strain stiffness, cheaper)"),
+    P.integer("tangent_every", "solver", d.tangent_every or 1, { 1, 1e6 },
+              "graph_fem: a fresh step matrix M + dt^2 K at most every this many steps; the steps between "
+              .. "keep it and make only the forces (the lagged tangent; 1 = every step, the paper's)"),
+    number("tangent_drift", "solver", d.tangent_drift or 0.1, "1", { 0, inf },
+           "graph_fem, tangent_every > 1: also a fresh matrix once an element's F moved this far from the "
+           .. "matrix's (max ||F - F_fresh||_F)"),
     enum("linear_solver", { "pcg", "cholmod", "galerkin_mg" }, d.linear_solver or "galerkin_mg",
          "the linear solver (galerkin_mg: graph_fem only; the corotational solver takes pcg or cholmod)"),
     number("tolerance", "solver", d.tolerance or 1e-6, "1", { 1e-15, 0.5 },
@@ -105,7 +111,8 @@ function G.params_table(p)
     return { linear_solver = p.linear_solver == "cholmod" and "cholmod" or "pcg", tolerance = p.tolerance,
              damping = p.damping }
   end
-  return { model = p.model, tangent = p.tangent, linear_solver = p.linear_solver, tolerance = p.tolerance,
+  return { model = p.model, tangent = p.tangent, tangent_every = p.tangent_every,
+           tangent_drift = p.tangent_drift, linear_solver = p.linear_solver, tolerance = p.tolerance,
            grid = p.grid, mg_mode = p.mg_mode, mg_cycles = p.mg_cycles, mg_sweeps = p.mg_sweeps,
            mg_smoother = p.mg_smoother, mg_coarse = p.mg_coarse, initial_guess = p.initial_guess,
            damping = p.damping, max_iterations = 10000 }
@@ -145,7 +152,8 @@ function G.describe(p)
   else
     ls = ls .. string.format(" to %g", p.tolerance)
   end
-  return string.format("graph_fem %s (tangent %s), %s", p.model, p.tangent, ls)
+  local every = p.tangent_every and p.tangent_every > 1 and string.format(" every %d steps", p.tangent_every) or ""
+  return string.format("graph_fem %s (tangent %s%s), %s", p.model, p.tangent, every, ls)
 end
 
 -- The volume gain (V - V_rest) / V_rest of a volume series (m^3), with V_rest the body's rest

@@ -56,14 +56,15 @@ enum { ASM_PREFETCH = 6 };
  * against 3 here, bench/bench_graph_fem.c). Each block still receives its elements in ascending order
  * after the mass, as in the node-major walk (the incidence lists are sorted), so A is the same to
  * the bit whatever the thread count. r0 holds the elastic forces f of each row until the row's b is
- * made. */
+ * made. Without `matrix` (a lagged step, lagged.c) A is left as it is and only b and r0 = b - A v are
+ * made, with the A of the last fresh step. */
 static void assemble_rows(cl_gfem *s, const cl_body_state *st, const cl_step_input *in, double ks, double ms,
-                          int32_t lo, int32_t hi) {
+                          int32_t lo, int32_t hi, int matrix) {
   cl_bsr *A = s->sys.A;
   double *val = A->val, *f = s->sys.r0;
-  memset(val + 9 * A->row_ptr[lo], 0, sizeof(double) * 9 * (size_t)(A->row_ptr[hi] - A->row_ptr[lo]));
+  if (matrix) memset(val + 9 * A->row_ptr[lo], 0, sizeof(double) * 9 * (size_t)(A->row_ptr[hi] - A->row_ptr[lo]));
   memset(f + 3 * (size_t)lo, 0, sizeof(double) * 3 * (size_t)(hi - lo));
-  for (int32_t i = lo; i < hi; ++i) {
+  for (int32_t i = lo; i < hi && matrix; ++i) {
     double *d = val + 9 * A->diag[i];
     const double mi = st->m[i] * ms;
     d[0] += mi;
@@ -73,7 +74,7 @@ static void assemble_rows(cl_gfem *s, const cl_body_state *st, const cl_step_inp
   const int32_t *cells = st->cells;
   for (int32_t e = 0; e < s->ntets; ++e) {
     const int32_t *t = cells + 4 * (size_t)e;
-    if (e + ASM_PREFETCH < s->ntets) { /* A's blocks of a tet ahead, in this part's rows */
+    if (matrix && e + ASM_PREFETCH < s->ntets) { /* A's blocks of a tet ahead, in this part's rows */
       const int32_t *tp = t + 4 * ASM_PREFETCH;
       const int64_t *sp = s->slot + 16 * (size_t)(e + ASM_PREFETCH);
       for (int a = 0; a < 4; ++a)
@@ -85,7 +86,7 @@ static void assemble_rows(cl_gfem *s, const cl_body_state *st, const cl_step_inp
       const double *fe = s->fe + 12 * (size_t)e + 3 * a;
       double *fi = f + 3 * (size_t)t[a];
       for (int c = 0; c < 3; ++c) fi[c] += fe[c];
-      add_element_row(s, e, a, ks, val);
+      if (matrix) add_element_row(s, e, a, ks, val);
     }
   }
   const double dt = in->dt, *g = in->gravity, *fext = in->f_ext;
@@ -121,7 +122,7 @@ static int32_t part_start(const cl_bsr *A, int k, int nparts) {
 }
 
 /* Each thread owns a range of rows and writes nothing else, so no atomics. */
-void cl_gfem_assemble(cl_gfem *s, const cl_body_state *st, const cl_step_input *in) {
+void cl_gfem_assemble(cl_gfem *s, const cl_body_state *st, const cl_step_input *in, int matrix) {
   const double dt = in->dt;
   const int statics = s->sys.statics;
   const double ks = statics ? 1.0 : dt * dt + dt * s->p[GF_BETA];
@@ -129,5 +130,5 @@ void cl_gfem_assemble(cl_gfem *s, const cl_body_state *st, const cl_step_input *
   const int nt = s->nnodes > 1024 ? s->threads : 1;
 #pragma omp parallel for schedule(static, 1) num_threads(nt)
   for (int k = 0; k < nt; ++k)
-    assemble_rows(s, st, in, ks, ms, part_start(s->sys.A, k, nt), part_start(s->sys.A, k + 1, nt));
+    assemble_rows(s, st, in, ks, ms, part_start(s->sys.A, k, nt), part_start(s->sys.A, k + 1, nt), matrix);
 }

@@ -223,12 +223,20 @@ static int update_one(cl_gfem *s, const cl_body_state *st, int32_t e) {
     return 1;
   }
   const cl_mat3 F = cl_fem_deformation_gradient(st->x, st->cells + 4 * (size_t)e, s->Dminv + 9 * (size_t)e);
+  cl_mat3 P;
+  double dPdF[81], psi;
+  /* a lagged step (lagged.c) keeps its A: forces, energy and stress alone, P in closed form (warped.c,
+   * without the rotation but for the corotated model) */
+  if (s->forces_only && cl_gfem_closed_form_piola(&s->mat, &F, NULL, &P, &psi)) {
+    cl_fem_element_forces(&P, s->vol[e], s->Dminv + 9 * (size_t)e, s->fe + 12 * (size_t)e);
+    cl_gfem_store_stress(s, e, &F, &P);
+    s->psi[e] = s->vol[e] * psi;
+    return 1;
+  }
   if (s->use_h) { /* warped.c; beyond warp_limit (-1) the model's element below */
     const int w = cl_gfem_warped_element(s, &F, e);
     if (w >= 0) return w;
   }
-  cl_mat3 P;
-  double dPdF[81], psi;
   if (cl_fem_piola(&s->mat, &F, &psi, &P, dPdF, !s->exact_tangent) < 0) return 0;
   cl_fem_element_forces(&P, s->vol[e], s->Dminv + 9 * (size_t)e, s->fe + 12 * (size_t)e);
   cl_fem_element_stiffness(dPdF, s->vol[e], s->Dminv + 9 * (size_t)e, s->Ke + 144 * (size_t)e);
@@ -237,9 +245,11 @@ static int update_one(cl_gfem *s, const cl_body_state *st, int32_t e) {
   return 1;
 }
 
-/* Does the last pass hold for these positions and parameters? */
+/* Does the last pass hold for these positions and parameters (and did it make the stiffness when
+ * this pass must)? */
 static int key_holds(const cl_gfem *s, const cl_body_state *st) {
-  return s->key_valid && s->key_exact == s->exact_tangent && memcmp(s->pkey, s->p, sizeof s->pkey) == 0 &&
+  return s->key_valid && s->key_exact == s->exact_tangent && (s->forces_only || !s->key_forces) &&
+         memcmp(s->pkey, s->p, sizeof s->pkey) == 0 &&
          memcmp(s->xkey, st->x, sizeof(double) * 3 * (size_t)s->nnodes) == 0;
 }
 
@@ -278,6 +288,7 @@ cl_status cl_gfem_update_elements(cl_gfem *s, const cl_body_state *st) {
   memcpy(s->xkey, st->x, sizeof(double) * 3 * (size_t)s->nnodes);
   memcpy(s->pkey, s->p, sizeof s->pkey);
   s->key_exact = s->exact_tangent;
+  if (!holds || count > 0) s->key_forces = s->forces_only; /* a pass that held and redid nothing keeps its stiffness */
   s->key_valid = 1;
   return CL_OK;
 }

@@ -18,6 +18,8 @@
  *               small-strain stiffness (its rotated gradients h; the assembly makes the blocks)
  *   assembly.c  A = M (1 + dt alpha) + (dt^2 + dt beta) K and b, a row-wise gather
  *   step.c      the time step (fem/system.h: constraints, supports, contact) and the solve
+ *   lagged.c    tangent_every: whether a step keeps the last fresh step's A (and the solver's set-up)
+ *               and only makes the forces (the lagged-tangent step)
  *   static.c    static equilibrium: Newton on the projected tangent (fem/static_solve.h)
  *   fracture.c  the topology operation: damage_edge, cut_surface and split_unit events
  *
@@ -51,6 +53,8 @@ typedef enum cl_gfem_param {
   GF_INITIAL_GUESS,      /* the solve's starting dv: auto | previous | zero (step.c) */
   GF_TANGENT,            /* model (the model's projected dP/dF) | warped (warped.c) */
   GF_WARP_LIMIT,         /* tangent = warped: ||F^T F - I||_F beyond which an element takes the model's */
+  GF_TANGENT_EVERY,      /* a fresh A = M + dt^2 K every this many steps at most (lagged.c) */
+  GF_TANGENT_DRIFT,      /* and whenever some element's ||F - F_fresh||_F exceeds this (lagged.c) */
   GF_PARAM_COUNT
 } cl_gfem_param;
 
@@ -90,6 +94,8 @@ typedef struct cl_gfem {
   double *xkey;              /* 3 nnodes: positions of the last pass */
   double pkey[GF_PARAM_COUNT];
   int key_valid, key_exact;
+  int key_forces;            /* the last pass made forces only (no Ke, no h): it serves no step that assembles A */
+  int forces_only;           /* the pass to make now needs no stiffness (a lagged step: lagged.c) */
   int prefetched;            /* the last pass ran ahead at the end of a step and was not used yet */
   int32_t prefetch_misses, prefetch_wait;
   int32_t *redo;             /* scratch, ntets: the elements a pass that holds redoes */
@@ -113,6 +119,23 @@ typedef struct cl_gfem {
   cl_linear_solver *ls;
   cl_fem_frame_wrap fwrap;   /* a reused factor follows the frames of supports and contacts (fem/system.h) */
   int analysed;
+
+  /* the lagged tangent (lagged.c): the fresh step whose A (and linear-solver set-up) later steps keep */
+  struct {
+    int valid;               /* A holds that step's matrix, in x y z (no frame turned since), set up */
+    int keep;                /* this step leaves A as it was assembled unless it turns frames */
+    int32_t age;             /* steps since it (0: it was the last step) */
+    double dt;               /* its dt */
+    int64_t damage_version;  /* the damage it was made with */
+    double p[GF_PARAM_COUNT];/* its parameters */
+    uint8_t *mask;           /* 3 nnodes: its held dofs before the solve (constraints) */
+    double *F;               /* 9 per tet: its deformation gradients */
+    uint32_t frames;         /* sys.frames_version before its prepare (lagged.c: a turned A is not kept) */
+    double drift;            /* the last step's max_e ||F_e - F_e(fresh)||_F (when it was measured) */
+    int drift_fresh;         /* the drift made the last step fresh (the next pass makes the stiffness) */
+    int64_t fresh, lagged;   /* steps of each kind so far (statistics, tests) */
+    int64_t drifted;         /* of the fresh ones, those the drift made (the schedule would have kept A) */
+  } lag;
 
   /* static solves (static.c, fem/static_solve.h): the mass shift of this iteration, whether the
    * last iteration's contacts stay, the unbalanced force squared before the move */
@@ -161,8 +184,9 @@ cl_status cl_gfem_prefetch_elements(cl_gfem *s, const cl_body_state *st);
  * (non-finite). */
 int cl_gfem_warped_element(cl_gfem *s, const cl_mat3 *F, int32_t e);
 /* The model's first Piola stress P (and energy density, rotation R of F; either may be NULL) in
- * closed form from the polar rotation, no SVD (warped.c): 0 when F has no rotation or P is not
- * finite (the caller then takes cl_fem_piola's answer and its error). */
+ * closed form from the polar rotation, no SVD (warped.c; the rotation is made only for the corotated
+ * model or when R is asked for): 0 when F has no rotation or P is not finite (the caller then takes
+ * cl_fem_piola's answer and its error). */
 int cl_gfem_closed_form_piola(const cl_fem_material *m, const cl_mat3 *F, cl_mat3 *R, cl_mat3 *P, double *psi);
 /* Intact element e's F and its Cauchy stress P F^T / J into s->Fe, s->sig (0 for a flat element). */
 void cl_gfem_store_stress(cl_gfem *s, int32_t e, const cl_mat3 *F, const cl_mat3 *P);
@@ -171,13 +195,29 @@ void cl_gfem_element_damage(const cl_gfem *s, int32_t e, double *d);
 
 /* ---- assembly.c ---- */
 cl_status cl_gfem_build_slots(cl_gfem *s, const cl_body_state *st);
-void cl_gfem_assemble(cl_gfem *s, const cl_body_state *st, const cl_step_input *in);
+/* A and b, r0 (matrix = 1), or b and r0 = b - A v with the A already there (matrix = 0: a lagged step). */
+void cl_gfem_assemble(cl_gfem *s, const cl_body_state *st, const cl_step_input *in, int matrix);
 
 /* ---- step.c ---- */
 /* The linear-solver entry named by the parameters, created and analysed once (bind: a grid spec
  * that does not fit the mesh is refused when the body is added). */
 cl_status cl_gfem_linear_solver(cl_gfem *s, const cl_body_state *st);
 cl_status cl_gfem_step(void *solver, cl_body_state *st, const cl_step_input *in, cl_step_report *rep);
+
+/* ---- lagged.c ---- */
+/* Before the element pass of a step, after its holds: 1 when the step may keep the last fresh step's
+ * A and set-up (tangent_every > 1, and nothing that A depends on changed: parameters, dt, damage, the
+ * held dofs, no frame turned in A), 0 when it makes a fresh A; sets s->forces_only to match. */
+int cl_gfem_lag_decide(cl_gfem *s, const cl_step_input *in);
+/* After a kept step's element pass (forces only): 1 when no element's F moved more than tangent_drift
+ * from the kept tangent's; else 0, and s->forces_only = 0 (the step must make a fresh A, and its
+ * element pass the stiffness too). */
+int cl_gfem_lag_within_drift(cl_gfem *s);
+/* After the assembly, before cl_fem_system_prepare: note what a fresh step's A was made with. */
+void cl_gfem_lag_note(cl_gfem *s, const cl_step_input *in, int lagged);
+/* After cl_fem_system_finish: whether A stays usable (no frame turned in it), and the kind of
+ * element pass the next step most likely needs (s->forces_only, for the pass made ahead). */
+void cl_gfem_lag_end(cl_gfem *s);
 
 /* ---- static.c ---- */
 cl_status cl_gfem_equilibrium(void *solver, cl_body_state *st, const cl_step_input *in, const cl_static_def *opt,

@@ -54,6 +54,19 @@ static const cl_param_info k_params[GF_PARAM_COUNT] = {
                                "strain) takes the model's tangent that step; 0 = every element (the model's "
                                "tangent throughout), inf = none",
                        .value = 0.1, .min = 0.0, .max = INFINITY, .kind = CL_PARAM_NUMBER},
+    [GF_TANGENT_EVERY] = {.name = "tangent_every", .unit = "steps",
+                          .help = "a fresh matrix M + dt^2 K (and linear-solver set-up) at most every this many "
+                                  "steps; the steps between keep the last one's and make only the forces (a "
+                                  "lagged-tangent, quasi-Newton backward Euler step; forces, energy and equilibria "
+                                  "stay the model's). Damage, a change of the held dofs, of dt or of a parameter, "
+                                  "supports and contacts make a fresh one. 1 = every step (the paper's)",
+                          .value = 1.0, .min = 1.0, .max = 1e6, .kind = CL_PARAM_INTEGER},
+    [GF_TANGENT_DRIFT] = {.name = "tangent_drift", .unit = "1",
+                          .help = "tangent_every > 1: a fresh matrix also once some element's deformation gradient "
+                                  "has moved this far from the matrix's, max_e ||F_e - F_e,fresh||_F (strain or "
+                                  "rotation: a tangent kept across large rotations makes the step unstable); 0 = a "
+                                  "fresh one whenever the body moved, inf = no limit",
+                          .value = 0.1, .min = 0.0, .max = INFINITY, .kind = CL_PARAM_NUMBER},
 };
 
 static cl_status gfem_create(void **out) {
@@ -85,6 +98,8 @@ static void gfem_destroy(void *p) {
   free(s->sig);
   free(s->xkey);
   free(s->redo);
+  free(s->lag.mask);
+  free(s->lag.F);
   free(s->edge);
   free(s->tet_edge);
   free(s->adj_ptr);
@@ -141,8 +156,10 @@ static cl_status gfem_bind(void *p, const cl_bind_input *in, cl_body_state *st) 
   s->xkey = cl_calloc(3 * (size_t)n, sizeof(double), "graph_fem element pass");
   s->redo = cl_malloc(sizeof(int32_t) * ne, "graph_fem element pass");
   s->slot = cl_malloc(sizeof(int64_t) * 16 * ne, "graph_fem assembly slots");
+  s->lag.mask = cl_calloc(3 * (size_t)n, 1, "graph_fem lagged tangent");
+  s->lag.F = cl_calloc(9 * ne, sizeof(double), "graph_fem lagged tangent");
   if (!s->Dminv || !s->vol || !s->fe || !s->Ke || !s->h || !s->hk || !s->psi || !s->Re || !s->edg || !s->dmg || !s->kdirty ||
-      !s->Fe || !s->sig || !s->xkey || !s->redo || !s->slot)
+      !s->Fe || !s->sig || !s->xkey || !s->redo || !s->slot || !s->lag.mask || !s->lag.F)
     return CL_ERR_OUT_OF_MEMORY;
   cl_status r = cl_fem_rest_shapes(st->X, st->cells, s->ntets, s->Dminv, s->vol);
   if (r < 0) return cl_fail_context(r, "solver 'graph_fem': ");
@@ -238,7 +255,8 @@ static cl_status gfem_topology_changed(void *p, cl_body_state *st) {
   return CL_OK; /* nothing is remeshed: the degraded stiffness is rebuilt lazily (element.c) */
 }
 
-enum { ST_EDGES, ST_BROKEN, ST_DAMAGED_TETS, ST_PIECES, ST_ITER, ST_RESID, ST_ELEM_MS, ST_ASM_MS, ST_SOLVE_MS, ST_COUNT };
+enum { ST_EDGES, ST_BROKEN, ST_DAMAGED_TETS, ST_PIECES, ST_ITER, ST_RESID, ST_ELEM_MS, ST_ASM_MS, ST_SOLVE_MS, ST_FRESH,
+       ST_COUNT };
 static const cl_stat_info k_stats[ST_COUNT] = {
     [ST_EDGES] = {"edges", "", "edges of the tet mesh (the graph)"},
     [ST_BROKEN] = {"broken_edges", "", "edges cut: no element joins their nodes any more"},
@@ -249,6 +267,7 @@ static const cl_stat_info k_stats[ST_COUNT] = {
     [ST_ELEM_MS] = {"element_ms", "ms", "element forces and stiffness, last step"},
     [ST_ASM_MS] = {"assembly_ms", "ms", "assembly of eq 3, last step"},
     [ST_SOLVE_MS] = {"solve_ms", "ms", "linear solves and contact rounds, last step"},
+    [ST_FRESH] = {"fresh_tangents", "", "steps so far that made their matrix M + dt^2 K (the others kept one: tangent_every)"},
 };
 
 static cl_status gfem_stats(const void *p, const cl_body_state *st, cl_body_stat *out, int32_t capacity,
@@ -268,6 +287,7 @@ static cl_status gfem_stats(const void *p, const cl_body_state *st, cl_body_stat
   v[ST_ELEM_MS] = s->element_ms;
   v[ST_ASM_MS] = s->assembly_ms;
   v[ST_SOLVE_MS] = s->solve_ms;
+  v[ST_FRESH] = (double)s->lag.fresh;
   return cl_solver_stats_copy("graph_fem", k_stats, v, ST_COUNT, out, capacity, count);
 }
 

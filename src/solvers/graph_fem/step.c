@@ -1,7 +1,8 @@
 /* One time step of the graph-based FEM (the paper's Algorithm 2 at the finest level, with the solve
  * through linalg's table): element forces and stiffness, assembly of eq 3, the held dofs and the
  * contact active set of fem/system.h, the linear solve with the entry named by linear_solver, and
- * x' = x + dt v'. One linearised solve per step, as the paper's eq 3 (no Newton iterations). */
+ * x' = x + dt v'. One linearised solve per step, as the paper's eq 3 (no Newton iterations); with
+ * tangent_every > 1 a step may keep the last fresh step's A and set-up (lagged.c). */
 #include <math.h>
 #include <stdio.h>
 #include <string.h>
@@ -40,6 +41,7 @@ cl_status cl_gfem_linear_solver(cl_gfem *s, const cl_body_state *st) {
 typedef struct solve_ctx {
   cl_gfem *s;
   cl_step_report *rep;
+  int lagged; /* the set-up of the last fresh step's A holds (lagged.c) */
 } solve_ctx;
 
 /* Whether the step's first solve starts from dv = 0 on the free dofs instead of the last step's dv
@@ -55,13 +57,14 @@ static int zero_guess(const cl_gfem *s) {
   return (int)s->p[GF_LINEAR_SOLVER] == 2 && s->p[GF_MG_MODE] != 0.0;
 }
 
-/* A dv = r0 with the system's mask; the first solve of a step sets the entry up with the new A. */
+/* A dv = r0 with the system's mask; the first solve of a step sets the entry up with the new A
+ * (a lagged step keeps the set-up made with its A and the same mask). */
 static cl_status solve(void *ctx, cl_fem_system *sys, int again) {
   solve_ctx *c = ctx;
   cl_gfem *s = c->s;
   const uint8_t *mask = sys->ncons ? sys->fixed : NULL;
   if (!again) {
-    cl_status r = cl_linear_solver_setup(s->ls, sys->A, mask);
+    cl_status r = c->lagged ? CL_OK : cl_linear_solver_setup(s->ls, sys->A, mask);
     if (r < 0) return cl_fail_context(r, "%s: linear solver set-up: ", s->body);
     if (zero_guess(s))
       for (int64_t d = 0; d < 3 * (int64_t)sys->n; ++d)
@@ -91,10 +94,6 @@ cl_status cl_gfem_step(void *solver, cl_body_state *st, const cl_step_input *in,
   if (st->n != s->nnodes || st->ncells != s->ntets)
     return cl_fail(CL_ERR_STATE, "%s: the body state changed size outside the solver (%d nodes, %d cells; the solver "
                    "knows %d and %d)", s->body, st->n, st->ncells, s->nnodes, s->ntets);
-  double t = cl_time_ms();
-  CL_TRY(cl_gfem_update_elements(s, st));
-  s->element_ms = cl_time_ms() - t;
-
   cl_fem_system *sys = &s->sys;
   cl_fem_system_begin(sys, st, sys->statics && s->keep_contacts);
   const cl_constraint_set *cs = &in->constraints;
@@ -113,20 +112,33 @@ cl_status cl_gfem_step(void *solver, cl_body_state *st, const cl_step_input *in,
                         st->x + 3 * (size_t)i, st->v + 3 * (size_t)i, dt);
   }
 
+  /* the held dofs are known: does this step keep the last fresh A (lagged.c)? Then the element pass
+   * makes forces only and the assembly b and r0 only */
+  int lagged = cl_gfem_lag_decide(s, in);
+  double t = cl_time_ms();
+  CL_TRY(cl_gfem_update_elements(s, st));
+  if (lagged && !cl_gfem_lag_within_drift(s)) { /* moved too far from the kept tangent: a fresh one */
+    lagged = 0;
+    CL_TRY(cl_gfem_update_elements(s, st));
+  }
+  s->element_ms = cl_time_ms() - t;
+
   t = cl_time_ms();
-  cl_gfem_assemble(s, st, in);
+  cl_gfem_assemble(s, st, in, !lagged);
+  cl_gfem_lag_note(s, in, lagged);
   s->static_res2 = cl_fem_system_prepare(sys, st, dt); /* a static iteration's merit (static.c) */
   s->assembly_ms = cl_time_ms() - t;
 
   t = cl_time_ms();
   CL_TRY(cl_gfem_linear_solver(s, st));
-  solve_ctx ctx = {s, rep};
+  solve_ctx ctx = {s, rep, lagged};
   cl_status warn = solve(&ctx, sys, 0);
   if (warn < 0) return warn;
   cl_status r = cl_fem_contact_rounds(sys, st, in->colliders, dt, solve, &ctx);
   if (r < 0) return r;
   if (r > warn) warn = r;
   cl_fem_system_finish(sys, in->colliders, 1);
+  cl_gfem_lag_end(s);
   s->solve_ms = cl_time_ms() - t;
 
   t = cl_time_ms();

@@ -26,8 +26,9 @@ static int rotation_of(const cl_mat3 *F, cl_mat3 *R) {
 
 int cl_gfem_closed_form_piola(const cl_fem_material *m, const cl_mat3 *Fp, cl_mat3 *Rout, cl_mat3 *Pout, double *psi_out) {
   const cl_mat3 F = *Fp;
-  cl_mat3 R;
-  if (!rotation_of(&F, &R)) return 0;
+  cl_mat3 R = cl_mat3_identity();
+  /* only the corotated P needs the rotation (and the caller that asks for it): skip the iteration else */
+  if ((Rout || m->model == CL_FEM_COROTATED) && !rotation_of(&F, &R)) return 0;
   cl_mat3 P;
   double psi = 0.0;
   switch (m->model) {
