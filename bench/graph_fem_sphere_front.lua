@@ -25,22 +25,6 @@ local G = dofile(here .. "/../experiments/scenes/graph_fem/common_volume.lua")
 local process = require "cleave.process"
 local summary = require "cleave.summary"
 
-local set = cl.args or (arg and arg.set) or {}
-local quick = set.quick == true or set.quick == "true"
-local frames = tonumber(set.frames or (quick and 5 or 90))
-local young = tonumber(set.young or 1e5)
-local WARM = quick and 1 or 3
-if not frames or frames < WARM + 2 or frames ~= math.floor(frames) then
-  error(string.format("frames must be an integer >= %d, got %s", WARM + 2, tostring(set.frames)), 0)
-end
-if not young or not (young > 0) then error("young must be a number > 0 (Pa), got " .. tostring(set.young), 0) end
-local threads = {}
-for t in tostring(set.threads or "1,2"):gmatch("[^,]+") do
-  local k = tonumber(t)
-  if not k or k < 1 or k ~= math.floor(k) then error("threads must be a list of integers >= 1, got " .. tostring(set.threads), 0) end
-  threads[#threads + 1] = k
-end
-
 -- The study's cheapest settings (experiments/sweeps/graph_fem_volume.lua names them the same way),
 -- and the cheapest with the multicolour Gauss-Seidel (parallel on two threads; not in the study);
 -- each with the lagged tangent too (tangent_every = 30: the step matrix M + dt^2 K and the
@@ -63,13 +47,20 @@ local settings = {
   { label = "mg 50/all, 1 V-cycle", p = { grid = "50/all", mg_cycles = 1 } },
 }
 
+local set = cl.options {
+  { name = "quick", type = "boolean", default = false, help = "a coarse sphere and 5 frames: a smoke test" },
+  { name = "frames", type = "integer", range = { 3, 1e6 }, help = "frames per run (default 90, quick 5)" },
+  { name = "young", type = "number", default = 1e5, range = { 0, math.huge, "()" }, unit = "Pa", help = "Young's modulus" },
+  { name = "threads", type = "integers", default = { 1, 2 }, range = { 1, 256 }, help = "threads, one run each" },
+  { name = "only", type = "integers", range = { 1, #settings }, help = "the settings to run, by number" },
+}
+local quick, young, threads = set.quick, set.young, set.threads
+local frames = set.frames or (quick and 5 or 90)
+local WARM = quick and 1 or 3
+if frames < WARM + 2 then cl.error(string.format("frames must be at least %d (%d untimed), got %d", WARM + 2, WARM, frames)) end
 if set.only then
   local keep = {}
-  for t in tostring(set.only):gmatch("[^,]+") do
-    local i = tonumber(t)
-    if not i or not settings[i] then error(string.format("only must list setting numbers in [1, %d], got %s", #settings, tostring(set.only)), 0) end
-    keep[#keep + 1] = settings[i]
-  end
+  for i, k in ipairs(set.only) do keep[i] = settings[k] end
   settings = keep
 end
 
