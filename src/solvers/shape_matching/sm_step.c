@@ -85,9 +85,8 @@ static inline void store9(double *a, int32_t c, const cl_mat3 *m) { memcpy(a + 9
 /* Sums over the members of c at positions x, relative to the first member (so a far translation
  * loses no digits): sx = sum w~m (x - xref), A = sum w~m (x - xref) p^T with the rest offsets
  * p = X_i - r_c kept per membership (mr, in single precision, which holds it exactly), and optionally
- * C = sum w~m (x - xref)(x - xref)^T. A_xr of eq 3 is A - sx pbar^T (sums_F). The loop streams the
- * member index, w~m and p (24 bytes per membership, in order; 36 with p in double, which missed the
- * 1 MB L2 a third more often in callgrind) and reads x at the member: reading X
+ * C = sum w~m (x - xref)(x - xref)^T. Since sum w~m p = 0, A is A_xr of eq 3. The loop streams the
+ * member index, w~m and p (36 bytes per membership, in order) and reads x at the member: reading X
  * there too cost a second scattered load per member (the particles of a shattered body's cluster
  * lie all over the arrays, whose frame no longer fits the L2 cache): in perf the member loads were
  * the goal pass's hottest instructions. */
@@ -546,9 +545,8 @@ static void sl_sums(cl_sm *s, const cl_body_state *st, int32_t c) {
  * displacement d_i lies within H of a common point (the centre of their box; H = D with the
  * origin). Then:
  *   the centre's displacement (a weighted mean of the d_i) is within 2 min(D, H) of each d_i;
- *   ||A_xr - A_xr,r||_F <= min(D, H) sum w~m |p - pbar| (A_xr = sum w~m (x_i - x_c)(p_i - pbar)^T
- *   and sum w~m (d_i - c)(p - pbar)^T = sum w~m d_i (p - pbar)^T for any c, since
- *   sum w~m (p - pbar) = 0; pabs holds that sum);
+ *   ||A - A_r||_F <= min(D, H) sum w~m |p| (sum w~m (d_i - c) p^T = sum w~m d_i p^T for any c,
+ *   since sum w~m p = 0);
  *   ||F^e - F^e_r||_F <= that x ||A_rr^+||_2 ||F^p^-1||_2 = eps;
  *   the rotation of F^e moves by ||R - R_r||_F <= 2 eps / (sigma_r + sigma) with
  *   sigma >= sigma_r - eps the smallest singular values (the perturbation bound of the polar factor,
