@@ -151,9 +151,7 @@ static void test_grid_sampling_and_point_sets(void **state) {
   cl_body_info info2;
   assert_int_equal(cl_body_get_info(w, b2, &info2), CL_OK);
   assert_int_equal(info2.nodes, 1000);
-  /* the rest positions lie on a grid of 2^-23 of the extent (sm_internal.h, rgrid), so the grid's
-   * points are equidistant to a few 1e-7 of the spacing, and the mass goes with its cube */
-  assert_true(fabs(info2.mass - info.mass) < 1e-5 * info.mass);
+  assert_true(fabs(info2.mass - info.mass) < 1e-9 * info.mass);
   free(xyz);
   cl_mesh_destroy(pts);
   cl_mesh_destroy(m);

@@ -179,8 +179,7 @@ static int32_t check_against_scratch(cl_sm *s, cl_body_state *st) {
     if (!s->alive[c]) continue;
     const double fl = 0.1 * s->width[c];
     for (int64_t k = s->moff[c]; k < (int64_t)s->moff[c] + s->mcnt[c]; ++k) {
-      const float *o = s->mr + 3 * k; /* single precision (cl_sm_r32) */
-      const double nr = cl_vec3_norm(cl_vec3_make(o[0], o[1], o[2]));
+      const double nr = cl_vec3_norm(cl_vec3_load(s->mr, (int32_t)k));
       assert_true(s->orest[k] == fmax(nr, fl));
     }
   }

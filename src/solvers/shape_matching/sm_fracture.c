@@ -84,7 +84,7 @@ static void copy_entry(cl_sm *s, int64_t from, int64_t to) {
   s->mw[to] = s->mw[from];
   s->mwt[to] = s->mwt[from];
   s->mwm[to] = s->mwm[from];
-  memcpy(s->mr + 3 * to, s->mr + 3 * from, 3 * sizeof(float));
+  memcpy(s->mr + 3 * to, s->mr + 3 * from, 3 * sizeof(double));
   s->orest[to] = s->orest[from];
 }
 

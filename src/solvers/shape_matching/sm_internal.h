@@ -124,13 +124,6 @@ typedef struct cl_sm {
   uint64_t seed;               /* the world's seed: sampling and clustering */
   char label[96];              /* body label for messages */
 
-  /* The grid of the rest positions, m: a power of two at most 2^-23 of the body's largest extent.
-   * Bind rounds every rest position X to a multiple of it (by at most half of it, 6e-8 of the extent)
-   * and cl_sm_cluster_props every rest centre r_c, so each offset X_i - r_c is a multiple of it of
-   * at most 2^24 of it: a float holds it exactly and every subtraction X - r_c in double gives its
-   * very bits (0: no grid, the body has no extent) */
-  double rgrid;
-
   /* particles: solver-side arrays sized pcap >= state n */
   int32_t n, pcap;
   double *W;          /* sum of raw weights of the particle's memberships */
@@ -204,9 +197,7 @@ typedef struct cl_sm {
    * marked from the moved particles' memberships (sl_mark grows by one per iteration) */
   uint32_t *sl_touch;
   uint32_t sl_mark;
-  double *pabs;       /* sum over members of w~ m |p_i - pbar_c| (rest property) */
-  double *pbar;       /* 3: sum over members of w~ m p_i / M_c, the centre of mass less r_c: not zero,
-                       * r_c lies on the grid of the rest positions (cl_sm_cluster_props) */
+  double *pabs;       /* sum over members of w~ m |X_i - r_c| (rest property) */
   uint8_t *clampc;    /* the cluster has held and free members (10x toughness, as the authors') */
 
   /* memberships */
@@ -217,9 +208,7 @@ typedef struct cl_sm {
   double *mw;         /* raw weight w_ic */
   double *mwt;        /* w_ic / W_i */
   double *mwm;        /* w_ic / W_i * m_i */
-  float *mr;          /* 3: rest offset X_i - rcom_c, in single precision, which holds it exactly (the
-                       * rest positions and centres lie on a grid, see rgrid): member sums, the goal
-                       * pass and strain limiting stream 12 bytes per membership instead of 24 */
+  double *mr;         /* 3: rest offset X_i - rcom_c (member sums and the goal pass stream it) */
 
   /* reverse index, particle-major: the memberships of particle i are a = pofs[i] .. pofs[i+1]-1,
    * pool entry plist[a], cluster pc[a], weight pwt[a] = w~; the per-particle gathers stream through

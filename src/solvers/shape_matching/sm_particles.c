@@ -169,27 +169,6 @@ static cl_status from_tets(cl_sm *s, const cl_mesh *mesh, cl_body_state *st, dou
   return CL_OK;
 }
 
-/* The rest positions rounded to the grid rgrid (sm_internal.h): the largest power of two at most
- * 2^-23 of the largest extent, so that a float holds every rest offset X_i - r_c exactly. A position
- * moves by at most half the grid (6e-8 of the extent), far below any sampling's spacing; the
- * current positions start at the rounded ones. Non-finite or coinciding positions: no grid. */
-static void rest_grid(cl_sm *s, cl_body_state *st) {
-  double lo[3] = {INFINITY, INFINITY, INFINITY}, hi[3] = {-INFINITY, -INFINITY, -INFINITY};
-  for (int32_t i = 0; i < st->n; ++i)
-    for (int k = 0; k < 3; ++k) {
-      lo[k] = fmin(lo[k], st->X[3 * (size_t)i + k]);
-      hi[k] = fmax(hi[k], st->X[3 * (size_t)i + k]);
-    }
-  const double ext = fmax(hi[0] - lo[0], fmax(hi[1] - lo[1], hi[2] - lo[2]));
-  s->rgrid = 0.0;
-  if (!(ext > 0.0) || !isfinite(ext)) return;
-  int e;
-  frexp(ext, &e); /* ext < 2^e */
-  const double G = ldexp(1.0, e - 23); /* ext / G < 2^23 */
-  for (int64_t j = 0; j < 3 * (int64_t)st->n; ++j) st->x[j] = st->X[j] = nearbyint(st->X[j] / G) * G;
-  s->rgrid = G;
-}
-
 cl_status cl_sm_make_particles(cl_sm *s, const cl_bind_input *in, cl_body_state *st, double *body_volume) {
   const cl_mesh *mesh = in->mesh;
   if (!mesh) return cl_fail(CL_ERR_INVALID_ARGUMENT, "solver 'shape_matching': no mesh given");
@@ -201,7 +180,6 @@ cl_status cl_sm_make_particles(cl_sm *s, const cl_bind_input *in, cl_body_state 
     case CL_MESH_TETS: r = from_tets(s, mesh, st, body_volume); break;
     default: r = cl_fail(CL_ERR_MESH, "solver 'shape_matching': unknown mesh kind %d", (int)mesh->kind);
   }
-  if (r >= 0) rest_grid(s, st);
   st->cell_size = 2;
   s->stats.sampled_particles = st->n;
   return r;

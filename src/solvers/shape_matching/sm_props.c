@@ -4,7 +4,6 @@
  * A_rr = sum_i w~_ic m_i p_i p_i^T (eq 3) use that share. A_rr^-1 is taken as a pseudo-inverse
  * (sec 3.3: fracture can leave clusters flat or thin) and F^p is reset to I when it clamps.
  * Everything here is per cluster, so a fracture recomputes only the clusters it touched. */
-#include <assert.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -101,7 +100,6 @@ cl_status cl_sm_grow_clusters(cl_sm *s, int32_t ncl) {
   CL_TRY(regrow((void **)&s->sl_ok, o, c, sizeof(uint8_t), "clusters"));
   CL_TRY(regrow((void **)&s->sl_touch, o, c, sizeof(uint32_t), "clusters"));
   CL_TRY(regrow((void **)&s->pabs, o, c, sizeof(double), "clusters"));
-  CL_TRY(regrow((void **)&s->pbar, 3 * o, 3 * c, sizeof(double), "clusters"));
   CL_TRY(regrow((void **)&s->active, o, c, sizeof(uint8_t), "clusters"));
   CL_TRY(regrow((void **)&s->clampc, o, c, sizeof(uint8_t), "clusters"));
   CL_TRY(regrow((void **)&s->cadj_ofs, o + 1, c + 1, sizeof(int32_t), "clusters"));
@@ -132,7 +130,7 @@ cl_status cl_sm_grow_pool(cl_sm *s, int64_t need) {
   CL_TRY(regrow((void **)&s->mw, o, c, sizeof(double), "memberships"));
   CL_TRY(regrow((void **)&s->mwt, o, c, sizeof(double), "memberships"));
   CL_TRY(regrow((void **)&s->mwm, o, c, sizeof(double), "memberships"));
-  CL_TRY(regrow((void **)&s->mr, 3 * o, 3 * c, sizeof(float), "memberships"));
+  CL_TRY(regrow((void **)&s->mr, 3 * o, 3 * c, sizeof(double), "memberships"));
   CL_TRY(regrow((void **)&s->mnext, o, c, sizeof(int64_t), "memberships"));
   CL_TRY(regrow((void **)&s->orest, o, c, sizeof(double), "memberships"));
   s->mcap = (int64_t)c;
@@ -169,37 +167,19 @@ void cl_sm_cluster_props(cl_sm *s, const cl_body_state *st, int32_t c) {
   }
   s->mass[c] = M;
   cl_vec3 r = M > 0.0 ? cl_vec3_scale(sum, 1.0 / M) : cl_vec3_zero();
-  /* r_c on the grid of the rest positions (rgrid, a power of two: the divisions and products are
-   * exact), so that every offset X_i - r_c is a float exactly (see rgrid). The goals (eq 6) are then
-   * those of the centre of mass shifted by R F^p pbar (at most half the grid, 6e-8 of the body's
-   * extent), the same for every member of the cluster: a uniform shift, which the removal of the
-   * corrections' mean removes; F uses the exact moments about the centre of mass (pbar). */
-  const double G = s->rgrid;
-  if (G > 0.0) r = cl_vec3_make(nearbyint(r.x / G) * G, nearbyint(r.y / G) * G, nearbyint(r.z / G) * G);
   cl_vec3_store(s->rcom, c, r);
+  cl_mat3 A = cl_mat3_zero();
   double width = 0.0, pabs = 0.0;
-  cl_vec3 pw = cl_vec3_zero();
   for (int64_t k = k0; k < k1; ++k) {
-    const cl_vec3 p = cl_vec3_sub(cl_vec3_load(st->X, s->mp[k]), r);
-    float *o = s->mr + 3 * k;
-    o[0] = (float)p.x, o[1] = (float)p.y, o[2] = (float)p.z;
-    assert(!(G > 0.0) || (o[0] == p.x && o[1] == p.y && o[2] == p.z));
-    pw = cl_vec3_madd(pw, s->mwm[k], p);
+    cl_vec3 p = cl_vec3_sub(cl_vec3_load(st->X, s->mp[k]), r);
+    cl_vec3_store(s->mr, (int32_t)k, p);
+    cl_mat3_add_outer(&A, s->mwm[k], p, p);
     double d = cl_vec3_norm(p);
     s->orest[k] = d;
     if (d > width) width = d;
+    pabs += s->mwm[k] * d;
   }
   s->width[c] = width;
-  /* A_rr about the centre of mass: sum w~m (p - pbar)(p - pbar)^T */
-  const cl_vec3 pb = M > 0.0 ? cl_vec3_scale(pw, 1.0 / M) : cl_vec3_zero();
-  cl_vec3_store(s->pbar, c, pb);
-  cl_mat3 A = cl_mat3_zero();
-  for (int64_t k = k0; k < k1; ++k) {
-    const float *o = s->mr + 3 * k;
-    const cl_vec3 p = cl_vec3_sub(cl_vec3_make(o[0], o[1], o[2]), pb);
-    cl_mat3_add_outer(&A, s->mwm[k], p, p);
-    pabs += s->mwm[k] * cl_vec3_norm(p);
-  }
   /* the outlier test's rest distance (sm_fracture.c): fmax(|p|, floor) without the library call,
    * NaN handled as fmax does */
   const double floor_c = 0.1 * width;

@@ -27,7 +27,7 @@ static void sm_destroy(void *p) {
                     s->pwt,   s->planes, s->phead, s->mnext, s->pnm,
                     s->cadj_ofs, s->cadj, s->sib, s->stamp, s->wcom, s->wrad, s->touched, s->Finv, s->spans, s->cpiece, s->plabel, s->moved, s->vdirty, s->clampc, s->scom, s->mark, s->sl_list, s->msum, s->xmeas,
                     s->mok, s->mdead, s->sl_sum, s->sl_T, s->sl_y, s->sl_g, s->sl_d, s->sl_s, s->sl_k, s->sl_f, s->sl_ok, s->sl_touch,
-                    s->pabs, s->pbar, s->pdisp, s->gpack, s->tdirty, s->tdlist, s->cdirty, s->cdlist, s->bofs, s->uf, s->pmap, s->agrow, s->calone, s->orest, s->gsc, s->gacc};
+                    s->pabs, s->pdisp, s->gpack, s->tdirty, s->tdlist, s->cdirty, s->cdlist, s->bofs, s->uf, s->pmap, s->agrow, s->calone, s->orest, s->gsc, s->gacc};
   for (size_t i = 0; i < sizeof arrays / sizeof arrays[0]; ++i) free(arrays[i]);
   cl_sm_collide_release(s);
   free(s);
@@ -143,7 +143,7 @@ static int compact_pool(cl_sm *s) {
       s->mw[w] = s->mw[k];
       s->mwt[w] = s->mwt[k];
       s->mwm[w] = s->mwm[k];
-      memcpy(s->mr + 3 * w, s->mr + 3 * k, 3 * sizeof(float));
+      memcpy(s->mr + 3 * w, s->mr + 3 * k, 3 * sizeof(double));
       s->orest[w] = s->orest[k];
     }
   }

@@ -68,8 +68,6 @@ static inline v2d v2d_load(const double *p) {
   memcpy(&r, p, sizeof r);
   return r;
 }
-/* two single-precision rest offsets (mr) as doubles (exactly: see cl_sm_cluster_props) */
-static inline v2d v2d_loadf(const float *p) { return (v2d){p[0], p[1]}; }
 #else
 #define SM_V2D 0
 #endif
@@ -84,7 +82,7 @@ static inline void store9(double *a, int32_t c, const cl_mat3 *m) { memcpy(a + 9
 
 /* Sums over the members of c at positions x, relative to the first member (so a far translation
  * loses no digits): sx = sum w~m (x - xref), A = sum w~m (x - xref) p^T with the rest offsets
- * p = X_i - r_c kept per membership (mr, in single precision, which holds it exactly), and optionally
+ * p = X_i - r_c kept per membership (mr, the same subtraction bit for bit), and optionally
  * C = sum w~m (x - xref)(x - xref)^T. Since sum w~m p = 0, A is A_xr of eq 3. The loop streams the
  * member index, w~m and p (36 bytes per membership, in order) and reads x at the member: reading X
  * there too cost a second scattered load per member (the particles of a shattered body's cluster
@@ -102,8 +100,7 @@ typedef struct sums {
 static void member_sums(const cl_sm *s, const double *x, int32_t c, int moments, sums *out) {
   const int64_t k0 = s->moff[c], k1 = k0 + s->mcnt[c];
   const int32_t *mp = s->mp;
-  const double *mwm = s->mwm;
-  const float *mr = s->mr;
+  const double *mwm = s->mwm, *mr = s->mr;
   const cl_vec3 r = cl_vec3_load(x, mp[k0]);
 #if SM_V2D
   /* lanes: s (0,1) | 2; A rows 0, 1, 2 columns (0,1), column 2 rows (0,1) | a22; C (00,01) (11,12)
@@ -117,7 +114,7 @@ static void member_sums(const cl_sm *s, const double *x, int32_t c, int moments,
     for (int64_t k = k0; k < k1; ++k) {
       const size_t i3 = 3 * (size_t)mp[k];
       const double wm = mwm[k];
-      const v2d d01 = v2d_load(x + i3) - r01, p01 = v2d_loadf(mr + 3 * k);
+      const v2d d01 = v2d_load(x + i3) - r01, p01 = v2d_load(mr + 3 * k);
       const double d2 = x[i3 + 2] - r2, p2 = mr[3 * k + 2];
       const v2d u01 = wm * d01;
       const double u0 = u01[0], u1 = u01[1], u2 = wm * d2;
@@ -130,7 +127,7 @@ static void member_sums(const cl_sm *s, const double *x, int32_t c, int moments,
     for (int64_t k = k0; k < k1; ++k) {
       const size_t i3 = 3 * (size_t)mp[k];
       const double wm = mwm[k];
-      const v2d d01 = v2d_load(x + i3) - r01, p01 = v2d_loadf(mr + 3 * k);
+      const v2d d01 = v2d_load(x + i3) - r01, p01 = v2d_load(mr + 3 * k);
       const double d2 = x[i3 + 2] - r2, p2 = mr[3 * k + 2];
       const v2d u01 = wm * d01;
       const double u0 = u01[0], u1 = u01[1], u2 = wm * d2;
@@ -148,8 +145,7 @@ static void member_sums(const cl_sm *s, const double *x, int32_t c, int moments,
   double a00 = 0.0, a01 = 0.0, a02 = 0.0, a10 = 0.0, a11 = 0.0, a12 = 0.0, a20 = 0.0, a21 = 0.0, a22 = 0.0;
   double m00 = 0.0, m01 = 0.0, m02 = 0.0, m11 = 0.0, m12 = 0.0, m22 = 0.0;
   for (int64_t k = k0; k < k1; ++k) {
-    const double *xi = x + 3 * (size_t)mp[k];
-    const float *pk = mr + 3 * k;
+    const double *xi = x + 3 * (size_t)mp[k], *pk = mr + 3 * k;
     const double wm = mwm[k];
     const double d0 = xi[0] - r0, d1 = xi[1] - r1, d2 = xi[2] - r2;
     const double p0 = pk[0], p1 = pk[1], p2 = pk[2];
@@ -172,16 +168,6 @@ static void member_sums(const cl_sm *s, const double *x, int32_t c, int moments,
   memcpy(out->C.m, C, sizeof C);
 }
 
-/* F = A_xr A_rr^+ (eq 3) of cluster c from member sums about xref: A_xr = sum w~m (x - x_c) p^T is
- * A - sx pbar^T, since sum w~m p = M pbar (the rest centre sits on the offsets' grid, not exactly at
- * the centre of mass, see cl_sm_cluster_props). */
-static cl_mat3 sums_F(const cl_sm *s, int32_t c, const cl_mat3 *A, cl_vec3 sx) {
-  cl_mat3 Axr = *A;
-  cl_mat3_add_outer(&Axr, -1.0, sx, cl_vec3_load(s->pbar, c));
-  const cl_mat3 Ai = load9(s->Arr_inv, c);
-  return cl_mat3_mul(&Axr, &Ai);
-}
-
 void cl_sm_cluster_F(const cl_sm *s, const cl_body_state *st, int32_t c, double *com, cl_mat3 *F) {
   sums m;
   member_sums(s, st->x, c, 0, &m);
@@ -189,7 +175,8 @@ void cl_sm_cluster_F(const cl_sm *s, const cl_body_state *st, int32_t c, double 
   com[0] = cm.x;
   com[1] = cm.y;
   com[2] = cm.z;
-  *F = sums_F(s, c, &m.A, m.sx);
+  cl_mat3 Ai = load9(s->Arr_inv, c);
+  *F = cl_mat3_mul(&m.A, &Ai);
 }
 
 static void sums_pack(const sums *m, double *o) {
@@ -216,7 +203,8 @@ void cl_sm_cluster_F_keep(cl_sm *s, const cl_body_state *st, int32_t c, double *
   com[0] = cm.x;
   com[1] = cm.y;
   com[2] = cm.z;
-  *F = sums_F(s, c, &m.A, m.sx);
+  cl_mat3 Ai = load9(s->Arr_inv, c);
+  *F = cl_mat3_mul(&m.A, &Ai);
 }
 
 void cl_sm_cluster_F_kept(const cl_sm *s, int32_t c, double *com, cl_mat3 *F) {
@@ -226,7 +214,8 @@ void cl_sm_cluster_F_kept(const cl_sm *s, int32_t c, double *com, cl_mat3 *F) {
   com[0] = cm.x;
   com[1] = cm.y;
   com[2] = cm.z;
-  *F = sums_F(s, c, &m.A, m.sx);
+  cl_mat3 Ai = load9(s->Arr_inv, c);
+  *F = cl_mat3_mul(&m.A, &Ai);
 }
 
 int cl_sm_decompose(const cl_sm *s, const cl_mat3 *Fe, cl_sm_decomp *d) {
@@ -396,7 +385,7 @@ static int goal_pass(cl_sm *s, const cl_body_state *st, int32_t c, double ka, do
   cl_mat3 Iinv = inertia_inverse(&I);
   store9(s->Iinv, c, &Iinv);
   cl_mat3 Ai = load9(s->Arr_inv, c);
-  cl_mat3 F = sums_F(s, c, &m.A, m.sx); /* eq 3 */
+  cl_mat3 F = cl_mat3_mul(&m.A, &Ai); /* eq 3 */
   const int pl = s->plastic; /* without plasticity F^p = I: F^e = F and T = R (eqs 9, 6) */
   const cl_mat3 I3 = cl_mat3_identity(); /* F^p is not even read without plasticity */
   const cl_mat3 Fpi = pl ? load9(s->Fp_inv, c) : I3, Fp = pl ? load9(s->Fp, c) : I3;
@@ -424,8 +413,7 @@ static int goal_pass(cl_sm *s, const cl_body_state *st, int32_t c, double ka, do
 #if SM_V2D
   if (tf && spin) { /* the defaults: goal_e with rows 0 and 1 in the lanes of a pair (see v2d) */
     const int32_t *mp = s->mp;
-    const double *mwm = s->mwm, *xa = st->x, *va = st->v;
-    const float *mr = s->mr;
+    const double *mwm = s->mwm, *mr = s->mr, *xa = st->x, *va = st->v;
     const v2d T03 = {Tm[0], Tm[3]}, T14 = {Tm[1], Tm[4]}, T25 = {Tm[2], Tm[5]};
     const double T6 = Tm[6], T7 = Tm[7], T8 = Tm[8];
     const v2d y01 = {y[0], y[1]}, ka2 = {ka, ka}, kd2 = {kd, kd};
@@ -435,7 +423,7 @@ static int goal_pass(cl_sm *s, const cl_body_state *st, int32_t c, double ka, do
     for (int64_t k = k0; k < k1; ++k) {
       const size_t i3 = 3 * (size_t)mp[k];
       const double wm = mwm[k];
-      const v2d p01 = v2d_loadf(mr + 3 * k), q01 = v2d_load(xa + i3) - y01;
+      const v2d p01 = v2d_load(mr + 3 * k), q01 = v2d_load(xa + i3) - y01;
       const double p0 = p01[0], p1 = p01[1], p2 = mr[3 * k + 2], q2 = xa[i3 + 2] - y2;
       const v2d g01 = T03 * p0 + T14 * p1 + T25 * p2 - q01;
       const double gz = T6 * p0 + T7 * p1 + T8 * p2 - q2;
@@ -709,8 +697,8 @@ static int sl_eval(cl_sm *s, const cl_body_state *st, int32_t c, double gamma, i
   memcpy(A.m, o + 6, sizeof A.m);
   cl_vec3 com = cl_vec3_make(o[0] + o[3] / M, o[1] + o[4] / M, o[2] + o[5] / M);
   const cl_mat3 I3 = cl_mat3_identity();
-  cl_mat3 Fpi = s->plastic ? load9(s->Fp_inv, c) : I3, Fp = s->plastic ? load9(s->Fp, c) : I3;
-  cl_mat3 F = sums_F(s, c, &A, cl_vec3_make(o[3], o[4], o[5]));
+  cl_mat3 Ai = load9(s->Arr_inv, c), Fpi = s->plastic ? load9(s->Fp_inv, c) : I3, Fp = s->plastic ? load9(s->Fp, c) : I3;
+  cl_mat3 F = cl_mat3_mul(&A, &Ai);
   cl_mat3 Fe = s->plastic ? cl_mat3_mul(&F, &Fpi) : F; /* F^p = I without plasticity */
   const double lim = gamma * s->width[c];
   if (!force && s->sl_s[c] > 0.0) {
@@ -949,8 +937,7 @@ static int goal_scratch(cl_sm *s) {
 static void limit_scatter(cl_sm *s, const cl_body_state *st, int32_t c, int32_t *cur, int32_t *ncur) {
   const int64_t k0 = s->moff[c], k1 = k0 + s->mcnt[c];
   const int32_t *mp = s->mp;
-  const double *mwt = s->mwt, *x = st->x, *xo = s->xold, *pk = s->gpack + SM_GPACK * (size_t)c;
-  const float *mr = s->mr;
+  const double *mwt = s->mwt, *mr = s->mr, *x = st->x, *xo = s->xold, *pk = s->gpack + SM_GPACK * (size_t)c;
   uint8_t *mark = s->mark;
   double *acc = s->gacc;
   const v2d T03 = v2d_load(pk), T14 = v2d_load(pk + 2), T25 = v2d_load(pk + 4), y01 = v2d_load(pk + 8);
@@ -964,7 +951,7 @@ static void limit_scatter(cl_sm *s, const cl_body_state *st, int32_t c, int32_t 
       cur[n++] = i;
     }
     const size_t i3 = 3 * (size_t)i;
-    const v2d p01 = v2d_loadf(mr + 3 * k), x01 = v2d_load(x + i3);
+    const v2d p01 = v2d_load(mr + 3 * k), x01 = v2d_load(x + i3);
     const double p0 = p01[0], p1 = p01[1], p2 = mr[3 * k + 2];
     const v2d g01 = T03 * p0 + T14 * p1 + T25 * p2 + y01 - x01;
     const double gz = T6 * p0 + T7 * p1 + T8 * p2 + y2 - x[i3 + 2];
