@@ -16,6 +16,7 @@
 #include "base/error.h"
 #include "geom/hash_grid.h"
 #include "geom/mesh.h"
+#include "geom/morton.h"
 #include "geom/tet.h"
 #include "solvers/shape_matching/sm_internal.h"
 
@@ -28,62 +29,22 @@ static cl_status fill_state(cl_body_state *st, const double *xyz, int32_t n) {
   return CL_OK;
 }
 
-/* Spread the low 21 bits of v so that two zero bits separate each (Morton / Z-order code). */
-static uint64_t spread21(uint64_t v) {
-  v &= 0x1fffff;
-  v = (v | v << 32) & 0x1f00000000ffffull;
-  v = (v | v << 16) & 0x1f0000ff0000ffull;
-  v = (v | v << 8) & 0x100f00f00f00f00full;
-  v = (v | v << 4) & 0x10c30c30c30c30c3ull;
-  v = (v | v << 2) & 0x1249249249249249ull;
-  return v;
-}
-
-typedef struct keyed {
-  uint64_t key;
-  int32_t i;
-} keyed;
-
-static int by_key(const void *a, const void *b) {
-  const keyed *x = a, *y = b;
-  if (x->key != y->key) return x->key < y->key ? -1 : 1;
-  return (x->i > y->i) - (x->i < y->i);
-}
-
-/* Sampled particles in Z-order: neighbours in space get nearby indices, so the per-cluster and
- * per-particle loops of a step touch memory that is already cached (sampled bodies only: a
- * user's point set keeps its numbering). */
+/* Sampled particles in Z-order (geom/morton.h): neighbours in space get nearby indices, so the
+ * per-cluster and per-particle loops of a step touch memory that is already cached (sampled bodies
+ * only: a user's point set keeps its numbering). */
 static cl_status morton_sort(double *xyz, int32_t n) {
-  double lo[3] = {INFINITY, INFINITY, INFINITY}, hi[3] = {-INFINITY, -INFINITY, -INFINITY};
-  for (int32_t i = 0; i < n; ++i)
-    for (int k = 0; k < 3; ++k) {
-      lo[k] = fmin(lo[k], xyz[3 * i + k]);
-      hi[k] = fmax(hi[k], xyz[3 * i + k]);
-    }
-  double ext = fmax(hi[0] - lo[0], fmax(hi[1] - lo[1], hi[2] - lo[2]));
-  double q = ext > 0.0 ? 2097151.0 / ext : 0.0;
-  keyed *kv = malloc(sizeof *kv * (size_t)n);
-  double *tmp = malloc(sizeof(double) * 3 * (size_t)n);
-  if (!kv || !tmp) {
-    free(kv);
-    free(tmp);
-    return cl_fail(CL_ERR_OUT_OF_MEMORY, "solver 'shape_matching': out of memory ordering %d particles", n);
+  int32_t *order = malloc(sizeof(int32_t) * (size_t)(n > 0 ? n : 1));
+  double *tmp = malloc(sizeof(double) * 3 * (size_t)(n > 0 ? n : 1));
+  cl_status r = order && tmp ? cl_morton_order(xyz, n, order)
+                             : cl_fail(CL_ERR_OUT_OF_MEMORY, "solver 'shape_matching': out of memory ordering %d "
+                                                             "particles", n);
+  if (r >= 0) {
+    for (int32_t j = 0; j < n; ++j) memcpy(tmp + 3 * j, xyz + 3 * order[j], 3 * sizeof(double));
+    memcpy(xyz, tmp, sizeof(double) * 3 * (size_t)n);
   }
-  for (int32_t i = 0; i < n; ++i) {
-    uint64_t c[3];
-    for (int k = 0; k < 3; ++k) {
-      const double t = (xyz[3 * i + k] - lo[k]) * q; /* NaN when the extent overflowed: no order then */
-      c[k] = t >= 0.0 && t <= 2097151.0 ? (uint64_t)t : 0;
-    }
-    kv[i].key = spread21(c[0]) | spread21(c[1]) << 1 | spread21(c[2]) << 2;
-    kv[i].i = i;
-  }
-  qsort(kv, (size_t)n, sizeof *kv, by_key);
-  for (int32_t j = 0; j < n; ++j) memcpy(tmp + 3 * j, xyz + 3 * kv[j].i, 3 * sizeof(double));
-  memcpy(xyz, tmp, sizeof(double) * 3 * (size_t)n);
-  free(kv);
+  free(order);
   free(tmp);
-  return CL_OK;
+  return r;
 }
 
 static cl_status from_surface(cl_sm *s, const cl_mesh *mesh, cl_body_state *st, double *body_volume) {
