@@ -40,11 +40,11 @@ static inline void add_element_row(const cl_gfem *s, int32_t e, int a, double ks
     for (int b = 0; b < 4; ++b) cl_fem_stiffness_block_add(la, ma, h + 3 * b, val + 9 * slot[b]);
     return;
   }
-  const double *K = s->Ke + 144 * (size_t)e + 36 * a; /* rows 3a .. 3a + 2 */
+  double R[36]; /* row a of the element's blocks, from its upper form (fem/tet.h): the same numbers */
+  cl_tet_stiffness_row(s->Ke + CL_TET_UPPER * (size_t)e, s->kform[e], a, R);
   for (int b = 0; b < 4; ++b) {
     double *blk = val + 9 * slot[b];
-    for (int r = 0; r < 3; ++r)
-      for (int c = 0; c < 3; ++c) blk[3 * r + c] += ks * K[12 * r + 3 * b + c];
+    for (int k = 0; k < 9; ++k) blk[k] += ks * R[9 * b + k];
   }
 }
 

@@ -155,43 +155,32 @@ static void update_damaged(cl_gfem *s, const cl_body_state *st, int32_t e) {
     }
   }
   for (int i = 0; i < 3; ++i) f[i] = -(f[3 + i] + f[6 + i] + f[9 + i]);
-  /* K = V B^T (G_d B): K_pq = V sum_{k at p} s_kp m_k c[q][k]^T for 1 <= p <= q, K_qp = K_pq^T,
-   * K_0q = -(K_1q + K_2q + K_3q) */
-  double *K = s->Ke + 144 * (size_t)e, blk[4][4][9];
+  /* K = V B^T (G_d B): K_pq = V sum_{k at p} s_kp m_k c[q][k]^T for 1 <= p <= q, stored in fem/tet.h's
+   * upper form (K_qp = K_pq^T, K_0q = -(K_1q + K_2q + K_3q) made where it is added); K_00 is made
+   * symmetric to the bit there, as the other blocks are (CL_TET_SYM00) */
+  double *Ku = s->Ke + CL_TET_UPPER * (size_t)e;
   for (int p = 1; p < 4; ++p) {
     const int *E = k_node_edges[p];
     double a[3][3];
     for (int j = 0; j < 3; ++j)
       for (int i = 0; i < 3; ++i) a[j][i] = V * k_node_sign[p][j] * m[E[j]][i];
-    for (int q = p; q < 4; ++q) {
+    for (int q = p; q < 4; ++q, Ku += 9) {
       const double *c0 = c[q][E[0]], *c1 = c[q][E[1]], *c2 = c[q][E[2]];
       for (int i = 0; i < 3; ++i)
         for (int j = 0; j < 3; ++j) {
           const double v = a[0][i] * c0[j] + a[1][i] * c1[j] + a[2][i] * c2[j];
-          blk[p][q][3 * i + j] = v;
-          blk[q][p][3 * j + i] = v;
+          Ku[3 * i + j] = v;
+          if (p == q) Ku[3 * j + i] = v; /* a diagonal block: the later (j, i) overwrites, symmetric */
         }
     }
   }
-  for (int q = 1; q < 4; ++q)
-    for (int k = 0; k < 9; ++k) {
-      blk[0][q][k] = -(blk[1][q][k] + blk[2][q][k] + blk[3][q][k]);
-      blk[q][0][3 * (k % 3) + k / 3] = blk[0][q][k];
-    }
-  for (int k = 0; k < 9; ++k) blk[0][0][k] = -(blk[0][1][k] + blk[0][2][k] + blk[0][3][k]);
-  for (int i = 0; i < 3; ++i) /* symmetric to the bit, as the other blocks */
-    for (int j = i + 1; j < 3; ++j) blk[0][0][3 * i + j] = blk[0][0][3 * j + i] = 0.5 * (blk[0][0][3 * i + j] + blk[0][0][3 * j + i]);
-  /* a corner 0 whose edges are all broken (zero rows of G_d) carries exactly nothing: the sums leave
-   * rounding there (the other corners are made directly, so theirs are exact zeros) */
+  s->kform[e] = CL_TET_SYM00;
+  /* a corner 0 whose edges are all broken (zero rows of G_d) carries exactly nothing: the sums would
+   * leave rounding there (the other corners are made directly, so theirs are exact zeros) */
   if (Gd[0] == 0.0 && Gd[7] == 0.0 && Gd[14] == 0.0) {
-    memset(blk[0], 0, sizeof blk[0]);
-    for (int q = 1; q < 4; ++q) memset(blk[q][0], 0, sizeof blk[q][0]);
+    s->kform[e] |= CL_TET_FREE0;
     f[0] = f[1] = f[2] = 0.0;
   }
-  for (int p = 0; p < 4; ++p)
-    for (int i = 0; i < 3; ++i)
-      for (int q = 0; q < 4; ++q)
-        for (int j = 0; j < 3; ++j) K[12 * (3 * p + i) + 3 * q + j] = blk[p][q][3 * i + j];
   s->psi[e] = psi;
   /* sigma = sum_k (G_d e)_k r_k r_k^T, r_k = R n_k */
   double sv[6] = {0, 0, 0, 0, 0, 0};
@@ -205,6 +194,11 @@ static void update_damaged(cl_gfem *s, const cl_body_state *st, int32_t e) {
   sigma[1] = sigma[3] = sv[3], sigma[5] = sigma[7] = sv[4], sigma[2] = sigma[6] = sv[5];
   const cl_mat3 F = cl_fem_deformation_gradient(st->x, t, s->Dminv + 9 * (size_t)e);
   memcpy(s->Fe + 9 * (size_t)e, F.m, sizeof F.m);
+}
+
+void cl_gfem_element_matrix(const cl_gfem *s, int32_t e, double *K) {
+  if (s->use_h && !s->dmg[e] && s->hk[e]) cl_fem_corot_stiffness(s->h + 12 * (size_t)e, s->vol[e], s->lambda0, s->mu0, K);
+  else cl_tet_stiffness_expand(s->Ke + CL_TET_UPPER * (size_t)e, s->kform[e], K);
 }
 
 void cl_gfem_store_stress(cl_gfem *s, int32_t e, const cl_mat3 *F, const cl_mat3 *P) {
@@ -231,7 +225,8 @@ static int update_one(cl_gfem *s, const cl_body_state *st, int32_t e) {
   double dPdF[81], psi;
   if (cl_fem_piola(&s->mat, &F, &psi, &P, dPdF, !s->exact_tangent) < 0) return 0;
   cl_fem_element_forces(&P, s->vol[e], s->Dminv + 9 * (size_t)e, s->fe + 12 * (size_t)e);
-  cl_fem_element_stiffness(dPdF, s->vol[e], s->Dminv + 9 * (size_t)e, s->Ke + 144 * (size_t)e);
+  cl_fem_element_stiffness_upper(dPdF, s->vol[e], s->Dminv + 9 * (size_t)e, s->Ke + CL_TET_UPPER * (size_t)e);
+  s->kform[e] = 0;
   cl_gfem_store_stress(s, e, &F, &P);
   s->psi[e] = s->vol[e] * psi;
   return 1;

@@ -74,6 +74,7 @@ static void gfem_destroy(void *p) {
   free(s->vol);
   free(s->fe);
   free(s->Ke);
+  free(s->kform);
   free(s->h);
   free(s->hk);
   free(s->psi);
@@ -128,7 +129,8 @@ static cl_status gfem_bind(void *p, const cl_bind_input *in, cl_body_state *st) 
   s->Dminv = cl_malloc(sizeof(double) * 9 * ne, "graph_fem elements");
   s->vol = cl_malloc(sizeof(double) * ne, "graph_fem elements");
   s->fe = cl_calloc(12 * ne, sizeof(double), "graph_fem element forces");
-  s->Ke = cl_calloc(144 * ne, sizeof(double), "graph_fem element stiffness");
+  s->Ke = cl_calloc(CL_TET_UPPER * ne, sizeof(double), "graph_fem element stiffness");
+  s->kform = cl_calloc(ne, 1, "graph_fem element stiffness");
   s->h = cl_calloc(12 * ne, sizeof(double), "graph_fem rotated gradients");
   s->hk = cl_calloc(ne, 1, "graph_fem rotated gradients");
   s->psi = cl_calloc(ne, sizeof(double), "graph_fem element energies");
@@ -141,7 +143,7 @@ static cl_status gfem_bind(void *p, const cl_bind_input *in, cl_body_state *st) 
   s->xkey = cl_calloc(3 * (size_t)n, sizeof(double), "graph_fem element pass");
   s->redo = cl_malloc(sizeof(int32_t) * ne, "graph_fem element pass");
   s->slot = cl_malloc(sizeof(int64_t) * 16 * ne, "graph_fem assembly slots");
-  if (!s->Dminv || !s->vol || !s->fe || !s->Ke || !s->h || !s->hk || !s->psi || !s->Re || !s->edg || !s->dmg || !s->kdirty ||
+  if (!s->Dminv || !s->vol || !s->fe || !s->Ke || !s->kform || !s->h || !s->hk || !s->psi || !s->Re || !s->edg || !s->dmg || !s->kdirty ||
       !s->Fe || !s->sig || !s->xkey || !s->redo || !s->slot)
     return CL_ERR_OUT_OF_MEMORY;
   cl_status r = cl_fem_rest_shapes(st->X, st->cells, s->ntets, s->Dminv, s->vol);
