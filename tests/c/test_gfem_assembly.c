@@ -4,7 +4,10 @@
  *     be, to the bit, the mass plus dt^2 times the scatter of the whole 12x12 matrices in element
  *     order (cl_gfem_element_matrix), on a damaged bar whose elements take all three forms (warped,
  *     the model's beyond warp_limit, degraded with a corner whose edges are all broken), with one
- *     thread and with two. (cl_fem_element_stiffness, expanded from the upper form, is checked
+ *     thread and with two;
+ *   - a damaged element's edge stiffness G made with one inverse of T (cl_fem_edge_stiffness_of) is
+ *     to the bit the frame's and cl_fem_edge_stiffness's, and a flat tet is refused by both.
+ *     (cl_fem_element_stiffness, expanded from the upper form, is checked
  *     against all 16 blocks made directly in test_fem_material.c.) */
 #include <math.h>
 #include <setjmp.h>
@@ -18,6 +21,7 @@
 #include <cmocka.h>
 
 #include "cleave/world.h"
+#include "fem/edge_elastic.h"
 #include "fem/material.h"
 #include "fem/tet.h"
 #include "geom/tet_grid.h"
@@ -126,9 +130,32 @@ static void test_assembly_is_the_scatter_of_the_elements(void **state) {
   }
 }
 
+static void test_edge_stiffness_in_one_inverse(void **state) {
+  (void)state;
+  cl_world *w = cl_test_world(1e-2, 0.0, 1);
+  const cl_id b = add_bar(w);
+  cl_body_state *st = cl_world_body_state(w, b);
+  for (int32_t e = 0; e < st->ncells; ++e) {
+    const int32_t *t = st->cells + 4 * e;
+    double bb[72], T[36], G[36], T1[36], G1[36];
+    assert_true(cl_fem_edge_frame(st->X, t, bb, T));
+    assert_true(cl_fem_edge_stiffness(T, 1e5, 2e4, G));
+    assert_true(cl_fem_edge_stiffness_of(st->X, t, 1e5, 2e4, T1, G1));
+    assert_memory_equal(T, T1, sizeof T);
+    assert_memory_equal(G, G1, sizeof G);
+  }
+  const double flat[12] = {0, 0, 0, 1, 0, 0, 0, 1, 0, 1, 1, 0};
+  const int32_t t[4] = {0, 1, 2, 3};
+  double bb[72], T[36], G[36];
+  assert_false(cl_fem_edge_frame(flat, t, bb, T));
+  assert_false(cl_fem_edge_stiffness_of(flat, t, 1e5, 2e4, T, G));
+  cl_world_destroy(w);
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_assembly_is_the_scatter_of_the_elements),
+      cmocka_unit_test(test_edge_stiffness_in_one_inverse),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }

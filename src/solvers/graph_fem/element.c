@@ -46,12 +46,10 @@ void cl_gfem_element_damage(const cl_gfem *s, int32_t e, double *d) {
   for (int k = 0; k < 6; ++k) d[k] = fmax(s->damage[s->tet_edge[6 * (size_t)e + k]], s->edamage[6 * (size_t)e + k]);
 }
 
-/* G_d of element e (fem/edge_elastic.h, eq L), with b and T; 0 for a degenerate tet. */
-static int degraded_edge_stiffness(const cl_gfem *s, const cl_body_state *st, int32_t e, double *b, double *T,
-                                   double *Gd) {
-  double G[36], d[6];
-  if (!cl_fem_edge_frame(st->X, st->cells + 4 * (size_t)e, b, T)) return 0;
-  if (!cl_fem_edge_stiffness(T, s->lambda0, s->mu0, G)) return 0;
+/* G_d of element e (fem/edge_elastic.h, eq L); 0 for a degenerate tet. */
+static int degraded_edge_stiffness(const cl_gfem *s, const cl_body_state *st, int32_t e, double *Gd) {
+  double G[36], T[36], d[6];
+  if (!cl_fem_edge_stiffness_of(st->X, st->cells + 4 * (size_t)e, s->lambda0, s->mu0, T, G)) return 0;
   cl_gfem_element_damage(s, e, d);
   cl_fem_edge_degrade(G, d, Gd);
   return 1;
@@ -69,11 +67,11 @@ static const double k_node_sign[4][3] = {{-1, -1, -1}, {1, -1, -1}, {1, 1, -1}, 
  * sum_k d_k g_k^T with g_k = w_k B^-1 D_k, B = sum w D D^T (symmetric), which depends on the rest
  * shape and the damage only, so it is made here, when the damage changes. */
 static void build_degraded(cl_gfem *s, const cl_body_state *st, int32_t e) {
-  double b[72], T[36], d[6];
+  double d[6];
   double *Gd = s->edg + CL_GFEM_EDG * (size_t)e, *n = Gd + 36, *il = Gd + 54, *g = Gd + 60;
   s->kdirty[e] = 0;
   memset(Gd, 0, sizeof(double) * CL_GFEM_EDG);
-  if (!degraded_edge_stiffness(s, st, e, b, T, Gd)) return; /* degenerate: no stiffness (bind refuses such tets) */
+  if (!degraded_edge_stiffness(s, st, e, Gd)) return; /* degenerate: no stiffness (bind refuses such tets) */
   const int32_t *t = st->cells + 4 * (size_t)e;
   cl_gfem_element_damage(s, e, d);
   cl_mat3 B = cl_mat3_zero();
@@ -253,14 +251,15 @@ cl_status cl_gfem_update_elements(cl_gfem *s, const cl_body_state *st) {
   s->use_h = s->p[GF_TANGENT] != 0.0 && !s->exact_tangent;
   s->key_valid = 0;
   /* every element, or when the last pass holds only those whose damage changed since (listed
-   * first: most steps have none or a few, and a parallel region for them costs more than they do) */
+   * first: most steps have none or a few, and a parallel region for a few costs more than they do;
+   * a damaged element made again costs about 2 us, so beyond 64 of them the threads share them) */
   int32_t count = s->ntets;
   if (holds) {
     count = 0;
     for (int32_t e = 0; e < s->ntets; ++e)
       if (s->kdirty[e]) s->redo[count++] = e;
   }
-#pragma omp parallel for schedule(dynamic, 256) num_threads(s->threads) if (count > 2048)
+#pragma omp parallel for schedule(dynamic, 64) num_threads(s->threads) if (count > 64)
   for (int32_t i = 0; i < count; ++i) {
     const int32_t e = holds ? s->redo[i] : i;
     if (!update_one(s, st, e)) {
