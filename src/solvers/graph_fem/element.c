@@ -236,6 +236,14 @@ static int key_holds(const cl_gfem *s, const cl_body_state *st) {
          memcmp(s->xkey, st->x, sizeof(double) * 3 * (size_t)s->nnodes) == 0;
 }
 
+/* The pass asks for the data of the element ELEM_PREFETCH ahead: its corners' positions (scattered over
+ * x), a damaged element's edge basis and rotation (damaged tets lie scattered among the intact ones,
+ * so the hardware's stream prefetcher does not fetch their 640 bytes: the first read of the basis was
+ * the pass's most sampled instruction) and the lines its stiffness goes to. Written inline: gcc drops
+ * __builtin_prefetch from a small helper it finds free of side effects. 4 and 8 ahead measured the
+ * same. */
+enum { ELEM_PREFETCH = 4 };
+
 cl_status cl_gfem_update_elements(cl_gfem *s, const cl_body_state *st) {
   int32_t bad = -1;
   const int holds = key_holds(s, st);
@@ -262,6 +270,21 @@ cl_status cl_gfem_update_elements(cl_gfem *s, const cl_body_state *st) {
 #pragma omp parallel for schedule(dynamic, 64) num_threads(s->threads) if (count > 64)
   for (int32_t i = 0; i < count; ++i) {
     const int32_t e = holds ? s->redo[i] : i;
+    if (i + ELEM_PREFETCH < count) {
+      const int32_t ep = holds ? s->redo[i + ELEM_PREFETCH] : i + ELEM_PREFETCH;
+      const int32_t *tp = st->cells + 4 * (size_t)ep;
+      for (int a = 0; a < 4; ++a) __builtin_prefetch(st->x + 3 * (size_t)tp[a], 0, 3);
+      if (s->dmg[ep]) {
+        const char *p = (const char *)(s->edg + CL_GFEM_EDG * (size_t)ep);
+        for (int k = 0; k < CL_GFEM_EDG * 8; k += 64) __builtin_prefetch(p + k, 0, 3);
+        __builtin_prefetch(s->Re + 9 * (size_t)ep, 1, 3);
+        __builtin_prefetch(s->Re + 9 * (size_t)ep + 8, 1, 3);
+      }
+      if (s->dmg[ep] || !s->hk[ep]) { /* its stiffness is written as Ke (the last pass's guess for an intact one) */
+        const char *q = (const char *)(s->Ke + CL_TET_UPPER * (size_t)ep);
+        for (int k = 0; k < CL_TET_UPPER * 8; k += 64) __builtin_prefetch(q + k, 1, 3);
+      }
+    }
     if (!update_one(s, st, e)) {
 #pragma omp critical
       bad = e;
