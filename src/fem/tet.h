@@ -144,52 +144,56 @@ enum {
   CL_TET_FREE0 = 2  /* corner 0 carries nothing: its blocks are exactly zero */
 };
 
-/* Block (a, b) of K, 1 <= a, b <= 3, element (r, s), from the six upper blocks Ku. */
-static inline double cl_tet_upper_at(const double *Ku, int a, int b, int r, int s) {
+/* The index in Ku of block (a, b), 1 <= a <= b <= 3. */
+static inline int cl_tet_upper_index(int a, int b) {
   static const int8_t k_up[4][4] = {{-1, -1, -1, -1}, {-1, 0, 1, 2}, {-1, 1, 3, 4}, {-1, 2, 4, 5}};
-  return a <= b ? Ku[9 * k_up[a][b] + 3 * r + s] : Ku[9 * k_up[a][b] + 3 * s + r];
+  return k_up[a][b];
 }
 
-/* K_0b (b = 1..3), row-major, from Ku: minus the sum of the column's other blocks. */
-static inline void cl_tet_upper_block0(const double *Ku, int b, double *B) {
-  for (int r = 0; r < 3; ++r)
-    for (int s = 0; s < 3; ++s)
-      B[3 * r + s] = -(cl_tet_upper_at(Ku, 1, b, r, s) + cl_tet_upper_at(Ku, 2, b, r, s) + cl_tet_upper_at(Ku, 3, b, r, s));
+/* Block (a, b) of K, 1 <= a, b <= 3, element (r, s), from the six upper blocks Ku. */
+static inline double cl_tet_upper_at(const double *Ku, int a, int b, int r, int s) {
+  return a <= b ? Ku[9 * cl_tet_upper_index(a, b) + 3 * r + s] : Ku[9 * cl_tet_upper_index(b, a) + 3 * s + r];
+}
+
+/* Corner 0's blocks: C + 9 b = K_0b (b = 1..3, minus the sums of the columns' other blocks) and C = K_00
+ * (minus the sum of those), each row-major, with the flags above. K_b0 = K_0b^T. */
+static inline void cl_tet_upper_corner0(const double *Ku, int flags, double *C) {
+  if (flags & CL_TET_FREE0) {
+    for (int k = 0; k < 36; ++k) C[k] = 0.0;
+    return;
+  }
+  for (int b = 1; b < 4; ++b)
+    for (int r = 0; r < 3; ++r)
+      for (int s = 0; s < 3; ++s)
+        C[9 * b + 3 * r + s] =
+            -(cl_tet_upper_at(Ku, 1, b, r, s) + cl_tet_upper_at(Ku, 2, b, r, s) + cl_tet_upper_at(Ku, 3, b, r, s));
+  for (int k = 0; k < 9; ++k) C[k] = -(C[9 + k] + C[18 + k] + C[27 + k]);
+  if (flags & CL_TET_SYM00)
+    for (int i = 0; i < 3; ++i)
+      for (int j = i + 1; j < 3; ++j) C[3 * i + j] = C[3 * j + i] = 0.5 * (C[3 * i + j] + C[3 * j + i]);
 }
 
 /* Row a of K's blocks (R: 4 blocks of 3x3 row-major, R + 9 b = K_ab) from the six upper blocks Ku
- * and the flags above. */
-static inline void cl_tet_stiffness_row(const double *Ku, int flags, int a, double *R) {
-  if (a > 0) {
-    for (int b = 1; b < 4; ++b)
-      for (int r = 0; r < 3; ++r)
-        for (int s = 0; s < 3; ++s) R[9 * b + 3 * r + s] = cl_tet_upper_at(Ku, a, b, r, s);
-    if (flags & CL_TET_FREE0) {
-      for (int k = 0; k < 9; ++k) R[k] = 0.0;
-      return;
+ * and corner 0's blocks C (cl_tet_upper_corner0). */
+static inline void cl_tet_stiffness_row(const double *Ku, const double *C, int a, double *R) {
+  if (a == 0) {
+    for (int k = 0; k < 36; ++k) R[k] = C[k];
+    return;
+  }
+  for (int r = 0; r < 3; ++r)
+    for (int s = 0; s < 3; ++s) {
+      R[3 * r + s] = C[9 * a + 3 * s + r];
+      for (int b = 1; b < 4; ++b) R[9 * b + 3 * r + s] = cl_tet_upper_at(Ku, a, b, r, s);
     }
-    double B[9];
-    cl_tet_upper_block0(Ku, a, B);
-    for (int r = 0; r < 3; ++r)
-      for (int s = 0; s < 3; ++s) R[3 * r + s] = B[3 * s + r];
-    return;
-  }
-  if (flags & CL_TET_FREE0) {
-    for (int k = 0; k < 36; ++k) R[k] = 0.0;
-    return;
-  }
-  for (int b = 1; b < 4; ++b) cl_tet_upper_block0(Ku, b, R + 9 * b);
-  for (int k = 0; k < 9; ++k) R[k] = -(R[9 + k] + R[18 + k] + R[27 + k]);
-  if (flags & CL_TET_SYM00)
-    for (int i = 0; i < 3; ++i)
-      for (int j = i + 1; j < 3; ++j) R[3 * i + j] = R[3 * j + i] = 0.5 * (R[3 * i + j] + R[3 * j + i]);
 }
 
 /* The whole 12x12 K (row-major, dof 3 a + r) from the six upper blocks Ku and the flags above. */
 static inline void cl_tet_stiffness_expand(const double *Ku, int flags, double *K) {
+  double C[36];
+  cl_tet_upper_corner0(Ku, flags, C);
   for (int a = 0; a < 4; ++a) {
     double R[36];
-    cl_tet_stiffness_row(Ku, flags, a, R);
+    cl_tet_stiffness_row(Ku, C, a, R);
     for (int r = 0; r < 3; ++r)
       for (int b = 0; b < 4; ++b)
         for (int s = 0; s < 3; ++s) K[12 * (3 * a + r) + 3 * b + s] = R[9 * b + 3 * r + s];

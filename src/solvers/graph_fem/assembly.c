@@ -30,21 +30,37 @@ cl_status cl_gfem_build_slots(cl_gfem *s, const cl_body_state *st) {
   return CL_OK;
 }
 
-/* The element's stiffness blocks of row a (corner a of tet e): A(t_a, t_b) += ks K_e(a, b), b = 0..3. */
-static inline void add_element_row(const cl_gfem *s, int32_t e, int a, double ks, double *val) {
+/* The element's stiffness blocks of row a (corner a of tet e): A(t_a, t_b) += ks K_e(a, b), b = 0..3.
+ * C: corner 0's blocks of a Ke (cl_tet_upper_corner0), made once per element by the caller. */
+static inline void add_element_row(const cl_gfem *s, int32_t e, int a, double ks, const double *C, double *val) {
   const int64_t *slot = s->slot + 16 * (size_t)e + 4 * a;
-  if (s->use_h && !s->dmg[e] && s->hk[e]) { /* the warped blocks from the rotated gradients (warped.c) */
+  if (!C) { /* the warped blocks from the rotated gradients (warped.c) */
     const double *h = s->h + 12 * (size_t)e, c = ks * s->vol[e];
     const double la[3] = {c * s->lambda0 * h[3 * a], c * s->lambda0 * h[3 * a + 1], c * s->lambda0 * h[3 * a + 2]};
     const double ma[3] = {c * s->mu0 * h[3 * a], c * s->mu0 * h[3 * a + 1], c * s->mu0 * h[3 * a + 2]};
     for (int b = 0; b < 4; ++b) cl_fem_stiffness_block_add(la, ma, h + 3 * b, val + 9 * slot[b]);
     return;
   }
-  double R[36]; /* row a of the element's blocks, from its upper form (fem/tet.h): the same numbers */
-  cl_tet_stiffness_row(s->Ke + CL_TET_UPPER * (size_t)e, s->kform[e], a, R);
-  for (int b = 0; b < 4; ++b) {
-    double *blk = val + 9 * slot[b];
-    for (int k = 0; k < 9; ++k) blk[k] += ks * R[9 * b + k];
+  /* row a of Ke from its upper form (fem/tet.h): the numbers the whole matrix held */
+  const double *Ku = s->Ke + CL_TET_UPPER * (size_t)e;
+  if (a == 0) {
+    for (int b = 0; b < 4; ++b) {
+      double *blk = val + 9 * slot[b];
+      for (int k = 0; k < 9; ++k) blk[k] += ks * C[9 * b + k];
+    }
+    return;
+  }
+  double *blk = val + 9 * slot[0]; /* K_a0 = K_0a^T */
+  for (int r = 0; r < 3; ++r)
+    for (int c = 0; c < 3; ++c) blk[3 * r + c] += ks * C[9 * a + 3 * c + r];
+  for (int b = 1; b < 4; ++b) {
+    blk = val + 9 * slot[b];
+    const double *B = Ku + 9 * cl_tet_upper_index(a < b ? a : b, a < b ? b : a);
+    if (a <= b)
+      for (int k = 0; k < 9; ++k) blk[k] += ks * B[k];
+    else
+      for (int r = 0; r < 3; ++r)
+        for (int c = 0; c < 3; ++c) blk[3 * r + c] += ks * B[3 * c + r];
   }
 }
 
@@ -80,12 +96,18 @@ static void assemble_rows(cl_gfem *s, const cl_body_state *st, const cl_step_inp
         if (tp[a] >= lo && tp[a] < hi)
           for (int b = 0; b < 4; ++b) __builtin_prefetch(val + 9 * sp[4 * a + b], 1, 3);
     }
+    int mine = 0;
+    for (int a = 0; a < 4; ++a) mine |= t[a] >= lo && t[a] < hi;
+    if (!mine) continue;
+    double C[36]; /* a Ke's corner-0 blocks, once for the rows of this part */
+    const int warped = s->use_h && !s->dmg[e] && s->hk[e];
+    if (!warped) cl_tet_upper_corner0(s->Ke + CL_TET_UPPER * (size_t)e, s->kform[e], C);
     for (int a = 0; a < 4; ++a) {
       if (t[a] < lo || t[a] >= hi) continue;
       const double *fe = s->fe + 12 * (size_t)e + 3 * a;
       double *fi = f + 3 * (size_t)t[a];
       for (int c = 0; c < 3; ++c) fi[c] += fe[c];
-      add_element_row(s, e, a, ks, val);
+      add_element_row(s, e, a, ks, warped ? NULL : C, val);
     }
   }
   const double dt = in->dt, *g = in->gravity, *fext = in->f_ext;
