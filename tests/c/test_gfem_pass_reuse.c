@@ -65,7 +65,8 @@ static double *snapshot(const cl_gfem *s) {
 
 /* The pass as the solver reads it now against a pass from scratch at the same positions: equal bit
  * for bit (values of an intact element depend only on its positions; a damaged one's rotation is
- * fitted again from them). Also the measure: it reports the pass's stress and F. */
+ * fitted again from them). Also the measure: it reports the pass's stress and F, and each tet's
+ * largest edge damage. */
 static void expect_fresh(cl_body *b, const char *when) {
   cl_gfem *s = b->solver;
   cl_body_state *st = &b->state;
@@ -75,6 +76,14 @@ static void expect_fresh(cl_body *b, const char *when) {
   double *measured = malloc(sizeof(double) * 2 * n9);
   memcpy(measured, b->units.stress, sizeof(double) * n9);
   memcpy(measured + n9, b->units.F, sizeof(double) * n9);
+  /* the measured damage of a tet (kept by the pass when its damage changed) is the largest of its
+   * edges' damages now */
+  for (int32_t e = 0; e < s->ntets; ++e) {
+    double d[6], dmax = 0.0;
+    cl_gfem_element_damage(s, e, d);
+    for (int k = 0; k < 6; ++k) dmax = fmax(dmax, d[k]);
+    assert_true(b->units.damage[e] == dmax);
+  }
   assert_int_equal(cl_gfem_update_elements(s, st), CL_OK); /* the next step's read */
   double *again = snapshot(s);
   s->key_valid = 0;

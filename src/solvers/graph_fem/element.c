@@ -43,14 +43,18 @@
 /* The damage of element e's six edges (geom/tet_edges.h order): an edge's damage in every element
  * (s->damage: the paper's threshold, knives, the diffusion kernel) or its own crack's (s->edamage). */
 void cl_gfem_element_damage(const cl_gfem *s, int32_t e, double *d) {
-  for (int k = 0; k < 6; ++k) d[k] = fmax(s->damage[s->tet_edge[6 * (size_t)e + k]], s->edamage[6 * (size_t)e + k]);
+  /* damages are in [0, 1], never NaN nor -0 (fracture.c raises them only to larger values), where
+   * fmax is this comparison (and a call into libm: gcc does not inline fmax) */
+  for (int k = 0; k < 6; ++k) {
+    const double a = s->damage[s->tet_edge[6 * (size_t)e + k]], b = s->edamage[6 * (size_t)e + k];
+    d[k] = a > b ? a : b;
+  }
 }
 
-/* G_d of element e (fem/edge_elastic.h, eq L); 0 for a degenerate tet. */
-static int degraded_edge_stiffness(const cl_gfem *s, const cl_body_state *st, int32_t e, double *Gd) {
-  double G[36], T[36], d[6];
+/* G_d of element e (fem/edge_elastic.h, eq L) for its damages d; 0 for a degenerate tet. */
+static int degraded_edge_stiffness(const cl_gfem *s, const cl_body_state *st, int32_t e, const double *d, double *Gd) {
+  double G[36], T[36];
   if (!cl_fem_edge_stiffness_of(st->X, st->cells + 4 * (size_t)e, s->lambda0, s->mu0, T, G)) return 0;
-  cl_gfem_element_damage(s, e, d);
   cl_fem_edge_degrade(G, d, Gd);
   return 1;
 }
@@ -61,8 +65,8 @@ static const int k_node_edges[4][3] = {{0, 1, 2}, {0, 3, 4}, {1, 3, 5}, {2, 4, 5
 static const double k_node_sign[4][3] = {{-1, -1, -1}, {1, -1, -1}, {1, 1, -1}, {1, 1, 1}};
 
 /* Element e's edge basis (s->edg, CL_GFEM_EDG per tet): G_d (36), the unit rest directions n_k (18,
- * from corner a_k to b_k) and 1 / L_k (6) of its edges, the fit vectors g_k (18) and whether the
- * undamaged edges span space (1). The rotation is fitted to the undamaged edges (weighted least
+ * from corner a_k to b_k) and 1 / L_k (6) of its edges, the fit vectors g_k (18), whether the
+ * undamaged edges span space (1) and the largest damage of its edges (1). The rotation is fitted to the undamaged edges (weighted least
  * squares of F D_k = d_k, weights w_k = 1 - d_k): F_w = (sum w d D^T)(sum w D D^T)^-1 =
  * sum_k d_k g_k^T with g_k = w_k B^-1 D_k, B = sum w D D^T (symmetric), which depends on the rest
  * shape and the damage only, so it is made here, when the damage changes. */
@@ -71,9 +75,12 @@ static void build_degraded(cl_gfem *s, const cl_body_state *st, int32_t e) {
   double *Gd = s->edg + CL_GFEM_EDG * (size_t)e, *n = Gd + 36, *il = Gd + 54, *g = Gd + 60;
   s->kdirty[e] = 0;
   memset(Gd, 0, sizeof(double) * CL_GFEM_EDG);
-  if (!degraded_edge_stiffness(s, st, e, Gd)) return; /* degenerate: no stiffness (bind refuses such tets) */
-  const int32_t *t = st->cells + 4 * (size_t)e;
   cl_gfem_element_damage(s, e, d);
+  double dmax = 0.0; /* what the measure reports as the tet's damage */
+  for (int k = 0; k < 6; ++k) dmax = fmax(dmax, d[k]);
+  Gd[79] = dmax;
+  if (!degraded_edge_stiffness(s, st, e, d, Gd)) return; /* degenerate: no stiffness (bind refuses such tets) */
+  const int32_t *t = st->cells + 4 * (size_t)e;
   cl_mat3 B = cl_mat3_zero();
   double D[6][3], scale = 0.0;
   for (int k = 0; k < 6; ++k) {

@@ -79,7 +79,8 @@ typedef struct cl_gfem {
   double *psi;               /* elastic energy per tet of this step, J */
   double *Re;                /* 9 per tet: a damaged element's rotation */
   double *edg;               /* CL_GFEM_EDG per tet: a damaged element's edge basis, G_d (36), rest
-                                directions n_k (18), 1 / L_k (6), rotation fit g_k (18), the fit spans (1) */
+                                directions n_k (18), 1 / L_k (6), rotation fit g_k (18), the fit spans (1),
+                                the largest damage of its edges (1) */
   uint8_t *dmg;              /* per tet: 0 intact, 1 some edge damaged */
   uint8_t *kdirty;           /* per tet: edg must be rebuilt (its damage changed: fracture.c) */
   double *Fe;                /* 9 per tet: F of the last element pass */
