@@ -10,6 +10,7 @@
  * Each thread owns a range of rows (split by blocks) and walks the elements in their order, adding
  * the blocks of its rows only: no atomics, and every block receives the mass and then its elements in
  * ascending order whatever the thread count, so A, b and r0 do not depend on it. */
+#include <stdint.h>
 #include <string.h>
 
 #include "base/error.h"
@@ -24,7 +25,10 @@ cl_status cl_gfem_build_slots(cl_gfem *s, const cl_body_state *st) {
       for (int b = 0; b < 4; ++b) {
         const int64_t q = cl_bsr_find(A, t[a], t[b]);
         if (q < 0) return cl_fail(CL_ERR_STATE, "%s: block (%d, %d) missing from the pattern", s->body, t[a], t[b]);
-        s->slot[16 * (size_t)e + 4 * a + b] = q;
+        if (q > INT32_MAX)
+          return cl_fail(CL_ERR_INVALID_ARGUMENT, "%s: the stiffness matrix has %lld blocks, more than the %d the "
+                         "assembly's 32-bit slots address", s->body, (long long)A->nnzb, INT32_MAX);
+        s->slot[16 * (size_t)e + 4 * a + b] = (int32_t)q;
       }
   }
   return CL_OK;
@@ -33,7 +37,7 @@ cl_status cl_gfem_build_slots(cl_gfem *s, const cl_body_state *st) {
 /* The element's stiffness blocks of row a (corner a of tet e): A(t_a, t_b) += ks K_e(a, b), b = 0..3.
  * C: corner 0's blocks of a Ke (cl_tet_upper_corner0), made once per element by the caller. */
 static inline void add_element_row(const cl_gfem *s, int32_t e, int a, double ks, const double *C, double *val) {
-  const int64_t *slot = s->slot + 16 * (size_t)e + 4 * a;
+  const int32_t *slot = s->slot + 16 * (size_t)e + 4 * a;
   if (!C) { /* the warped blocks from the rotated gradients (warped.c) */
     const double *h = s->h + 12 * (size_t)e, c = ks * s->vol[e];
     const double la[3] = {c * s->lambda0 * h[3 * a], c * s->lambda0 * h[3 * a + 1], c * s->lambda0 * h[3 * a + 2]};
@@ -91,7 +95,7 @@ static void assemble_rows(cl_gfem *s, const cl_body_state *st, const cl_step_inp
     const int32_t *t = cells + 4 * (size_t)e;
     if (e + ASM_PREFETCH < s->ntets) { /* A's blocks of a tet ahead, in this part's rows */
       const int32_t *tp = t + 4 * ASM_PREFETCH;
-      const int64_t *sp = s->slot + 16 * (size_t)(e + ASM_PREFETCH);
+      const int32_t *sp = s->slot + 16 * (size_t)(e + ASM_PREFETCH);
       for (int a = 0; a < 4; ++a)
         if (tp[a] >= lo && tp[a] < hi)
           for (int b = 0; b < 4; ++b) { /* a block is 72 bytes: most span two cache lines */

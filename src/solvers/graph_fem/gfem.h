@@ -111,7 +111,7 @@ typedef struct cl_gfem {
   int64_t damage_version;    /* bumped whenever damage changes */
 
   /* assembly and solve */
-  int64_t *slot;             /* 16 per tet: the BSR slot of block (a, b) */
+  int32_t *slot;             /* 16 per tet: the BSR slot of block (a, b) (32 bits: half the assembly's reads) */
   cl_fem_system sys;         /* A (3 nnodes square), vectors and the held dofs */
   cl_linear_solver *ls;
   cl_fem_frame_wrap fwrap;   /* a reused factor follows the frames of supports and contacts (fem/system.h) */

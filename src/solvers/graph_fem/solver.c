@@ -142,7 +142,7 @@ static cl_status gfem_bind(void *p, const cl_bind_input *in, cl_body_state *st) 
   s->sig = cl_calloc(9 * ne, sizeof(double), "graph_fem element stresses");
   s->xkey = cl_calloc(3 * (size_t)n, sizeof(double), "graph_fem element pass");
   s->redo = cl_malloc(sizeof(int32_t) * ne, "graph_fem element pass");
-  s->slot = cl_malloc(sizeof(int64_t) * 16 * ne, "graph_fem assembly slots");
+  s->slot = cl_malloc(sizeof(int32_t) * 16 * ne, "graph_fem assembly slots");
   if (!s->Dminv || !s->vol || !s->fe || !s->Ke || !s->kform || !s->h || !s->hk || !s->psi || !s->Re || !s->edg || !s->dmg || !s->kdirty ||
       !s->Fe || !s->sig || !s->xkey || !s->redo || !s->slot)
     return CL_ERR_OUT_OF_MEMORY;
