@@ -30,8 +30,9 @@
 #include "support/test_worlds.h"
 #include "world/world.h"
 
-/* A graph_fem bar 0.4 x 0.1 x 0.1 m (24 x 6 x 6 cells, 1,225 nodes: enough for the assembly to split its rows between two threads), stable Neo-Hookean, tangent warped with a warp
- * limit that sends the strongly strained elements to the model's tangent. */
+/* A graph_fem bar 0.4 x 0.1 x 0.1 m (24 x 6 x 6 cells, 1,225 nodes: enough for the assembly to split
+ * its rows between two threads), stable Neo-Hookean, tangent warped with a warp limit that sends the
+ * strongly strained elements to the model's tangent. */
 static cl_id add_bar(cl_world *w) {
   const double lo[3] = {0, 0, 0}, hi[3] = {0.4, 0.1, 0.1};
   cl_mesh *m = NULL;

@@ -66,10 +66,11 @@ static const double k_node_sign[4][3] = {{-1, -1, -1}, {1, -1, -1}, {1, 1, -1}, 
 
 /* Element e's edge basis (s->edg, CL_GFEM_EDG per tet): G_d (36), the unit rest directions n_k (18,
  * from corner a_k to b_k) and 1 / L_k (6) of its edges, the fit vectors g_k (18), whether the
- * undamaged edges span space (1) and the largest damage of its edges (1). The rotation is fitted to the undamaged edges (weighted least
- * squares of F D_k = d_k, weights w_k = 1 - d_k): F_w = (sum w d D^T)(sum w D D^T)^-1 =
- * sum_k d_k g_k^T with g_k = w_k B^-1 D_k, B = sum w D D^T (symmetric), which depends on the rest
- * shape and the damage only, so it is made here, when the damage changes. */
+ * undamaged edges span space (1) and the largest damage of its edges (1). The rotation is fitted to
+ * the undamaged edges (weighted least squares of F D_k = d_k, weights w_k = 1 - d_k): F_w =
+ * (sum w d D^T)(sum w D D^T)^-1 = sum_k d_k g_k^T with g_k = w_k B^-1 D_k, B = sum w D D^T
+ * (symmetric), which depends on the rest shape and the damage only, so it is made here, when the
+ * damage changes. */
 static void build_degraded(cl_gfem *s, const cl_body_state *st, int32_t e) {
   double d[6];
   double *Gd = s->edg + CL_GFEM_EDG * (size_t)e, *n = Gd + 36, *il = Gd + 54, *g = Gd + 60;
