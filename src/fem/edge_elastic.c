@@ -35,8 +35,9 @@ static int invert6(const double *A, double *Ai) {
   return 1;
 }
 
-int cl_fem_edge_frame(const double *X, const int32_t *t, double *b, double *T) {
-  memset(b, 0, sizeof(double) * 72);
+/* T of tet t, and b when b is not NULL; 0 for a zero-length edge. */
+static int edge_directions(const double *X, const int32_t *t, double *b, double *T) {
+  if (b) memset(b, 0, sizeof(double) * 72);
   for (int k = 0; k < 6; ++k) {
     const int ca = cl_tet_edge_corners[k][0], cb = cl_tet_edge_corners[k][1];
     const double *Xa = X + 3 * (size_t)t[ca], *Xb = X + 3 * (size_t)t[cb];
@@ -51,13 +52,23 @@ int cl_fem_edge_frame(const double *X, const int32_t *t, double *b, double *T) {
     row[3] = n[0] * n[1];
     row[4] = n[1] * n[2];
     row[5] = n[2] * n[0];
-    for (int c = 0; c < 3; ++c) {
-      b[12 * k + 3 * cb + c] = n[c] / L;
-      b[12 * k + 3 * ca + c] = -n[c] / L;
-    }
+    if (b)
+      for (int c = 0; c < 3; ++c) {
+        b[12 * k + 3 * cb + c] = n[c] / L;
+        b[12 * k + 3 * ca + c] = -n[c] / L;
+      }
   }
+  return 1;
+}
+
+int cl_fem_edge_frame(const double *X, const int32_t *t, double *b, double *T) {
+  if (!edge_directions(X, t, b, T)) return 0;
   double Ti[36];
   return invert6(T, Ti);
+}
+
+int cl_fem_edge_stiffness_of(const double *X, const int32_t *t, double lambda, double mu, double *T, double *G) {
+  return edge_directions(X, t, NULL, T) && cl_fem_edge_stiffness(T, lambda, mu, G);
 }
 
 int cl_fem_edge_stiffness(const double *T, double lambda, double mu, double *G) {

@@ -33,6 +33,11 @@ int cl_fem_edge_frame(const double *X, const int32_t *t, double *b, double *T);
 /* G = T^-T C T^-1 (6x6, Pa) for the Lame parameters lambda, mu (Pa). Returns 0 if T is singular. */
 int cl_fem_edge_stiffness(const double *T, double lambda, double mu, double *G);
 
+/* T and G of tet t at once: the same numbers as cl_fem_edge_frame then cl_fem_edge_stiffness, with one
+ * inverse of T instead of two and without b (what an element that only needs G pays). Returns 0 for a
+ * degenerate tet, as cl_fem_edge_frame. */
+int cl_fem_edge_stiffness_of(const double *X, const int32_t *t, double lambda, double mu, double *T, double *G);
+
 /* G_d of eq (L) for the damages d (6, clamped to [0, 1]). Gd may not alias G. */
 void cl_fem_edge_degrade(const double *G, const double *d, double *Gd);
 

@@ -4,6 +4,7 @@
 
 #include "base/error.h"
 #include "fem/material.h"
+#include "fem/tet.h"
 
 const char *cl_fem_model_name(cl_fem_model m) {
   switch (m) {
@@ -205,9 +206,9 @@ void cl_fem_element_forces(const cl_mat3 *P, double V, const double *Dminv, doub
 
 /* K_ab = V g_a^T dP/dF g_b (blocks 3x3, K_{ar,bs} = V sum_cd g_a[c] dP_rc/dF_sd g_b[d]). As
  * g_0 = -(g_1 + g_2 + g_3), node 0's blocks are minus the sums of the others, and dP/dF is a
- * Hessian (symmetric), so K_ba = K_ab^T: the nine blocks of nodes 1-3 are made from M_b = dP/dF g_b
- * (a 9 x 3 per b), six of them directly. */
-void cl_fem_element_stiffness(const double *dPdF, double V, const double *Dminv, double *K) {
+ * Hessian (symmetric), so K_ba = K_ab^T: the six blocks 1 <= a <= b <= 3 (fem/tet.h's upper form)
+ * are made from M_b = dP/dF g_b (a 9 x 3 per b). */
+void cl_fem_element_stiffness_upper(const double *dPdF, double V, const double *Dminv, double *Ku) {
   double g[12], M[3][27];
   gradients(Dminv, g);
   for (int b = 1; b < 4; ++b) {
@@ -218,27 +219,20 @@ void cl_fem_element_stiffness(const double *dPdF, double V, const double *Dminv,
         M[b - 1][3 * rc + s] = row[0] * gb[0] + row[1] * gb[1] + row[2] * gb[2];
       }
   }
-  double B[4][4][9]; /* B[a][b]: block (a, b), row r, column s */
+  double *B = Ku;
   for (int a = 1; a < 4; ++a) {
     const double va[3] = {V * g[3 * a], V * g[3 * a + 1], V * g[3 * a + 2]};
-    for (int b = a; b < 4; ++b) {
+    for (int b = a; b < 4; ++b, B += 9) {
       const double *Mb = M[b - 1];
       for (int r = 0; r < 3; ++r)
         for (int s = 0; s < 3; ++s)
-          B[a][b][3 * r + s] = va[0] * Mb[9 * r + s] + va[1] * Mb[9 * r + 3 + s] + va[2] * Mb[9 * r + 6 + s];
-      if (b > a)
-        for (int r = 0; r < 3; ++r)
-          for (int s = 0; s < 3; ++s) B[b][a][3 * s + r] = B[a][b][3 * r + s];
+          B[3 * r + s] = va[0] * Mb[9 * r + s] + va[1] * Mb[9 * r + 3 + s] + va[2] * Mb[9 * r + 6 + s];
     }
   }
-  for (int b = 1; b < 4; ++b) /* K_0b = -(K_1b + K_2b + K_3b), K_b0 = K_0b^T */
-    for (int k = 0; k < 9; ++k) {
-      B[0][b][k] = -(B[1][b][k] + B[2][b][k] + B[3][b][k]);
-      B[b][0][3 * (k % 3) + k / 3] = B[0][b][k];
-    }
-  for (int k = 0; k < 9; ++k) B[0][0][k] = -(B[0][1][k] + B[0][2][k] + B[0][3][k]);
-  for (int a = 0; a < 4; ++a)
-    for (int b = 0; b < 4; ++b)
-      for (int r = 0; r < 3; ++r)
-        for (int s = 0; s < 3; ++s) K[12 * (3 * a + r) + 3 * b + s] = B[a][b][3 * r + s];
+}
+
+void cl_fem_element_stiffness(const double *dPdF, double V, const double *Dminv, double *K) {
+  double Ku[CL_TET_UPPER];
+  cl_fem_element_stiffness_upper(dPdF, V, Dminv, Ku);
+  cl_tet_stiffness_expand(Ku, 0, K);
 }

@@ -68,5 +68,8 @@ void cl_fem_element_forces(const cl_mat3 *P, double V, const double *Dminv, doub
 /* Its stiffness K = -df/dx (12x12, row-major, dof 3 a + r): K_(a r)(b s) = V sum_cd dPdF_(r c)(s d)
  * g_a,c g_b,d. Symmetric; positive semi-definite when dPdF is. */
 void cl_fem_element_stiffness(const double *dPdF, double V, const double *Dminv, double *K);
+/* The same K in fem/tet.h's upper form: its six blocks K_ab, 1 <= a <= b <= 3 (54 numbers); the whole
+ * K is cl_tet_stiffness_expand(Ku, 0, K), to the bit. */
+void cl_fem_element_stiffness_upper(const double *dPdF, double V, const double *Dminv, double *Ku);
 
 #endif

@@ -128,4 +128,76 @@ static inline void cl_fem_stiffness_block_add(const double *la, const double *ma
   B[8] += la[2] * hb[2] + hb[2] * ma[2] + dd;
 }
 
+/* ---- a tet's stiffness from its corners 1-3 (inline) ----
+ *
+ * The rows of the gradient operator sum to zero over the corners (g_0 = -(g_1 + g_2 + g_3), and an
+ * edge's strain row is -m at one end, +m at the other), so a tet's stiffness K (symmetric, 16 blocks
+ * of 3x3) is known from its six blocks K_ab with 1 <= a <= b <= 3: K_ba = K_ab^T,
+ *     K_0b = -(K_1b + K_2b + K_3b),   K_b0 = K_0b^T,   K_00 = -(K_01 + K_02 + K_03).
+ * The element passes store these 54 numbers (CL_TET_UPPER) instead of the 144 of K (a third of the
+ * memory traffic between the element pass and the assembly), and the row of blocks a corner needs is
+ * made from them when it is added, by the same operations in the same order, so to the bit what the
+ * full matrix held. Order of the six: (1,1) (1,2) (1,3) (2,2) (2,3) (3,3), each row-major. */
+enum { CL_TET_UPPER = 54 };
+enum {
+  CL_TET_SYM00 = 1, /* make K_00 symmetric to the bit: its off-diagonal pairs replaced by their mean */
+  CL_TET_FREE0 = 2  /* corner 0 carries nothing: its blocks are exactly zero */
+};
+
+/* The index in Ku of block (a, b), 1 <= a <= b <= 3. */
+static inline int cl_tet_upper_index(int a, int b) {
+  static const int8_t k_up[4][4] = {{-1, -1, -1, -1}, {-1, 0, 1, 2}, {-1, 1, 3, 4}, {-1, 2, 4, 5}};
+  return k_up[a][b];
+}
+
+/* Block (a, b) of K, 1 <= a, b <= 3, element (r, s), from the six upper blocks Ku. */
+static inline double cl_tet_upper_at(const double *Ku, int a, int b, int r, int s) {
+  return a <= b ? Ku[9 * cl_tet_upper_index(a, b) + 3 * r + s] : Ku[9 * cl_tet_upper_index(b, a) + 3 * s + r];
+}
+
+/* Corner 0's blocks: C + 9 b = K_0b (b = 1..3, minus the sums of the columns' other blocks) and C = K_00
+ * (minus the sum of those), each row-major, with the flags above. K_b0 = K_0b^T. */
+static inline void cl_tet_upper_corner0(const double *Ku, int flags, double *C) {
+  if (flags & CL_TET_FREE0) {
+    for (int k = 0; k < 36; ++k) C[k] = 0.0;
+    return;
+  }
+  for (int b = 1; b < 4; ++b)
+    for (int r = 0; r < 3; ++r)
+      for (int s = 0; s < 3; ++s)
+        C[9 * b + 3 * r + s] =
+            -(cl_tet_upper_at(Ku, 1, b, r, s) + cl_tet_upper_at(Ku, 2, b, r, s) + cl_tet_upper_at(Ku, 3, b, r, s));
+  for (int k = 0; k < 9; ++k) C[k] = -(C[9 + k] + C[18 + k] + C[27 + k]);
+  if (flags & CL_TET_SYM00)
+    for (int i = 0; i < 3; ++i)
+      for (int j = i + 1; j < 3; ++j) C[3 * i + j] = C[3 * j + i] = 0.5 * (C[3 * i + j] + C[3 * j + i]);
+}
+
+/* Row a of K's blocks (R: 4 blocks of 3x3 row-major, R + 9 b = K_ab) from the six upper blocks Ku
+ * and corner 0's blocks C (cl_tet_upper_corner0). */
+static inline void cl_tet_stiffness_row(const double *Ku, const double *C, int a, double *R) {
+  if (a == 0) {
+    for (int k = 0; k < 36; ++k) R[k] = C[k];
+    return;
+  }
+  for (int r = 0; r < 3; ++r)
+    for (int s = 0; s < 3; ++s) {
+      R[3 * r + s] = C[9 * a + 3 * s + r];
+      for (int b = 1; b < 4; ++b) R[9 * b + 3 * r + s] = cl_tet_upper_at(Ku, a, b, r, s);
+    }
+}
+
+/* The whole 12x12 K (row-major, dof 3 a + r) from the six upper blocks Ku and the flags above. */
+static inline void cl_tet_stiffness_expand(const double *Ku, int flags, double *K) {
+  double C[36];
+  cl_tet_upper_corner0(Ku, flags, C);
+  for (int a = 0; a < 4; ++a) {
+    double R[36];
+    cl_tet_stiffness_row(Ku, C, a, R);
+    for (int r = 0; r < 3; ++r)
+      for (int b = 0; b < 4; ++b)
+        for (int s = 0; s < 3; ++s) K[12 * (3 * a + r) + 3 * b + s] = R[9 * b + 3 * r + s];
+  }
+}
+
 #endif

@@ -49,21 +49,24 @@ static cl_body *open_bar(cl_world **w, int tangent, int measured) {
 /* What the pass leaves per tet, in one buffer. */
 static double *snapshot(const cl_gfem *s) {
   const size_t n = (size_t)s->ntets;
-  double *o = malloc(sizeof(double) * n * (12 + 144 + 12 + 1 + 9 + 9 + 1));
+  double *o = malloc(sizeof(double) * n * (12 + CL_TET_UPPER + 12 + 1 + 9 + 9 + 2));
   double *p = o;
   memcpy(p, s->fe, sizeof(double) * 12 * n), p += 12 * n;
-  memcpy(p, s->Ke, sizeof(double) * 144 * n), p += 144 * n;
+  memcpy(p, s->Ke, sizeof(double) * CL_TET_UPPER * n), p += CL_TET_UPPER * n;
   memcpy(p, s->h, sizeof(double) * 12 * n), p += 12 * n;
   memcpy(p, s->psi, sizeof(double) * n), p += n;
   memcpy(p, s->Fe, sizeof(double) * 9 * n), p += 9 * n;
   memcpy(p, s->sig, sizeof(double) * 9 * n), p += 9 * n;
   for (size_t e = 0; e < n; ++e) p[e] = s->hk[e];
+  p += n;
+  for (size_t e = 0; e < n; ++e) p[e] = s->kform[e];
   return o;
 }
 
 /* The pass as the solver reads it now against a pass from scratch at the same positions: equal bit
  * for bit (values of an intact element depend only on its positions; a damaged one's rotation is
- * fitted again from them). Also the measure: it reports the pass's stress and F. */
+ * fitted again from them). Also the measure: it reports the pass's stress and F, and each tet's
+ * largest edge damage. */
 static void expect_fresh(cl_body *b, const char *when) {
   cl_gfem *s = b->solver;
   cl_body_state *st = &b->state;
@@ -73,12 +76,20 @@ static void expect_fresh(cl_body *b, const char *when) {
   double *measured = malloc(sizeof(double) * 2 * n9);
   memcpy(measured, b->units.stress, sizeof(double) * n9);
   memcpy(measured + n9, b->units.F, sizeof(double) * n9);
+  /* the measured damage of a tet (kept by the pass when its damage changed) is the largest of its
+   * edges' damages now */
+  for (int32_t e = 0; e < s->ntets; ++e) {
+    double d[6], dmax = 0.0;
+    cl_gfem_element_damage(s, e, d);
+    for (int k = 0; k < 6; ++k) dmax = fmax(dmax, d[k]);
+    assert_true(b->units.damage[e] == dmax);
+  }
   assert_int_equal(cl_gfem_update_elements(s, st), CL_OK); /* the next step's read */
   double *again = snapshot(s);
   s->key_valid = 0;
   assert_int_equal(cl_gfem_update_elements(s, st), CL_OK);
   double *fresh = snapshot(s);
-  const size_t bytes = sizeof(double) * (size_t)s->ntets * (12 + 144 + 12 + 1 + 9 + 9 + 1);
+  const size_t bytes = sizeof(double) * (size_t)s->ntets * (12 + CL_TET_UPPER + 12 + 1 + 9 + 9 + 2);
   size_t diff = 0;
   for (size_t k = 0; k < bytes / sizeof(double); ++k) diff += reused[k] != fresh[k] || again[k] != fresh[k];
   print_message("%s: %zu of %zu values differ from a fresh pass\n", when, diff, bytes / sizeof(double));

@@ -10,6 +10,7 @@
  * Each thread owns a range of rows (split by blocks) and walks the elements in their order, adding
  * the blocks of its rows only: no atomics, and every block receives the mass and then its elements in
  * ascending order whatever the thread count, so A, b and r0 do not depend on it. */
+#include <stdint.h>
 #include <string.h>
 
 #include "base/error.h"
@@ -24,27 +25,46 @@ cl_status cl_gfem_build_slots(cl_gfem *s, const cl_body_state *st) {
       for (int b = 0; b < 4; ++b) {
         const int64_t q = cl_bsr_find(A, t[a], t[b]);
         if (q < 0) return cl_fail(CL_ERR_STATE, "%s: block (%d, %d) missing from the pattern", s->body, t[a], t[b]);
-        s->slot[16 * (size_t)e + 4 * a + b] = q;
+        if (q > INT32_MAX)
+          return cl_fail(CL_ERR_INVALID_ARGUMENT, "%s: the stiffness matrix has %lld blocks, more than the %d the "
+                         "assembly's 32-bit slots address", s->body, (long long)A->nnzb, INT32_MAX);
+        s->slot[16 * (size_t)e + 4 * a + b] = (int32_t)q;
       }
   }
   return CL_OK;
 }
 
-/* The element's stiffness blocks of row a (corner a of tet e): A(t_a, t_b) += ks K_e(a, b), b = 0..3. */
-static inline void add_element_row(const cl_gfem *s, int32_t e, int a, double ks, double *val) {
-  const int64_t *slot = s->slot + 16 * (size_t)e + 4 * a;
-  if (s->use_h && !s->dmg[e] && s->hk[e]) { /* the warped blocks from the rotated gradients (warped.c) */
+/* The element's stiffness blocks of row a (corner a of tet e): A(t_a, t_b) += ks K_e(a, b), b = 0..3.
+ * C: corner 0's blocks of a Ke (cl_tet_upper_corner0), made once per element by the caller. */
+static inline void add_element_row(const cl_gfem *s, int32_t e, int a, double ks, const double *C, double *val) {
+  const int32_t *slot = s->slot + 16 * (size_t)e + 4 * a;
+  if (!C) { /* the warped blocks from the rotated gradients (warped.c) */
     const double *h = s->h + 12 * (size_t)e, c = ks * s->vol[e];
     const double la[3] = {c * s->lambda0 * h[3 * a], c * s->lambda0 * h[3 * a + 1], c * s->lambda0 * h[3 * a + 2]};
     const double ma[3] = {c * s->mu0 * h[3 * a], c * s->mu0 * h[3 * a + 1], c * s->mu0 * h[3 * a + 2]};
     for (int b = 0; b < 4; ++b) cl_fem_stiffness_block_add(la, ma, h + 3 * b, val + 9 * slot[b]);
     return;
   }
-  const double *K = s->Ke + 144 * (size_t)e + 36 * a; /* rows 3a .. 3a + 2 */
-  for (int b = 0; b < 4; ++b) {
-    double *blk = val + 9 * slot[b];
-    for (int r = 0; r < 3; ++r)
-      for (int c = 0; c < 3; ++c) blk[3 * r + c] += ks * K[12 * r + 3 * b + c];
+  /* row a of Ke from its upper form (fem/tet.h): the numbers the whole matrix held */
+  const double *Ku = s->Ke + CL_TET_UPPER * (size_t)e;
+  if (a == 0) {
+    for (int b = 0; b < 4; ++b) {
+      double *blk = val + 9 * slot[b];
+      for (int k = 0; k < 9; ++k) blk[k] += ks * C[9 * b + k];
+    }
+    return;
+  }
+  double *blk = val + 9 * slot[0]; /* K_a0 = K_0a^T */
+  for (int r = 0; r < 3; ++r)
+    for (int c = 0; c < 3; ++c) blk[3 * r + c] += ks * C[9 * a + 3 * c + r];
+  for (int b = 1; b < 4; ++b) {
+    blk = val + 9 * slot[b];
+    const double *B = Ku + 9 * cl_tet_upper_index(a < b ? a : b, a < b ? b : a);
+    if (a <= b)
+      for (int k = 0; k < 9; ++k) blk[k] += ks * B[k];
+    else
+      for (int r = 0; r < 3; ++r)
+        for (int c = 0; c < 3; ++c) blk[3 * r + c] += ks * B[3 * c + r];
   }
 }
 
@@ -76,17 +96,26 @@ static void assemble_rows(cl_gfem *s, const cl_body_state *st, const cl_step_inp
     const int32_t *t = cells + 4 * (size_t)e;
     if (matrix && e + ASM_PREFETCH < s->ntets) { /* A's blocks of a tet ahead, in this part's rows */
       const int32_t *tp = t + 4 * ASM_PREFETCH;
-      const int64_t *sp = s->slot + 16 * (size_t)(e + ASM_PREFETCH);
+      const int32_t *sp = s->slot + 16 * (size_t)(e + ASM_PREFETCH);
       for (int a = 0; a < 4; ++a)
         if (tp[a] >= lo && tp[a] < hi)
-          for (int b = 0; b < 4; ++b) __builtin_prefetch(val + 9 * sp[4 * a + b], 1, 3);
+          for (int b = 0; b < 4; ++b) { /* a block is 72 bytes: most span two cache lines */
+            __builtin_prefetch(val + 9 * sp[4 * a + b], 1, 3);
+            __builtin_prefetch(val + 9 * sp[4 * a + b] + 8, 1, 3);
+          }
     }
+    int mine = 0;
+    for (int a = 0; a < 4; ++a) mine |= t[a] >= lo && t[a] < hi;
+    if (!mine) continue;
+    double C[36]; /* a Ke's corner-0 blocks, once for the rows of this part */
+    const int warped = s->use_h && !s->dmg[e] && s->hk[e];
+    if (matrix && !warped) cl_tet_upper_corner0(s->Ke + CL_TET_UPPER * (size_t)e, s->kform[e], C);
     for (int a = 0; a < 4; ++a) {
       if (t[a] < lo || t[a] >= hi) continue;
       const double *fe = s->fe + 12 * (size_t)e + 3 * a;
       double *fi = f + 3 * (size_t)t[a];
       for (int c = 0; c < 3; ++c) fi[c] += fe[c];
-      if (matrix) add_element_row(s, e, a, ks, val);
+      if (matrix) add_element_row(s, e, a, ks, warped ? NULL : C, val);
     }
   }
   const double dt = in->dt, *g = in->gravity, *fext = in->f_ext;

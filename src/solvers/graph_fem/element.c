@@ -43,16 +43,18 @@
 /* The damage of element e's six edges (geom/tet_edges.h order): an edge's damage in every element
  * (s->damage: the paper's threshold, knives, the diffusion kernel) or its own crack's (s->edamage). */
 void cl_gfem_element_damage(const cl_gfem *s, int32_t e, double *d) {
-  for (int k = 0; k < 6; ++k) d[k] = fmax(s->damage[s->tet_edge[6 * (size_t)e + k]], s->edamage[6 * (size_t)e + k]);
+  /* damages are in [0, 1], never NaN nor -0 (fracture.c raises them only to larger values), where
+   * fmax is this comparison (and a call into libm: gcc does not inline fmax) */
+  for (int k = 0; k < 6; ++k) {
+    const double a = s->damage[s->tet_edge[6 * (size_t)e + k]], b = s->edamage[6 * (size_t)e + k];
+    d[k] = a > b ? a : b;
+  }
 }
 
-/* G_d of element e (fem/edge_elastic.h, eq L), with b and T; 0 for a degenerate tet. */
-static int degraded_edge_stiffness(const cl_gfem *s, const cl_body_state *st, int32_t e, double *b, double *T,
-                                   double *Gd) {
-  double G[36], d[6];
-  if (!cl_fem_edge_frame(st->X, st->cells + 4 * (size_t)e, b, T)) return 0;
-  if (!cl_fem_edge_stiffness(T, s->lambda0, s->mu0, G)) return 0;
-  cl_gfem_element_damage(s, e, d);
+/* G_d of element e (fem/edge_elastic.h, eq L) for its damages d; 0 for a degenerate tet. */
+static int degraded_edge_stiffness(const cl_gfem *s, const cl_body_state *st, int32_t e, const double *d, double *Gd) {
+  double G[36], T[36];
+  if (!cl_fem_edge_stiffness_of(st->X, st->cells + 4 * (size_t)e, s->lambda0, s->mu0, T, G)) return 0;
   cl_fem_edge_degrade(G, d, Gd);
   return 1;
 }
@@ -63,19 +65,23 @@ static const int k_node_edges[4][3] = {{0, 1, 2}, {0, 3, 4}, {1, 3, 5}, {2, 4, 5
 static const double k_node_sign[4][3] = {{-1, -1, -1}, {1, -1, -1}, {1, 1, -1}, {1, 1, 1}};
 
 /* Element e's edge basis (s->edg, CL_GFEM_EDG per tet): G_d (36), the unit rest directions n_k (18,
- * from corner a_k to b_k) and 1 / L_k (6) of its edges, the fit vectors g_k (18) and whether the
- * undamaged edges span space (1). The rotation is fitted to the undamaged edges (weighted least
- * squares of F D_k = d_k, weights w_k = 1 - d_k): F_w = (sum w d D^T)(sum w D D^T)^-1 =
- * sum_k d_k g_k^T with g_k = w_k B^-1 D_k, B = sum w D D^T (symmetric), which depends on the rest
- * shape and the damage only, so it is made here, when the damage changes. */
+ * from corner a_k to b_k) and 1 / L_k (6) of its edges, the fit vectors g_k (18), whether the
+ * undamaged edges span space (1) and the largest damage of its edges (1). The rotation is fitted to
+ * the undamaged edges (weighted least squares of F D_k = d_k, weights w_k = 1 - d_k): F_w =
+ * (sum w d D^T)(sum w D D^T)^-1 = sum_k d_k g_k^T with g_k = w_k B^-1 D_k, B = sum w D D^T
+ * (symmetric), which depends on the rest shape and the damage only, so it is made here, when the
+ * damage changes. */
 static void build_degraded(cl_gfem *s, const cl_body_state *st, int32_t e) {
-  double b[72], T[36], d[6];
+  double d[6];
   double *Gd = s->edg + CL_GFEM_EDG * (size_t)e, *n = Gd + 36, *il = Gd + 54, *g = Gd + 60;
   s->kdirty[e] = 0;
   memset(Gd, 0, sizeof(double) * CL_GFEM_EDG);
-  if (!degraded_edge_stiffness(s, st, e, b, T, Gd)) return; /* degenerate: no stiffness (bind refuses such tets) */
-  const int32_t *t = st->cells + 4 * (size_t)e;
   cl_gfem_element_damage(s, e, d);
+  double dmax = 0.0; /* what the measure reports as the tet's damage */
+  for (int k = 0; k < 6; ++k) dmax = fmax(dmax, d[k]);
+  Gd[79] = dmax;
+  if (!degraded_edge_stiffness(s, st, e, d, Gd)) return; /* degenerate: no stiffness (bind refuses such tets) */
+  const int32_t *t = st->cells + 4 * (size_t)e;
   cl_mat3 B = cl_mat3_zero();
   double D[6][3], scale = 0.0;
   for (int k = 0; k < 6; ++k) {
@@ -155,43 +161,32 @@ static void update_damaged(cl_gfem *s, const cl_body_state *st, int32_t e) {
     }
   }
   for (int i = 0; i < 3; ++i) f[i] = -(f[3 + i] + f[6 + i] + f[9 + i]);
-  /* K = V B^T (G_d B): K_pq = V sum_{k at p} s_kp m_k c[q][k]^T for 1 <= p <= q, K_qp = K_pq^T,
-   * K_0q = -(K_1q + K_2q + K_3q) */
-  double *K = s->Ke + 144 * (size_t)e, blk[4][4][9];
+  /* K = V B^T (G_d B): K_pq = V sum_{k at p} s_kp m_k c[q][k]^T for 1 <= p <= q, stored in fem/tet.h's
+   * upper form (K_qp = K_pq^T, K_0q = -(K_1q + K_2q + K_3q) made where it is added); K_00 is made
+   * symmetric to the bit there, as the other blocks are (CL_TET_SYM00) */
+  double *Ku = s->Ke + CL_TET_UPPER * (size_t)e;
   for (int p = 1; p < 4; ++p) {
     const int *E = k_node_edges[p];
     double a[3][3];
     for (int j = 0; j < 3; ++j)
       for (int i = 0; i < 3; ++i) a[j][i] = V * k_node_sign[p][j] * m[E[j]][i];
-    for (int q = p; q < 4; ++q) {
+    for (int q = p; q < 4; ++q, Ku += 9) {
       const double *c0 = c[q][E[0]], *c1 = c[q][E[1]], *c2 = c[q][E[2]];
       for (int i = 0; i < 3; ++i)
         for (int j = 0; j < 3; ++j) {
           const double v = a[0][i] * c0[j] + a[1][i] * c1[j] + a[2][i] * c2[j];
-          blk[p][q][3 * i + j] = v;
-          blk[q][p][3 * j + i] = v;
+          Ku[3 * i + j] = v;
+          if (p == q) Ku[3 * j + i] = v; /* a diagonal block: the later (j, i) overwrites, symmetric */
         }
     }
   }
-  for (int q = 1; q < 4; ++q)
-    for (int k = 0; k < 9; ++k) {
-      blk[0][q][k] = -(blk[1][q][k] + blk[2][q][k] + blk[3][q][k]);
-      blk[q][0][3 * (k % 3) + k / 3] = blk[0][q][k];
-    }
-  for (int k = 0; k < 9; ++k) blk[0][0][k] = -(blk[0][1][k] + blk[0][2][k] + blk[0][3][k]);
-  for (int i = 0; i < 3; ++i) /* symmetric to the bit, as the other blocks */
-    for (int j = i + 1; j < 3; ++j) blk[0][0][3 * i + j] = blk[0][0][3 * j + i] = 0.5 * (blk[0][0][3 * i + j] + blk[0][0][3 * j + i]);
-  /* a corner 0 whose edges are all broken (zero rows of G_d) carries exactly nothing: the sums leave
-   * rounding there (the other corners are made directly, so theirs are exact zeros) */
+  s->kform[e] = CL_TET_SYM00;
+  /* a corner 0 whose edges are all broken (zero rows of G_d) carries exactly nothing: the sums would
+   * leave rounding there (the other corners are made directly, so theirs are exact zeros) */
   if (Gd[0] == 0.0 && Gd[7] == 0.0 && Gd[14] == 0.0) {
-    memset(blk[0], 0, sizeof blk[0]);
-    for (int q = 1; q < 4; ++q) memset(blk[q][0], 0, sizeof blk[q][0]);
+    s->kform[e] |= CL_TET_FREE0;
     f[0] = f[1] = f[2] = 0.0;
   }
-  for (int p = 0; p < 4; ++p)
-    for (int i = 0; i < 3; ++i)
-      for (int q = 0; q < 4; ++q)
-        for (int j = 0; j < 3; ++j) K[12 * (3 * p + i) + 3 * q + j] = blk[p][q][3 * i + j];
   s->psi[e] = psi;
   /* sigma = sum_k (G_d e)_k r_k r_k^T, r_k = R n_k */
   double sv[6] = {0, 0, 0, 0, 0, 0};
@@ -205,6 +200,11 @@ static void update_damaged(cl_gfem *s, const cl_body_state *st, int32_t e) {
   sigma[1] = sigma[3] = sv[3], sigma[5] = sigma[7] = sv[4], sigma[2] = sigma[6] = sv[5];
   const cl_mat3 F = cl_fem_deformation_gradient(st->x, t, s->Dminv + 9 * (size_t)e);
   memcpy(s->Fe + 9 * (size_t)e, F.m, sizeof F.m);
+}
+
+void cl_gfem_element_matrix(const cl_gfem *s, int32_t e, double *K) {
+  if (s->use_h && !s->dmg[e] && s->hk[e]) cl_fem_corot_stiffness(s->h + 12 * (size_t)e, s->vol[e], s->lambda0, s->mu0, K);
+  else cl_tet_stiffness_expand(s->Ke + CL_TET_UPPER * (size_t)e, s->kform[e], K);
 }
 
 void cl_gfem_store_stress(cl_gfem *s, int32_t e, const cl_mat3 *F, const cl_mat3 *P) {
@@ -239,7 +239,8 @@ static int update_one(cl_gfem *s, const cl_body_state *st, int32_t e) {
   }
   if (cl_fem_piola(&s->mat, &F, &psi, &P, dPdF, !s->exact_tangent) < 0) return 0;
   cl_fem_element_forces(&P, s->vol[e], s->Dminv + 9 * (size_t)e, s->fe + 12 * (size_t)e);
-  cl_fem_element_stiffness(dPdF, s->vol[e], s->Dminv + 9 * (size_t)e, s->Ke + 144 * (size_t)e);
+  cl_fem_element_stiffness_upper(dPdF, s->vol[e], s->Dminv + 9 * (size_t)e, s->Ke + CL_TET_UPPER * (size_t)e);
+  s->kform[e] = 0;
   cl_gfem_store_stress(s, e, &F, &P);
   s->psi[e] = s->vol[e] * psi;
   return 1;
@@ -252,6 +253,14 @@ static int key_holds(const cl_gfem *s, const cl_body_state *st) {
          memcmp(s->pkey, s->p, sizeof s->pkey) == 0 &&
          memcmp(s->xkey, st->x, sizeof(double) * 3 * (size_t)s->nnodes) == 0;
 }
+
+/* The pass asks for the data of the element ELEM_PREFETCH ahead: its corners' positions (scattered over
+ * x), a damaged element's edge basis and rotation (damaged tets lie scattered among the intact ones,
+ * so the hardware's stream prefetcher does not fetch their 640 bytes: the first read of the basis was
+ * the pass's most sampled instruction) and the lines its stiffness goes to. Written inline: gcc drops
+ * __builtin_prefetch from a small helper it finds free of side effects. 4 and 8 ahead measured the
+ * same. */
+enum { ELEM_PREFETCH = 4 };
 
 cl_status cl_gfem_update_elements(cl_gfem *s, const cl_body_state *st) {
   int32_t bad = -1;
@@ -268,16 +277,32 @@ cl_status cl_gfem_update_elements(cl_gfem *s, const cl_body_state *st) {
   s->use_h = s->p[GF_TANGENT] != 0.0 && !s->exact_tangent;
   s->key_valid = 0;
   /* every element, or when the last pass holds only those whose damage changed since (listed
-   * first: most steps have none or a few, and a parallel region for them costs more than they do) */
+   * first: most steps have none or a few, and a parallel region for a few costs more than they do;
+   * a damaged element made again costs about 2 us, so beyond 64 of them the threads share them) */
   int32_t count = s->ntets;
   if (holds) {
     count = 0;
     for (int32_t e = 0; e < s->ntets; ++e)
       if (s->kdirty[e]) s->redo[count++] = e;
   }
-#pragma omp parallel for schedule(dynamic, 256) num_threads(s->threads) if (count > 2048)
+#pragma omp parallel for schedule(dynamic, 64) num_threads(s->threads) if (count > 64)
   for (int32_t i = 0; i < count; ++i) {
     const int32_t e = holds ? s->redo[i] : i;
+    if (i + ELEM_PREFETCH < count) {
+      const int32_t ep = holds ? s->redo[i + ELEM_PREFETCH] : i + ELEM_PREFETCH;
+      const int32_t *tp = st->cells + 4 * (size_t)ep;
+      for (int a = 0; a < 4; ++a) __builtin_prefetch(st->x + 3 * (size_t)tp[a], 0, 3);
+      if (s->dmg[ep]) {
+        const char *p = (const char *)(s->edg + CL_GFEM_EDG * (size_t)ep);
+        for (int k = 0; k < CL_GFEM_EDG * 8; k += 64) __builtin_prefetch(p + k, 0, 3);
+        __builtin_prefetch(s->Re + 9 * (size_t)ep, 1, 3);
+        __builtin_prefetch(s->Re + 9 * (size_t)ep + 8, 1, 3);
+      }
+      if (s->dmg[ep] || !s->hk[ep]) { /* its stiffness is written as Ke (the last pass's guess for an intact one) */
+        const char *q = (const char *)(s->Ke + CL_TET_UPPER * (size_t)ep);
+        for (int k = 0; k < CL_TET_UPPER * 8; k += 64) __builtin_prefetch(q + k, 1, 3);
+      }
+    }
     if (!update_one(s, st, e)) {
 #pragma omp critical
       bad = e;

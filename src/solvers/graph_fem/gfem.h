@@ -74,14 +74,17 @@ typedef struct cl_gfem {
   double *Dminv;             /* 9 per tet */
   double *vol;               /* rest volume per tet, m^3 */
   double *fe;                /* 12 per tet: elastic forces of this step, N */
-  double *Ke;                /* 144 per tet: the element's stiffness of this step */
+  double *Ke;                /* CL_TET_UPPER (54) per tet: the element's stiffness of this step, its blocks of
+                                corners 1-3 (fem/tet.h's upper form; the assembly makes the others) */
+  uint8_t *kform;            /* per tet: the CL_TET_* flags of its Ke (0 for the model's element) */
   double *h;                 /* 12 per tet, tangent = warped: rotated gradients R g_a of an intact tet */
   int use_h;                 /* this step's intact elements give h instead of Ke (warped, not static) */
   uint8_t *hk;               /* per tet, use_h: 1 = this step's stiffness is h's (within warp_limit) */
   double *psi;               /* elastic energy per tet of this step, J */
   double *Re;                /* 9 per tet: a damaged element's rotation */
   double *edg;               /* CL_GFEM_EDG per tet: a damaged element's edge basis, G_d (36), rest
-                                directions n_k (18), 1 / L_k (6), rotation fit g_k (18), the fit spans (1) */
+                                directions n_k (18), 1 / L_k (6), rotation fit g_k (18), the fit spans (1),
+                                the largest damage of its edges (1) */
   uint8_t *dmg;              /* per tet: 0 intact, 1 some edge damaged */
   uint8_t *kdirty;           /* per tet: edg must be rebuilt (its damage changed: fracture.c) */
   double *Fe;                /* 9 per tet: F of the last element pass */
@@ -114,7 +117,7 @@ typedef struct cl_gfem {
   int64_t damage_version;    /* bumped whenever damage changes */
 
   /* assembly and solve */
-  int64_t *slot;             /* 16 per tet: the BSR slot of block (a, b) */
+  int32_t *slot;             /* 16 per tet: the BSR slot of block (a, b) (32 bits: half the assembly's reads) */
   cl_fem_system sys;         /* A (3 nnodes square), vectors and the held dofs */
   cl_linear_solver *ls;
   cl_fem_frame_wrap fwrap;   /* a reused factor follows the frames of supports and contacts (fem/system.h) */
@@ -188,6 +191,9 @@ int cl_gfem_warped_element(cl_gfem *s, const cl_mat3 *F, int32_t e);
  * model or when R is asked for): 0 when F has no rotation or P is not finite (the caller then takes
  * cl_fem_piola's answer and its error). */
 int cl_gfem_closed_form_piola(const cl_fem_material *m, const cl_mat3 *F, cl_mat3 *R, cl_mat3 *P, double *psi);
+/* The whole 12x12 stiffness (row-major, dof 3 a + r) element e's last pass gave, whichever form it
+ * was kept in (Ke's upper form or the warped h): what the assembly adds, times dt^2 (for tests). */
+void cl_gfem_element_matrix(const cl_gfem *s, int32_t e, double *K);
 /* Intact element e's F and its Cauchy stress P F^T / J into s->Fe, s->sig (0 for a flat element). */
 void cl_gfem_store_stress(cl_gfem *s, int32_t e, const cl_mat3 *F, const cl_mat3 *P);
 /* The damage of element e's six edges: max of the edge's damage everywhere and in e alone. */

@@ -87,6 +87,7 @@ static void gfem_destroy(void *p) {
   free(s->vol);
   free(s->fe);
   free(s->Ke);
+  free(s->kform);
   free(s->h);
   free(s->hk);
   free(s->psi);
@@ -143,7 +144,8 @@ static cl_status gfem_bind(void *p, const cl_bind_input *in, cl_body_state *st) 
   s->Dminv = cl_malloc(sizeof(double) * 9 * ne, "graph_fem elements");
   s->vol = cl_malloc(sizeof(double) * ne, "graph_fem elements");
   s->fe = cl_calloc(12 * ne, sizeof(double), "graph_fem element forces");
-  s->Ke = cl_calloc(144 * ne, sizeof(double), "graph_fem element stiffness");
+  s->Ke = cl_calloc(CL_TET_UPPER * ne, sizeof(double), "graph_fem element stiffness");
+  s->kform = cl_calloc(ne, 1, "graph_fem element stiffness");
   s->h = cl_calloc(12 * ne, sizeof(double), "graph_fem rotated gradients");
   s->hk = cl_calloc(ne, 1, "graph_fem rotated gradients");
   s->psi = cl_calloc(ne, sizeof(double), "graph_fem element energies");
@@ -155,10 +157,10 @@ static cl_status gfem_bind(void *p, const cl_bind_input *in, cl_body_state *st) 
   s->sig = cl_calloc(9 * ne, sizeof(double), "graph_fem element stresses");
   s->xkey = cl_calloc(3 * (size_t)n, sizeof(double), "graph_fem element pass");
   s->redo = cl_malloc(sizeof(int32_t) * ne, "graph_fem element pass");
-  s->slot = cl_malloc(sizeof(int64_t) * 16 * ne, "graph_fem assembly slots");
+  s->slot = cl_malloc(sizeof(int32_t) * 16 * ne, "graph_fem assembly slots");
   s->lag.mask = cl_calloc(3 * (size_t)n, 1, "graph_fem lagged tangent");
   s->lag.F = cl_calloc(9 * ne, sizeof(double), "graph_fem lagged tangent");
-  if (!s->Dminv || !s->vol || !s->fe || !s->Ke || !s->h || !s->hk || !s->psi || !s->Re || !s->edg || !s->dmg || !s->kdirty ||
+  if (!s->Dminv || !s->vol || !s->fe || !s->Ke || !s->kform || !s->h || !s->hk || !s->psi || !s->Re || !s->edg || !s->dmg || !s->kdirty ||
       !s->Fe || !s->sig || !s->xkey || !s->redo || !s->slot || !s->lag.mask || !s->lag.F)
     return CL_ERR_OUT_OF_MEMORY;
   cl_status r = cl_fem_rest_shapes(st->X, st->cells, s->ntets, s->Dminv, s->vol);
@@ -193,13 +195,8 @@ static cl_status gfem_measure(void *p, const cl_body_state *st, cl_unit_fields *
           0.25 * (st->x[3 * (size_t)t[0] + k] + st->x[3 * (size_t)t[1] + k] + st->x[3 * (size_t)t[2] + k] +
                   st->x[3 * (size_t)t[3] + k]);
     out->volume[e] = s->vol[e];
-    double d = 0.0;
-    if (s->dmg[e]) {
-      double dk[6];
-      cl_gfem_element_damage(s, e, dk);
-      for (int k = 0; k < 6; ++k) d = fmax(d, dk[k]);
-    }
-    out->damage[e] = d;
+    /* a damaged tet's largest edge damage, kept by the pass when its damage last changed (element.c) */
+    out->damage[e] = s->dmg[e] ? s->edg[CL_GFEM_EDG * (size_t)e + 79] : 0.0;
   }
   return CL_OK;
 }

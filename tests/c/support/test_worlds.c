@@ -35,6 +35,15 @@ void *cl_test_body_solver(cl_world *w, cl_id body) {
   return b->solver;
 }
 
+void cl_test_damage_edge(cl_world *w, cl_id body, int32_t a, int32_t b, double d) {
+  cl_body *bd = NULL;
+  if (cl_world_body(w, body, &bd) != CL_OK) fail_msg("cl_world_body: %s", cl_last_error());
+  cl_fracture_event e = cl_event_damage_edge(a, b, 0, d, 1.0, 1.0);
+  int32_t applied = 0;
+  if (bd->ops->fracture(bd->solver, &bd->state, &e, 1, &applied) != CL_OK) fail_msg("damage_edge: %s", cl_last_error());
+  bd->state.topology_version += applied > 0;
+}
+
 double *cl_test_positions(cl_world *w, cl_id body, int32_t *n) {
   cl_body_state *st = cl_world_body_state(w, body);
   if (!st) fail_msg("cl_world_body_state: %s", cl_last_error());

@@ -17,6 +17,9 @@ void *cl_test_body_solver(cl_world *w, cl_id body);
  * with its parameters. The error message is printed before the failure. */
 cl_id cl_test_add_body(cl_world *w, const char *solver, const cl_mesh *m, const cl_param *params, int32_t nparams,
                        const char *criterion, const cl_param *cparams, int32_t ncparams);
+/* Damage edge (a, b) of a body to d in [0, 1] through its solver's topology operation, as the world
+ * does (a damage_edge event), and bump the body's topology version when it applied. */
+void cl_test_damage_edge(cl_world *w, cl_id body, int32_t a, int32_t b, double d);
 /* A copy (malloc'd, the caller frees it) of a body's current positions, 3 n doubles; *n = nodes. */
 double *cl_test_positions(cl_world *w, cl_id body, int32_t *n);
 /* Hold (fixed, vx = 0) or move (translate at velocity vx along x) the nodes whose x lies in
