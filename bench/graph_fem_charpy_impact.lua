@@ -16,6 +16,9 @@ local o = cl.options {
     help = "timed steps (the experiment runs 250; the hammer touches at step ~50 and the crack runs to ~150)" },
   { name = "warmup", type = "integer", default = 3, range = { 0, 100000 }, help = "steps before the timed ones" },
   { name = "mg_cycles", type = "integer", default = 2, range = { 1, 1000 }, help = "V-cycles per step" },
+  { name = "tangent", type = "enum", values = { "model", "warped" }, default = "model", help = "the step matrix" },
+  { name = "mg_smoother", type = "enum", values = { "jacobi", "gauss_seidel", "symmetric_gauss_seidel", "colored_gauss_seidel" },
+    default = "gauss_seidel", help = "the multigrid's smoother" },
   { name = "quick", type = "boolean", default = false, help = "the scene's coarse mesh, few steps (smoke test)" },
 }
 local here = debug.getinfo(1, "S").source:match("^@(.*)/[^/]*$") or "."
@@ -24,7 +27,7 @@ local now = require("cleave.progress").now
 local summary = require "cleave.summary"
 
 local sc = scenes.get("graph_fem/charpy")
-local over = { threads = o.threads, mg_cycles = o.mg_cycles }
+local over = { threads = o.threads, mg_cycles = o.mg_cycles, tangent = o.tangent, mg_smoother = o.mg_smoother }
 local steps, warmup = o.steps, o.warmup
 if o.quick then
   over.max_volume, over.dt = 2e-8, 5e-6

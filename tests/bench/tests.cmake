@@ -27,6 +27,16 @@ add_test(NAME bench_graph_fem_charpy_impact
          COMMAND $<TARGET_FILE:cleave_app> run ${PROJECT_SOURCE_DIR}/bench/graph_fem_charpy_impact.lua --set quick=true)
 set_tests_properties(bench_graph_fem_charpy_impact PROPERTIES LABELS bench TIMEOUT 300
                      PASS_REGULAR_EXPRESSION "linsolve +[0-9.]+ +[0-9.]+ ms")
+# the cheaper settings reach the scene (its parameters tangent and mg_smoother); a wrong one is refused
+add_test(NAME bench_graph_fem_charpy_impact_settings
+         COMMAND $<TARGET_FILE:cleave_app> run ${PROJECT_SOURCE_DIR}/bench/graph_fem_charpy_impact.lua --set quick=true
+                 --set tangent=warped --set mg_smoother=colored_gauss_seidel --set mg_cycles=1)
+set_tests_properties(bench_graph_fem_charpy_impact_settings PROPERTIES LABELS bench TIMEOUT 300
+                     PASS_REGULAR_EXPRESSION "linsolve +[0-9.]+ +[0-9.]+ ms")
+add_test(NAME bench_graph_fem_charpy_impact_bad_tangent
+         COMMAND $<TARGET_FILE:cleave_app> run ${PROJECT_SOURCE_DIR}/bench/graph_fem_charpy_impact.lua --set tangent=warpd)
+set_tests_properties(bench_graph_fem_charpy_impact_bad_tangent PROPERTIES LABELS bench TIMEOUT 60
+                     PASS_REGULAR_EXPRESSION "tangent = \"warpd\" is not one of model, warped \\(did you mean 'warped'\\?\\)")
 
 # The speed end of graph_fem's volume-gain front (bench/graph_fem_sphere_front.lua) in its smoke
 # mode: every setting with 1 and 2 threads gives a finite volume change and a time; bad options are

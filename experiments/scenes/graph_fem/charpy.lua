@@ -74,6 +74,11 @@ local params = {
     help = "galerkin_mg: fixed = mg_cycles V-cycles per step (the paper's Algorithm 2); pcg = CG preconditioned "
       .. "by a V-cycle, to the tolerance" },
   P.integer("mg_cycles", "solver", 2, { 1, 1000 }, "galerkin_mg, mg_mode = fixed: V-cycles per step"),
+  { name = "mg_smoother", group = "solver", type = "enum",
+    values = { "jacobi", "gauss_seidel", "symmetric_gauss_seidel", "colored_gauss_seidel" }, default = "gauss_seidel",
+    help = "galerkin_mg: the finer levels' smoother (colored_gauss_seidel runs in parallel)" },
+  { name = "tangent", group = "solver", type = "enum", values = { "model", "warped" }, default = "model",
+    help = "graph_fem's step matrix: the model's tangent, or the warped small-strain stiffness (cheaper)" },
   number("tolerance", "solver", 1e-6, "1", { 1e-15, 0.5 }, "relative residual of each linear solve"),
   P.integer("max_iterations", "solver", 5000, { 1, 1e7 }, "iteration cap of each linear solve"),
   P.threads(),
@@ -87,8 +92,10 @@ local params = {
 -- graph_fem's parameters; the multigrid's only with linear_solver = "galerkin_mg"
 local function solver_params(p)
   local t = { model = p.model, linear_solver = p.linear_solver, tolerance = p.tolerance,
-              max_iterations = p.max_iterations }
-  if p.linear_solver == "galerkin_mg" then t.grid, t.mg_mode, t.mg_cycles = p.grid, p.mg_mode, p.mg_cycles end
+              max_iterations = p.max_iterations, tangent = p.tangent }
+  if p.linear_solver == "galerkin_mg" then
+    t.grid, t.mg_mode, t.mg_cycles, t.mg_smoother = p.grid, p.mg_mode, p.mg_cycles, p.mg_smoother
+  end
   return t
 end
 
