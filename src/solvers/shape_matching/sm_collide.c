@@ -405,6 +405,7 @@ void cl_sm_collide_release(cl_sm *s) {
   free(s->pa_key);
   free(s->pa_val);
   free(s->bbox);
+  free(s->btested);
   free(s->bfirst);
   for (int32_t c = 0; c < s->rcl_cap; ++c) free(s->rbits[c]);
   free(s->rbits);
@@ -604,17 +605,32 @@ static void cull_begin(cl_sm *s) {
   }
 }
 
-/* The first block of every cluster that may have a proxy (bfirst, -1 for the others) and room for
- * all blocks; 0 when the room cannot be had (then no cluster has blocks: bfirst all -1). */
+/* Where block b of a cluster's blocks and superblock j (SM_SUPER consecutive blocks) sit in bbox,
+ * from bfirst: each superblock's box just before its blocks' (one stream per cluster). */
+static inline int64_t block_at(int64_t b) { return b + b / SM_SUPER + 1; }
+static inline int64_t super_at(int64_t j) { return j * (SM_SUPER + 1); }
+
+/* The first box of every cluster that may have a proxy (bfirst, -1 for the others), room for all
+ * blocks and superblocks and the flags of one cluster's blocks; 0 when the room cannot be had (then
+ * no cluster has blocks: bfirst all -1). */
 static int blocks_reserve(cl_sm *s) {
-  int64_t nb = 0;
+  int64_t nb = 0, most = 0;
   for (int32_t c = 0; c < s->ncl; ++c) {
     if (!s->alive[c] || s->mcnt[c] < SM_PROXY_MIN_MEMBERS) {
       s->bfirst[c] = -1;
       continue;
     }
     s->bfirst[c] = nb;
-    nb += (s->mcnt[c] + SM_BLOCK - 1) / SM_BLOCK;
+    const int64_t b = (s->mcnt[c] + SM_BLOCK - 1) / SM_BLOCK;
+    nb += b + (b + SM_SUPER - 1) / SM_SUPER;
+    most = b > most ? b : most;
+  }
+  if (most > s->btcap) {
+    if (!resize((void **)&s->btested, (size_t)most)) {
+      for (int32_t c = 0; c < s->ncl; ++c) s->bfirst[c] = -1;
+      return 0;
+    }
+    s->btcap = most;
   }
   if (nb > s->bcap) {
     const int64_t cap = nb + nb / 4 + 64;
@@ -649,7 +665,8 @@ static void update_proxies(cl_sm *s, const cl_body_state *st, int cull) {
     double l0 = INFINITY, l1 = INFINITY, l2 = INFINITY, h0 = -INFINITY, h1 = -INFINITY, h2 = -INFINITY;
     const int64_t k0 = s->moff[c], k1 = k0 + s->mcnt[c];
     double *bb = cull && s->bfirst[c] >= 0 ? s->bbox + 6 * (size_t)s->bfirst[c] : NULL;
-    for (int64_t kb = k0; kb < k1; kb += SM_BLOCK) { /* block by block (the cluster's box is theirs) */
+    double sb[6] = {INFINITY, INFINITY, INFINITY, -INFINITY, -INFINITY, -INFINITY}; /* the superblock's */
+    for (int64_t kb = k0, b = 0; kb < k1; kb += SM_BLOCK, ++b) { /* block by block (the cluster's box is theirs) */
       const int64_t ke = kb + SM_BLOCK < k1 ? kb + SM_BLOCK : k1;
       double b0 = INFINITY, b1 = INFINITY, b2 = INFINITY, u0 = -INFINITY, u1 = -INFINITY, u2 = -INFINITY;
       for (int64_t k = kb; k < ke; ++k) {
@@ -662,8 +679,15 @@ static void update_proxies(cl_sm *s, const cl_body_state *st, int cull) {
         b2 = x[2] < b2 ? x[2] : b2, u2 = x[2] > u2 ? x[2] : u2;
       }
       if (bb) {
-        bb[0] = b0, bb[1] = b1, bb[2] = b2, bb[3] = u0, bb[4] = u1, bb[5] = u2;
-        bb += 6;
+        double *o = bb + 6 * block_at(b);
+        o[0] = b0, o[1] = b1, o[2] = b2, o[3] = u0, o[4] = u1, o[5] = u2;
+        sb[0] = b0 < sb[0] ? b0 : sb[0], sb[3] = u0 > sb[3] ? u0 : sb[3];
+        sb[1] = b1 < sb[1] ? b1 : sb[1], sb[4] = u1 > sb[4] ? u1 : sb[4];
+        sb[2] = b2 < sb[2] ? b2 : sb[2], sb[5] = u2 > sb[5] ? u2 : sb[5];
+        if (b % SM_SUPER == SM_SUPER - 1 || ke == k1) { /* the superblock's last block */
+          memcpy(bb + 6 * super_at(b / SM_SUPER), sb, sizeof sb);
+          sb[0] = sb[1] = sb[2] = INFINITY, sb[3] = sb[4] = sb[5] = -INFINITY;
+        }
       }
       l0 = b0 < l0 ? b0 : l0, h0 = u0 > h0 ? u0 : h0;
       l1 = b1 < l1 ? b1 : l1, h1 = u1 > h1 ? u1 : h1;
@@ -838,27 +862,41 @@ static void push_cluster(cl_sm *s, cl_body_state *st, int32_t a, double dt) {
     block_cull bc;
     block_cull_begin(s, d, &bc);
     const double *bb = blocks ? s->bbox + 6 * (size_t)s->bfirst[c] : NULL;
+    uint8_t *tested = s->btested; /* per block (with blocks): its members were tested below */
     if (!all)
-      for (int64_t kb = k0, b = 0; kb < k1; kb += SM_BLOCK, ++b) {
-        if (blocks && block_culled(s, &bc, bb + 6 * b)) {
+      for (int64_t ks = k0, sj = 0; ks < k1; ks += SM_SUPER * SM_BLOCK, ++sj) {
+        const int64_t b0 = sj * SM_SUPER, kse = ks + SM_SUPER * SM_BLOCK < k1 ? ks + SM_SUPER * SM_BLOCK : k1;
+        if (blocks && block_culled(s, &bc, bb + 6 * super_at(sj))) { /* all its blocks at once */
           some = 1;
-          s->proxy_bculled++;
+          s->proxy_sculled++;
+          const int64_t nbk = (kse - ks + SM_BLOCK - 1) / SM_BLOCK;
+          s->proxy_bculled += nbk;
+          memset(tested + b0, 0, (size_t)nbk);
           continue;
         }
-        const int64_t ke = kb + SM_BLOCK < k1 ? kb + SM_BLOCK : k1;
-        for (int64_t k = kb; k < ke; ++k) {
-          const int32_t i = mp[k];
-          const double *xi = x + 3 * (size_t)i;
-          const double dx = xi[0] - e0, dy = xi[1] - e1, dz = xi[2] - e2;
-          if (!(dx * dx + dy * dy + dz * dz < r2) || s->held[i]) continue;
-          const int first = !s->moved[i];
-          if (!plane_reject(s, d, xi) && push_out(s, st, i, d, dt) && first) pushed[npushed++] = (int32_t)(k - k0);
+        for (int64_t kb = ks, b = b0; kb < kse; kb += SM_BLOCK, ++b) {
+          if (blocks && block_culled(s, &bc, bb + 6 * block_at(b))) {
+            some = 1;
+            s->proxy_bculled++;
+            tested[b] = 0;
+            continue;
+          }
+          if (blocks) tested[b] = 1;
+          const int64_t ke = kb + SM_BLOCK < k1 ? kb + SM_BLOCK : k1;
+          for (int64_t k = kb; k < ke; ++k) {
+            const int32_t i = mp[k];
+            const double *xi = x + 3 * (size_t)i;
+            const double dx = xi[0] - e0, dy = xi[1] - e1, dz = xi[2] - e2;
+            if (!(dx * dx + dy * dy + dz * dz < r2) || s->held[i]) continue;
+            const int first = !s->moved[i];
+            if (!plane_reject(s, d, xi) && push_out(s, st, i, d, dt) && first) pushed[npushed++] = (int32_t)(k - k0);
+          }
         }
       }
     if (!all && !some) continue;
     /* the members pushed before this partner that the culling skipped: they left the box */
     for (int32_t t = 0; t < nb; ++t) {
-      if (!all && !block_culled(s, &bc, bb + 6 * (pushed[t] / SM_BLOCK))) continue; /* tested above */
+      if (!all && tested[pushed[t] / SM_BLOCK]) continue; /* tested above */
       const int32_t i = mp[k0 + pushed[t]];
       const double *xi = x + 3 * (size_t)i;
       const double dx = xi[0] - e0, dy = xi[1] - e1, dz = xi[2] - e2;
