@@ -313,8 +313,10 @@ static int push_out(cl_sm *s, cl_body_state *st, int32_t i, int32_t d, double dt
   double *x = st->x + 3 * (size_t)i;
   if (!proxy_exit(s, x, d, &dx, &depth)) return 0;
   s->proxy_pushes++;
-  if (s->cull_track) { /* the particle left the box its clusters had at the start of the call, and
-                         * the proxies' kept sums of its clusters are stale (psum_ok) */
+  if (s->cull_track && !s->moved[i]) { /* the particle left the box its clusters had at the start
+                                         * of the call, and the proxies' kept sums of its clusters
+                                         * are stale (psum_ok); marked at its first push (the
+                                         * membership chain is a cache miss per cluster) */
     s->moved[i] = 1;
     for (int64_t l = s->phead[i]; l >= 0; l = s->mnext[l]) s->cpos[s->mc[l]] = 1;
   }
@@ -883,13 +885,23 @@ static void push_cluster(cl_sm *s, cl_body_state *st, int32_t a, double dt) {
           }
           if (blocks) tested[b] = 1;
           const int64_t ke = kb + SM_BLOCK < k1 ? kb + SM_BLOCK : k1;
+          /* the block's members inside d's world sphere as a mask first (branch-free: a third of
+           * them are, unpredictably), then those in member order; a push moves only its own
+           * particle, so the mask is what the member-by-member tests would find */
+          _Static_assert(SM_BLOCK <= 32, "a block's members fit the mask");
+          uint32_t in = 0;
           for (int64_t k = kb; k < ke; ++k) {
-            const int32_t i = mp[k];
-            const double *xi = x + 3 * (size_t)i;
+            const double *xi = x + 3 * (size_t)mp[k];
             const double dx = xi[0] - e0, dy = xi[1] - e1, dz = xi[2] - e2;
-            if (!(dx * dx + dy * dy + dz * dz < r2) || s->held[i]) continue;
+            in |= (uint32_t)(dx * dx + dy * dy + dz * dz < r2) << (k - kb);
+          }
+          for (; in; in &= in - 1) {
+            const int64_t k = kb + __builtin_ctz(in);
+            const int32_t i = mp[k];
+            if (s->held[i]) continue;
             const int first = !s->moved[i];
-            if (!plane_reject(s, d, xi) && push_out(s, st, i, d, dt) && first) pushed[npushed++] = (int32_t)(k - k0);
+            if (!plane_reject(s, d, x + 3 * (size_t)i) && push_out(s, st, i, d, dt) && first)
+              pushed[npushed++] = (int32_t)(k - k0);
           }
         }
       }
