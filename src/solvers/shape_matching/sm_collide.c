@@ -54,6 +54,9 @@
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
+#ifdef __SSE2__
+#include <emmintrin.h>
+#endif
 
 #include "base/error.h"
 #include "solvers/shape_matching/sm_internal.h"
@@ -367,6 +370,32 @@ static int by_lo(const void *a, const void *b) {
 
 static inline double maxd(double a, double b) { return b > a ? b : a; }
 
+/* a > b ? a : b and a < b ? a : b as the one SSE2 instruction each is (maxsd, minsd: the same
+ * values, NaN and signed zeros included). Written as ?: gcc 12 turned them into branches where the
+ * result is squared or summed, and the culls' branches mispredict (callgrind --branch-sim: the
+ * block tests' plane terms and box distances were 30 % of the 20k ductile plate's mispredictions). */
+static inline double max_sd(double a, double b) {
+#ifdef __SSE2__
+  return _mm_cvtsd_f64(_mm_max_sd(_mm_set_sd(a), _mm_set_sd(b)));
+#else
+  return a > b ? a : b;
+#endif
+}
+static inline double min_sd(double a, double b) {
+#ifdef __SSE2__
+  return _mm_cvtsd_f64(_mm_min_sd(_mm_set_sd(a), _mm_set_sd(b)));
+#else
+  return a < b ? a : b;
+#endif
+}
+
+/* The term of a world plane m . (x - c) at the box corner where it is smallest: m_k (lo_k - c_k) for
+ * m_k >= 0, m_k (hi_k - c_k) otherwise, taken as the smaller of the two products (lo <= hi: rounding
+ * keeps the order, so it is the same product up to the sign of a zero, which no test sees). */
+static inline double plane_low(double m, double lo, double c, double hi) {
+  return min_sd(m * (lo - c), m * (hi - c));
+}
+
 /* Room for the culling data of every cluster and plane; 0 when it cannot be had (then nothing is
  * culled: the results are the same, only slower). */
 static int cull_reserve(cl_sm *s) {
@@ -460,7 +489,7 @@ static inline int box_culled(cl_sm *s, const double *lo, const double *hi, int32
   for (int32_t j = s->plcnt[q] - 1; j >= 0; --j) {
     const double *w = w0 + 4 * j;
     double h = w[3];
-    for (int k = 0; k < 3; ++k) h += w[k] * (w[k] >= 0.0 ? lo[k] - cq[k] : hi[k] - cq[k]);
+    for (int k = 0; k < 3; ++k) h += plane_low(w[k], lo[k], cq[k], hi[k]);
     if (h > tol) return 1;
   }
   return 0;
@@ -536,8 +565,7 @@ static inline int block_outside_rest(cl_sm *s, block_cull *bc, const double *lo)
 }
 
 static inline double axis_gap(double lo, double c, double hi) {
-  const double a = lo - c, b = c - hi, t = a > b ? a : b;
-  return t > 0.0 ? t : 0.0;
+  return max_sd(max_sd(lo - c, c - hi), 0.0);
 }
 
 /* The tests of block_culled after the sphere's: the rest sphere, then the planes (out of line: the
@@ -559,7 +587,7 @@ static int block_culled_rest(cl_sm *s, block_cull *bc, const double *lo) {
   for (int32_t j = bc->np - 1; j >= 0; --j) {
     const double *w = bc->w0 + 4 * j;
     double h = w[3];
-    for (int k = 0; k < 3; ++k) h += w[k] * (w[k] >= 0.0 ? lo[k] - cq[k] : hi[k] - cq[k]);
+    for (int k = 0; k < 3; ++k) h += plane_low(w[k], lo[k], cq[k], hi[k]);
     if (h > bc->tol) return 1;
   }
   return 0;
