@@ -318,10 +318,11 @@ static int push_out(cl_sm *s, cl_body_state *st, int32_t i, int32_t d, double dt
   s->proxy_pushes++;
   if (s->cull_track && !s->moved[i]) { /* the particle left the box its clusters had at the start
                                          * of the call, and the proxies' kept sums of its clusters
-                                         * are stale (psum_ok); marked at its first push (the
-                                         * membership chain is a cache miss per cluster) */
+                                         * are stale (psum_ok); marked at its first push, from the
+                                         * reverse index (contiguous; the step keeps it current),
+                                         * not the membership chain (a cache miss per cluster) */
     s->moved[i] = 1;
-    for (int64_t l = s->phead[i]; l >= 0; l = s->mnext[l]) s->cpos[s->mc[l]] = 1;
+    for (int32_t a = s->pofs[i]; a < s->pofs[i + 1]; ++a) s->cpos[s->pc[a]] = 1;
   }
   x[0] += dx.x;
   x[1] += dx.y;
