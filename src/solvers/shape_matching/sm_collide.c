@@ -322,7 +322,15 @@ static int push_out(cl_sm *s, cl_body_state *st, int32_t i, int32_t d, double dt
                                          * reverse index (contiguous; the step keeps it current),
                                          * not the membership chain (a cache miss per cluster) */
     s->moved[i] = 1;
-    for (int32_t a = s->pofs[i]; a < s->pofs[i + 1]; ++a) s->cpos[s->pc[a]] = 1;
+    if (s->pk_k) /* and its entry put on the cluster's list (see pk_k) */
+      for (int32_t a = s->pofs[i]; a < s->pofs[i + 1]; ++a) {
+        const int32_t c = s->pc[a], e = s->pk_n++;
+        s->pk_k[e] = (int32_t)(s->plist[a] - s->moff[c]);
+        s->pk_next[e] = s->cpos[c];
+        s->cpos[c] = e + 1;
+      }
+    else
+      for (int32_t a = s->pofs[i]; a < s->pofs[i + 1]; ++a) s->cpos[s->pc[a]] = 1;
   }
   x[0] += dx.x;
   x[1] += dx.y;
@@ -438,6 +446,8 @@ void cl_sm_collide_release(cl_sm *s) {
   free(s->pa_val);
   free(s->bbox);
   free(s->btested);
+  free(s->pk_k);
+  free(s->pk_next);
   free(s->bfirst);
   for (int32_t c = 0; c < s->rcl_cap; ++c) free(s->rbits[c]);
   free(s->rbits);
@@ -874,12 +884,15 @@ static void push_cluster(cl_sm *s, cl_body_state *st, int32_t a, double dt) {
   const double *x = st->x;
   const int blocks = s->bfirst[c] >= 0;
   /* the pushed members of c by pool entry (strain limiting's particle lists are free here): those
-   * pushed out of an earlier proxy of the call (cpos marks their clusters), then the ones pushed
-   * below */
+   * pushed out of an earlier proxy of the call (cpos marks their clusters and heads their lists),
+   * then the ones pushed below */
   int32_t *pushed = s->sl_list, npushed = 0;
-  if (s->cpos[c])
+  if (s->cpos[c] && s->pk_k) /* from the cluster's list (in push order, which changes nothing: the
+                              * members' tests below do not act on each other) */
+    for (int32_t e = s->cpos[c]; e > 0; e = s->pk_next[e - 1]) pushed[npushed++] = s->pk_k[e - 1];
+  else if (s->cpos[c]) /* a pushed particle is never held */
     for (int64_t k = k0; k < k1; ++k)
-      if (s->moved[mp[k]] && !s->held[mp[k]]) pushed[npushed++] = (int32_t)(k - k0);
+      if (s->moved[mp[k]]) pushed[npushed++] = (int32_t)(k - k0);
   for (int32_t j = 0; j < np; ++j) {
     const int32_t d = s->cord[s->cpart[t0 + j]];
     const double *cd = s->wcom + 3 * (size_t)d;
@@ -948,6 +961,23 @@ static void push_cluster(cl_sm *s, cl_body_state *st, int32_t a, double dt) {
   }
 }
 
+/* Room for one list entry per membership (a particle's memberships are listed at its first push
+ * only); without it (pk_k NULL) a cluster's pushed members are found by a pass over its members. */
+static void pushed_lists_reserve(cl_sm *s, int64_t entries) {
+  s->pk_n = 0;
+  if (entries <= s->pk_cap && s->pk_k) return;
+  const int64_t cap = entries + entries / 4 + 64;
+  int ok = resize((void **)&s->pk_k, sizeof(int32_t) * (size_t)cap);
+  ok &= resize((void **)&s->pk_next, sizeof(int32_t) * (size_t)cap);
+  if (!ok) {
+    free(s->pk_k);
+    s->pk_k = NULL;
+    s->pk_cap = 0;
+    return;
+  }
+  s->pk_cap = cap;
+}
+
 /* The plain algorithm (tests: bit 4 of no_shortcuts; also taken when the scratch cannot grow):
  * every proxy in sweep order, every member, every other proxy it acts with in sweep order, the
  * exact test alone. */
@@ -996,6 +1026,7 @@ void cl_sm_self_collide(cl_sm *s, cl_body_state *st, double dt) {
   /* no particle pushed yet (moved is strain limiting's scratch, free here) */
   memset(s->moved, 0, (size_t)st->n);
   for (int32_t c = 0; c < s->ncl; ++c) s->cpos[c] = 0;
+  pushed_lists_reserve(s, s->pofs[st->n]);
   s->cull_track = 1;
   for (int32_t a = 0; a < m; ++a)
     if (s->cpofs[a + 1] > s->cpofs[a]) push_cluster(s, st, a, dt);

@@ -299,6 +299,13 @@ typedef struct cl_sm {
   int64_t *bfirst;
   int64_t bcap, btcap;
   uint8_t *btested;
+  /* per cluster during the pushes, the pool entries (from moff) of its members pushed so far in the
+   * call, as lists: cpos[c] = 1 + the newest entry, pk_next[e] = 1 + the one before (0 ends),
+   * pk_k[e] the entry; filled at a particle's first push from the reverse index, so a cluster's
+   * turn starts from its list instead of a pass over its members (the armadillo's ~150 marked
+   * clusters of ~1800 members per frame). pk_n used, pk_cap capacity; pk_k NULL: no room. */
+  int32_t *pk_k, *pk_next;
+  int64_t pk_n, pk_cap;
   int32_t *cord, *cpos;
   int32_t cull_cap, nord;
   int cull_track;
