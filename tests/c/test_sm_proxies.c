@@ -30,7 +30,7 @@
 typedef struct run_out {
   double *x;
   int32_t n;
-  int64_t pushes, fractures, culled, bculled, rculled, reused, marked, roots;
+  int64_t pushes, fractures, culled, bculled, rculled, sculled, reused, marked, roots;
 } run_out;
 
 /* A plate 0.5 x 0.5 x 0.04 m clamped at its two x edges, toughness 0.001 (it shatters), a sphere of
@@ -66,6 +66,7 @@ static void step_and_read(cl_world *w, cl_id b, int no_shortcuts, int steps, run
   o->culled = sm->proxy_culled;
   o->bculled = sm->proxy_bculled;
   o->rculled = sm->proxy_rculled;
+  o->sculled = sm->proxy_sculled;
   o->roots = sm->roots_built;
   o->reused = sm->psum_reused;
   o->marked = sm->sl_marked;
@@ -154,7 +155,9 @@ static void test_origin_rule_matches_plain(void **state) {
 /* Large overlapping clusters whose proxies act within the body too (proxy_whole, as the paper
  * scenes set): a cube struck and shattered, where a cluster's world sphere (its farthest member)
  * is much larger than its proxy, so blocks of members are culled by the rest-sphere test
- * (block_outside_rest): bitwise the plain algorithm's trajectory, with the rest test exercised. */
+ * (block_outside_rest), and superblocks of SM_SUPER blocks are culled as a whole: bitwise the plain
+ * algorithm's trajectory, with both exercised (the plate above, of small clusters, culls no
+ * superblock). */
 static void cube(int no_shortcuts, run_out *o) {
   cl_world *w = cl_test_world_seeded(1.0 / 60, 0.0, 1, 7);
   cl_mesh *m = cl_test_box(0.3, 0.3, 0.3);
@@ -177,6 +180,10 @@ static void test_rest_sphere_culls_match_plain(void **state) {
                 (long long)a.fractures, (long long)a.pushes, (long long)a.rculled, (long long)b.rculled);
   assert_true(a.rculled > 100);
   assert_int_equal(b.rculled, 0);
+  /* large clusters: superblocks of SM_SUPER blocks culled as a whole */
+  print_message("%lld superblocks culled (plain: %lld)\n", (long long)a.sculled, (long long)b.sculled);
+  assert_true(a.sculled > 100);
+  assert_int_equal(b.sculled, 0);
   assert_true(a.pushes > 0);
   expect_same(&a, &b);
   free(a.x);

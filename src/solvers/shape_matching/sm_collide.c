@@ -54,6 +54,9 @@
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
+#ifdef __SSE2__
+#include <emmintrin.h>
+#endif
 
 #include "base/error.h"
 #include "solvers/shape_matching/sm_internal.h"
@@ -313,10 +316,21 @@ static int push_out(cl_sm *s, cl_body_state *st, int32_t i, int32_t d, double dt
   double *x = st->x + 3 * (size_t)i;
   if (!proxy_exit(s, x, d, &dx, &depth)) return 0;
   s->proxy_pushes++;
-  if (s->cull_track) { /* the particle left the box its clusters had at the start of the call, and
-                         * the proxies' kept sums of its clusters are stale (psum_ok) */
+  if (s->cull_track && !s->moved[i]) { /* the particle left the box its clusters had at the start
+                                         * of the call, and the proxies' kept sums of its clusters
+                                         * are stale (psum_ok); marked at its first push, from the
+                                         * reverse index (contiguous; the step keeps it current),
+                                         * not the membership chain (a cache miss per cluster) */
     s->moved[i] = 1;
-    for (int64_t l = s->phead[i]; l >= 0; l = s->mnext[l]) s->cpos[s->mc[l]] = 1;
+    if (s->pk_k) /* and its entry put on the cluster's list (see pk_k) */
+      for (int32_t a = s->pofs[i]; a < s->pofs[i + 1]; ++a) {
+        const int32_t c = s->pc[a], e = s->pk_n++;
+        s->pk_k[e] = (int32_t)(s->plist[a] - s->moff[c]);
+        s->pk_next[e] = s->cpos[c];
+        s->cpos[c] = e + 1;
+      }
+    else
+      for (int32_t a = s->pofs[i]; a < s->pofs[i + 1]; ++a) s->cpos[s->pc[a]] = 1;
   }
   x[0] += dx.x;
   x[1] += dx.y;
@@ -365,6 +379,32 @@ static int by_lo(const void *a, const void *b) {
 
 static inline double maxd(double a, double b) { return b > a ? b : a; }
 
+/* a > b ? a : b and a < b ? a : b as the one SSE2 instruction each is (maxsd, minsd: the same
+ * values, NaN and signed zeros included). Written as ?: gcc 12 turned them into branches where the
+ * result is squared or summed, and the culls' branches mispredict (callgrind --branch-sim: the
+ * block tests' plane terms and box distances were 30 % of the 20k ductile plate's mispredictions). */
+static inline double max_sd(double a, double b) {
+#ifdef __SSE2__
+  return _mm_cvtsd_f64(_mm_max_sd(_mm_set_sd(a), _mm_set_sd(b)));
+#else
+  return a > b ? a : b;
+#endif
+}
+static inline double min_sd(double a, double b) {
+#ifdef __SSE2__
+  return _mm_cvtsd_f64(_mm_min_sd(_mm_set_sd(a), _mm_set_sd(b)));
+#else
+  return a < b ? a : b;
+#endif
+}
+
+/* The term of a world plane m . (x - c) at the box corner where it is smallest: m_k (lo_k - c_k) for
+ * m_k >= 0, m_k (hi_k - c_k) otherwise, taken as the smaller of the two products (lo <= hi: rounding
+ * keeps the order, so it is the same product up to the sign of a zero, which no test sees). */
+static inline double plane_low(double m, double lo, double c, double hi) {
+  return min_sd(m * (lo - c), m * (hi - c));
+}
+
 /* Room for the culling data of every cluster and plane; 0 when it cannot be had (then nothing is
  * culled: the results are the same, only slower). */
 static int cull_reserve(cl_sm *s) {
@@ -405,6 +445,9 @@ void cl_sm_collide_release(cl_sm *s) {
   free(s->pa_key);
   free(s->pa_val);
   free(s->bbox);
+  free(s->btested);
+  free(s->pk_k);
+  free(s->pk_next);
   free(s->bfirst);
   for (int32_t c = 0; c < s->rcl_cap; ++c) free(s->rbits[c]);
   free(s->rbits);
@@ -457,7 +500,7 @@ static inline int box_culled(cl_sm *s, const double *lo, const double *hi, int32
   for (int32_t j = s->plcnt[q] - 1; j >= 0; --j) {
     const double *w = w0 + 4 * j;
     double h = w[3];
-    for (int k = 0; k < 3; ++k) h += w[k] * (w[k] >= 0.0 ? lo[k] - cq[k] : hi[k] - cq[k]);
+    for (int k = 0; k < 3; ++k) h += plane_low(w[k], lo[k], cq[k], hi[k]);
     if (h > tol) return 1;
   }
   return 0;
@@ -533,8 +576,7 @@ static inline int block_outside_rest(cl_sm *s, block_cull *bc, const double *lo)
 }
 
 static inline double axis_gap(double lo, double c, double hi) {
-  const double a = lo - c, b = c - hi, t = a > b ? a : b;
-  return t > 0.0 ? t : 0.0;
+  return max_sd(max_sd(lo - c, c - hi), 0.0);
 }
 
 /* The tests of block_culled after the sphere's: the rest sphere, then the planes (out of line: the
@@ -556,7 +598,7 @@ static int block_culled_rest(cl_sm *s, block_cull *bc, const double *lo) {
   for (int32_t j = bc->np - 1; j >= 0; --j) {
     const double *w = bc->w0 + 4 * j;
     double h = w[3];
-    for (int k = 0; k < 3; ++k) h += w[k] * (w[k] >= 0.0 ? lo[k] - cq[k] : hi[k] - cq[k]);
+    for (int k = 0; k < 3; ++k) h += plane_low(w[k], lo[k], cq[k], hi[k]);
     if (h > bc->tol) return 1;
   }
   return 0;
@@ -604,17 +646,32 @@ static void cull_begin(cl_sm *s) {
   }
 }
 
-/* The first block of every cluster that may have a proxy (bfirst, -1 for the others) and room for
- * all blocks; 0 when the room cannot be had (then no cluster has blocks: bfirst all -1). */
+/* Where block b of a cluster's blocks and superblock j (SM_SUPER consecutive blocks) sit in bbox,
+ * from bfirst: each superblock's box just before its blocks' (one stream per cluster). */
+static inline int64_t block_at(int64_t b) { return b + b / SM_SUPER + 1; }
+static inline int64_t super_at(int64_t j) { return j * (SM_SUPER + 1); }
+
+/* The first box of every cluster that may have a proxy (bfirst, -1 for the others), room for all
+ * blocks and superblocks and the flags of one cluster's blocks; 0 when the room cannot be had (then
+ * no cluster has blocks: bfirst all -1). */
 static int blocks_reserve(cl_sm *s) {
-  int64_t nb = 0;
+  int64_t nb = 0, most = 0;
   for (int32_t c = 0; c < s->ncl; ++c) {
     if (!s->alive[c] || s->mcnt[c] < SM_PROXY_MIN_MEMBERS) {
       s->bfirst[c] = -1;
       continue;
     }
     s->bfirst[c] = nb;
-    nb += (s->mcnt[c] + SM_BLOCK - 1) / SM_BLOCK;
+    const int64_t b = (s->mcnt[c] + SM_BLOCK - 1) / SM_BLOCK;
+    nb += b + (b + SM_SUPER - 1) / SM_SUPER;
+    most = b > most ? b : most;
+  }
+  if (most > s->btcap) {
+    if (!resize((void **)&s->btested, (size_t)most)) {
+      for (int32_t c = 0; c < s->ncl; ++c) s->bfirst[c] = -1;
+      return 0;
+    }
+    s->btcap = most;
   }
   if (nb > s->bcap) {
     const int64_t cap = nb + nb / 4 + 64;
@@ -649,7 +706,8 @@ static void update_proxies(cl_sm *s, const cl_body_state *st, int cull) {
     double l0 = INFINITY, l1 = INFINITY, l2 = INFINITY, h0 = -INFINITY, h1 = -INFINITY, h2 = -INFINITY;
     const int64_t k0 = s->moff[c], k1 = k0 + s->mcnt[c];
     double *bb = cull && s->bfirst[c] >= 0 ? s->bbox + 6 * (size_t)s->bfirst[c] : NULL;
-    for (int64_t kb = k0; kb < k1; kb += SM_BLOCK) { /* block by block (the cluster's box is theirs) */
+    double sb[6] = {INFINITY, INFINITY, INFINITY, -INFINITY, -INFINITY, -INFINITY}; /* the superblock's */
+    for (int64_t kb = k0, b = 0; kb < k1; kb += SM_BLOCK, ++b) { /* block by block (the cluster's box is theirs) */
       const int64_t ke = kb + SM_BLOCK < k1 ? kb + SM_BLOCK : k1;
       double b0 = INFINITY, b1 = INFINITY, b2 = INFINITY, u0 = -INFINITY, u1 = -INFINITY, u2 = -INFINITY;
       for (int64_t k = kb; k < ke; ++k) {
@@ -662,8 +720,15 @@ static void update_proxies(cl_sm *s, const cl_body_state *st, int cull) {
         b2 = x[2] < b2 ? x[2] : b2, u2 = x[2] > u2 ? x[2] : u2;
       }
       if (bb) {
-        bb[0] = b0, bb[1] = b1, bb[2] = b2, bb[3] = u0, bb[4] = u1, bb[5] = u2;
-        bb += 6;
+        double *o = bb + 6 * block_at(b);
+        o[0] = b0, o[1] = b1, o[2] = b2, o[3] = u0, o[4] = u1, o[5] = u2;
+        sb[0] = b0 < sb[0] ? b0 : sb[0], sb[3] = u0 > sb[3] ? u0 : sb[3];
+        sb[1] = b1 < sb[1] ? b1 : sb[1], sb[4] = u1 > sb[4] ? u1 : sb[4];
+        sb[2] = b2 < sb[2] ? b2 : sb[2], sb[5] = u2 > sb[5] ? u2 : sb[5];
+        if (b % SM_SUPER == SM_SUPER - 1 || ke == k1) { /* the superblock's last block */
+          memcpy(bb + 6 * super_at(b / SM_SUPER), sb, sizeof sb);
+          sb[0] = sb[1] = sb[2] = INFINITY, sb[3] = sb[4] = sb[5] = -INFINITY;
+        }
       }
       l0 = b0 < l0 ? b0 : l0, h0 = u0 > h0 ? u0 : h0;
       l1 = b1 < l1 ? b1 : l1, h1 = u1 > h1 ? u1 : h1;
@@ -819,12 +884,15 @@ static void push_cluster(cl_sm *s, cl_body_state *st, int32_t a, double dt) {
   const double *x = st->x;
   const int blocks = s->bfirst[c] >= 0;
   /* the pushed members of c by pool entry (strain limiting's particle lists are free here): those
-   * pushed out of an earlier proxy of the call (cpos marks their clusters), then the ones pushed
-   * below */
+   * pushed out of an earlier proxy of the call (cpos marks their clusters and heads their lists),
+   * then the ones pushed below */
   int32_t *pushed = s->sl_list, npushed = 0;
-  if (s->cpos[c])
+  if (s->cpos[c] && s->pk_k) /* from the cluster's list (in push order, which changes nothing: the
+                              * members' tests below do not act on each other) */
+    for (int32_t e = s->cpos[c]; e > 0; e = s->pk_next[e - 1]) pushed[npushed++] = s->pk_k[e - 1];
+  else if (s->cpos[c]) /* a pushed particle is never held */
     for (int64_t k = k0; k < k1; ++k)
-      if (s->moved[mp[k]] && !s->held[mp[k]]) pushed[npushed++] = (int32_t)(k - k0);
+      if (s->moved[mp[k]]) pushed[npushed++] = (int32_t)(k - k0);
   for (int32_t j = 0; j < np; ++j) {
     const int32_t d = s->cord[s->cpart[t0 + j]];
     const double *cd = s->wcom + 3 * (size_t)d;
@@ -838,27 +906,51 @@ static void push_cluster(cl_sm *s, cl_body_state *st, int32_t a, double dt) {
     block_cull bc;
     block_cull_begin(s, d, &bc);
     const double *bb = blocks ? s->bbox + 6 * (size_t)s->bfirst[c] : NULL;
+    uint8_t *tested = s->btested; /* per block (with blocks): its members were tested below */
     if (!all)
-      for (int64_t kb = k0, b = 0; kb < k1; kb += SM_BLOCK, ++b) {
-        if (blocks && block_culled(s, &bc, bb + 6 * b)) {
+      for (int64_t ks = k0, sj = 0; ks < k1; ks += SM_SUPER * SM_BLOCK, ++sj) {
+        const int64_t b0 = sj * SM_SUPER, kse = ks + SM_SUPER * SM_BLOCK < k1 ? ks + SM_SUPER * SM_BLOCK : k1;
+        if (blocks && block_culled(s, &bc, bb + 6 * super_at(sj))) { /* all its blocks at once */
           some = 1;
-          s->proxy_bculled++;
+          s->proxy_sculled++;
+          const int64_t nbk = (kse - ks + SM_BLOCK - 1) / SM_BLOCK;
+          s->proxy_bculled += nbk;
+          memset(tested + b0, 0, (size_t)nbk);
           continue;
         }
-        const int64_t ke = kb + SM_BLOCK < k1 ? kb + SM_BLOCK : k1;
-        for (int64_t k = kb; k < ke; ++k) {
-          const int32_t i = mp[k];
-          const double *xi = x + 3 * (size_t)i;
-          const double dx = xi[0] - e0, dy = xi[1] - e1, dz = xi[2] - e2;
-          if (!(dx * dx + dy * dy + dz * dz < r2) || s->held[i]) continue;
-          const int first = !s->moved[i];
-          if (!plane_reject(s, d, xi) && push_out(s, st, i, d, dt) && first) pushed[npushed++] = (int32_t)(k - k0);
+        for (int64_t kb = ks, b = b0; kb < kse; kb += SM_BLOCK, ++b) {
+          if (blocks && block_culled(s, &bc, bb + 6 * block_at(b))) {
+            some = 1;
+            s->proxy_bculled++;
+            tested[b] = 0;
+            continue;
+          }
+          if (blocks) tested[b] = 1;
+          const int64_t ke = kb + SM_BLOCK < k1 ? kb + SM_BLOCK : k1;
+          /* the block's members inside d's world sphere as a mask first (branch-free: a third of
+           * them are, unpredictably), then those in member order; a push moves only its own
+           * particle, so the mask is what the member-by-member tests would find */
+          _Static_assert(SM_BLOCK <= 32, "a block's members fit the mask");
+          uint32_t in = 0;
+          for (int64_t k = kb; k < ke; ++k) {
+            const double *xi = x + 3 * (size_t)mp[k];
+            const double dx = xi[0] - e0, dy = xi[1] - e1, dz = xi[2] - e2;
+            in |= (uint32_t)(dx * dx + dy * dy + dz * dz < r2) << (k - kb);
+          }
+          for (; in; in &= in - 1) {
+            const int64_t k = kb + __builtin_ctz(in);
+            const int32_t i = mp[k];
+            if (s->held[i]) continue;
+            const int first = !s->moved[i];
+            if (!plane_reject(s, d, x + 3 * (size_t)i) && push_out(s, st, i, d, dt) && first)
+              pushed[npushed++] = (int32_t)(k - k0);
+          }
         }
       }
     if (!all && !some) continue;
     /* the members pushed before this partner that the culling skipped: they left the box */
     for (int32_t t = 0; t < nb; ++t) {
-      if (!all && !block_culled(s, &bc, bb + 6 * (pushed[t] / SM_BLOCK))) continue; /* tested above */
+      if (!all && tested[pushed[t] / SM_BLOCK]) continue; /* tested above */
       const int32_t i = mp[k0 + pushed[t]];
       const double *xi = x + 3 * (size_t)i;
       const double dx = xi[0] - e0, dy = xi[1] - e1, dz = xi[2] - e2;
@@ -867,6 +959,23 @@ static void push_cluster(cl_sm *s, cl_body_state *st, int32_t a, double dt) {
       if (!plane_reject(s, d, xi)) push_out(s, st, i, d, dt);
     }
   }
+}
+
+/* Room for one list entry per membership (a particle's memberships are listed at its first push
+ * only); without it (pk_k NULL) a cluster's pushed members are found by a pass over its members. */
+static void pushed_lists_reserve(cl_sm *s, int64_t entries) {
+  s->pk_n = 0;
+  if (entries <= s->pk_cap && s->pk_k) return;
+  const int64_t cap = entries + entries / 4 + 64;
+  int ok = resize((void **)&s->pk_k, sizeof(int32_t) * (size_t)cap);
+  ok &= resize((void **)&s->pk_next, sizeof(int32_t) * (size_t)cap);
+  if (!ok) {
+    free(s->pk_k);
+    s->pk_k = NULL;
+    s->pk_cap = 0;
+    return;
+  }
+  s->pk_cap = cap;
 }
 
 /* The plain algorithm (tests: bit 4 of no_shortcuts; also taken when the scratch cannot grow):
@@ -917,6 +1026,7 @@ void cl_sm_self_collide(cl_sm *s, cl_body_state *st, double dt) {
   /* no particle pushed yet (moved is strain limiting's scratch, free here) */
   memset(s->moved, 0, (size_t)st->n);
   for (int32_t c = 0; c < s->ncl; ++c) s->cpos[c] = 0;
+  pushed_lists_reserve(s, s->pofs[st->n]);
   s->cull_track = 1;
   for (int32_t a = 0; a < m; ++a)
     if (s->cpofs[a + 1] > s->cpofs[a]) push_cluster(s, st, a, dt);

@@ -100,6 +100,9 @@ typedef struct cl_sm_params {
 
 /* Pool entries per block of the self-collision's member boxes (sm_collide.c) */
 #define SM_BLOCK 16
+/* Blocks per superblock (sm_collide.c): an armadillo direction tested ~100 blocks of a large
+ * cluster to cull 95 % of them. */
+#define SM_SUPER 8
 
 /* Doubles per cluster in gpack (sm_step.c): the gathers' blocks (24 or 28) and, at 28, the F^e of
  * the goal pass (strain limiting's reference) */
@@ -286,12 +289,23 @@ typedef struct cl_sm {
   double *cbox, *ctol, *cwpl, *csw;
   /* and the boxes of each proxy's members in blocks of SM_BLOCK consecutive pool entries (the
    * particles are Morton-sorted and a cluster's members sorted by index, so a block is a small
-   * patch of the body): 6 doubles per block, cluster c's blocks from bfirst[c]; capacity bcap
-   * blocks. A direction whose box is not culled tests a block's members only when the block's box
-   * is not culled either (the same test on a smaller box: no result changes). */
+   * patch of the body), and of SM_SUPER consecutive blocks (a superblock, its box before its
+   * blocks'): 6 doubles per box, cluster c's from bfirst[c]; capacity bcap boxes. A direction
+   * whose box is not culled tests a superblock's blocks only when the superblock's box is not
+   * culled, and a block's members only when the block's box is not culled either (the same test on
+   * smaller boxes: no result changes). btested: per block of the proxy being pushed, whether the
+   * current direction tested its members (btcap blocks). */
   double *bbox;
   int64_t *bfirst;
-  int64_t bcap;
+  int64_t bcap, btcap;
+  uint8_t *btested;
+  /* per cluster during the pushes, the pool entries (from moff) of its members pushed so far in the
+   * call, as lists: cpos[c] = 1 + the newest entry, pk_next[e] = 1 + the one before (0 ends),
+   * pk_k[e] the entry; filled at a particle's first push from the reverse index, so a cluster's
+   * turn starts from its list instead of a pass over its members (the armadillo's ~150 marked
+   * clusters of ~1800 members per frame). pk_n used, pk_cap capacity; pk_k NULL: no room. */
+  int32_t *pk_k, *pk_next;
+  int64_t pk_n, pk_cap;
   int32_t *cord, *cpos;
   int32_t cull_cap, nord;
   int cull_track;
@@ -321,6 +335,7 @@ typedef struct cl_sm {
   int64_t proxy_culled;
   int64_t proxy_bculled; /* blocks of members skipped in directions not culled as a whole (tests) */
   int64_t proxy_rculled; /* of those, the blocks the rest-sphere test skipped (tests) */
+  int64_t proxy_sculled; /* superblocks skipped as a whole (tests) */
   /* the pairs of proxies of a self-collision call (cpr: 2 sweep positions each) and every proxy's
    * partners in CSR by sweep position (cpofs: m + 1, cpart: the partner's sweep position); capacity
    * in pairs */
