@@ -10,23 +10,26 @@
 -- phase (element pass, assembly, linear solves with their contact rounds), the linear iterations.
 --   build/cleave run bench/graph_fem_charpy_impact.lua [--set threads=2] [--set steps=150]
 local cl = require "cleave"
+local here = debug.getinfo(1, "S").source:match("^@(.*)/[^/]*$") or "."
+local scenes = dofile(here .. "/../experiments/scenes/init.lua")
+local sc = scenes.get("graph_fem/charpy")
+-- the scene's own entry of a parameter this script passes on (one definition of its values)
+local function scene_param(name)
+  for _, e in ipairs(sc.params) do if e.name == name then return e end end
+end
 local o = cl.options {
   { name = "threads", type = "integer", default = 1, range = { 1, 1024 }, help = "OpenMP threads of the world" },
   { name = "steps", type = "integer", default = 150, range = { 1, 100000 },
     help = "timed steps (the experiment runs 250; the hammer touches at step ~50 and the crack runs to ~150)" },
   { name = "warmup", type = "integer", default = 3, range = { 0, 100000 }, help = "steps before the timed ones" },
-  { name = "mg_cycles", type = "integer", default = 2, range = { 1, 1000 }, help = "V-cycles per step" },
-  { name = "tangent", type = "enum", values = { "model", "warped" }, default = "model", help = "the step matrix" },
-  { name = "mg_smoother", type = "enum", values = { "jacobi", "gauss_seidel", "symmetric_gauss_seidel", "colored_gauss_seidel" },
-    default = "gauss_seidel", help = "the multigrid's smoother" },
+  scene_param("mg_cycles"),
+  scene_param("tangent"),
+  scene_param("mg_smoother"),
   { name = "quick", type = "boolean", default = false, help = "the scene's coarse mesh, few steps (smoke test)" },
 }
-local here = debug.getinfo(1, "S").source:match("^@(.*)/[^/]*$") or "."
-local scenes = dofile(here .. "/../experiments/scenes/init.lua")
 local now = require("cleave.progress").now
 local summary = require "cleave.summary"
 
-local sc = scenes.get("graph_fem/charpy")
 local over = { threads = o.threads, mg_cycles = o.mg_cycles, tangent = o.tangent, mg_smoother = o.mg_smoother }
 local steps, warmup = o.steps, o.warmup
 if o.quick then
