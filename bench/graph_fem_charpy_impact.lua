@@ -1,6 +1,6 @@
 -- The Charpy impact experiment's cost per step (issue 13, "Speed"; docs/BENCHMARKS.md "Graph-based
 -- FEM"): the scene of experiments/graph_fem/charpy.lua (experiments/scenes/graph_fem/charpy.lua, its
--- defaults: 29k tets, corotated model with the model's tangent, galerkin_mg "50/all", 2 V-cycles per
+-- defaults: 29k tets, corotated model with the warped tangent, galerkin_mg "50/all", 3 V-cycles per
 -- step, contact with the hammer and the anvils) stepped `steps` times without output after `warmup`
 -- steps. This is the run the paper's 152.5 fps (Table 1) refers to; the pulled bar of
 -- `cleave bench graph_fem` is a stress test in which most elements are damaged.

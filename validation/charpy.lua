@@ -98,8 +98,8 @@ end
 
 -- The two solves of each test (the label, graph_fem's parameters).
 local solves = {
-  { name = "multigrid", label = "Galerkin multigrid (50/all, 2 V-cycles)",
-    params = { linear_solver = "galerkin_mg", grid = "50/all", mg_mode = "fixed", mg_cycles = 2 } },
+  { name = "multigrid", label = "Galerkin multigrid (50/all, 3 V-cycles)",
+    params = { linear_solver = "galerkin_mg", grid = "50/all", mg_mode = "fixed", mg_cycles = 3 } },
   { name = "converged", label = "converged solve (PCG to 1e-8)",
     params = { linear_solver = "pcg", tolerance = 1e-8 } },
 }

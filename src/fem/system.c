@@ -264,12 +264,50 @@ static void contact_hold(cl_fem_system *sys, const cl_body_state *st, int32_t l,
  * frames: a free node's basis starts with the normal, a supported node's with its support's rows and
  * then the part of the normal across them (top of system.h; a normal within the held directions
  * leaves the node to its support). Returns how many. */
+/* Make local node l (free or supported) a contact of collider c at surface point p with outward
+ * normal n, approaching with end velocity u (x y z), marked to be turned into its frame: a free
+ * node's basis starts with the normal, a supported node's with its support's rows and then the part
+ * of the normal across them (top of system.h). Returns 0, leaving the node alone, when the normal
+ * lies within the held directions (the support already decides the motion along n). */
+static int make_contact(cl_fem_system *sys, int32_t l, int32_t c, const cl_collider_shape *sh, const double *p,
+                        const double *n, const double *u) {
+  const int ns = sys->nsup[l];
+  double *Q = sys->basis + 9 * (size_t)l, *vs = sys->cv + 3 * (size_t)l, e[3] = {n[0], n[1], n[2]};
+  for (int k = 0; k < ns; ++k) { /* n_perp = n - sum_k (n . a_k) a_k */
+    const double *a = Q + 3 * k, na = n[0] * a[0] + n[1] * a[1] + n[2] * a[2];
+    for (int q = 0; q < 3; ++q) e[q] -= na * a[q];
+  }
+  const double en = sqrt(e[0] * e[0] + e[1] * e[1] + e[2] * e[2]);
+  if (!(en > 1e-6)) return 0;
+  if (sys->frame[l]) { /* already turned into its support's frame: turn on from there */
+    memcpy(sys->pbasis + 9 * (size_t)l, Q, 9 * sizeof(double));
+    sys->turn[l] = 2;
+  } else {
+    sys->turn[l] = 1;
+  }
+  for (int q = 0; q < 3; ++q) Q[3 * ns + q] = e[q] / en;
+  basis_complete(Q, ns + 1);
+  memcpy(sys->cn + 3 * (size_t)l, n, 3 * sizeof(double));
+  memcpy(sys->cx + 3 * (size_t)l, p, 3 * sizeof(double));
+  cl_collider_surface_velocity(sh, p, vs);
+  double vr = 0.0; /* the approach speed, for the restitution after the step */
+  for (int k = 0; k < 3; ++k) vr += n[k] * (u[k] - vs[k]);
+  sys->capproach[l] = vr < 0.0 ? vr : 0.0;
+  sys->cfric[2 * l] = sys->cfric[2 * l + 1] = 0.0;
+  sys->ccol[l] = c;
+  sys->role[l] = CL_FEM_CONTACT;
+  sys->contact[l] = sh->friction > 0.0 && ns < 2 ? CONTACT_STICK : CONTACT_SLIDE;
+  return 1;
+}
+
+/* Free and supported nodes whose end position x + dt v' lies inside a collider become contacts
+ * (sticking when the collider has friction and leaves a tangent row; make_contact). Returns how
+ * many. */
 static int32_t find_contacts(cl_fem_system *sys, const cl_body_state *st, const cl_collider_view *view, double dt) {
   int32_t found = 0;
   for (int32_t l = 0; l < sys->n; ++l) {
     if (sys->role[l] != CL_FEM_FREE && sys->role[l] != CL_FEM_SUPPORTED) continue;
     const int32_t i = node_of(sys, l);
-    const int ns = sys->nsup[l];
     double xp[3], u[3];
     end_velocity_xyz(sys, l, u);
     for (int k = 0; k < 3; ++k) xp[k] = st->x[3 * (size_t)i + k] + dt * u[k];
@@ -277,36 +315,34 @@ static int32_t find_contacts(cl_fem_system *sys, const cl_body_state *st, const 
       const cl_collider_shape *sh = &view->shapes[c];
       double p[3], n[3];
       if (!cl_collider_penetration(sh, xp, p, n)) continue;
-      double *Q = sys->basis + 9 * (size_t)l, *vs = sys->cv + 3 * (size_t)l, e[3] = {n[0], n[1], n[2]};
-      for (int k = 0; k < ns; ++k) { /* n_perp = n - sum_k (n . a_k) a_k */
-        const double *a = Q + 3 * k, na = n[0] * a[0] + n[1] * a[1] + n[2] * a[2];
-        for (int q = 0; q < 3; ++q) e[q] -= na * a[q];
-      }
-      const double en = sqrt(e[0] * e[0] + e[1] * e[1] + e[2] * e[2]);
-      if (!(en > 1e-6)) continue; /* the support already decides the motion along n */
-      if (sys->frame[l]) { /* already turned into its support's frame: turn on from there */
-        memcpy(sys->pbasis + 9 * (size_t)l, Q, 9 * sizeof(double));
-        sys->turn[l] = 2;
-      } else {
-        sys->turn[l] = 1;
-      }
-      for (int q = 0; q < 3; ++q) Q[3 * ns + q] = e[q] / en;
-      basis_complete(Q, ns + 1);
-      memcpy(sys->cn + 3 * (size_t)l, n, sizeof n);
-      memcpy(sys->cx + 3 * (size_t)l, p, sizeof p);
-      cl_collider_surface_velocity(sh, p, vs);
-      double vr = 0.0; /* the approach speed, for the restitution after the step */
-      for (int k = 0; k < 3; ++k) vr += n[k] * (u[k] - vs[k]);
-      sys->capproach[l] = vr < 0.0 ? vr : 0.0;
-      sys->cfric[2 * l] = sys->cfric[2 * l + 1] = 0.0;
-      sys->ccol[l] = c;
-      sys->role[l] = CL_FEM_CONTACT;
-      sys->contact[l] = sh->friction > 0.0 && ns < 2 ? CONTACT_STICK : CONTACT_SLIDE;
+      if (!make_contact(sys, l, c, sh, p, n, u)) continue;
       ++found;
       break;
     }
   }
   return found;
+}
+
+int32_t cl_fem_seed_contacts(cl_fem_system *sys, const cl_body_state *st, const cl_collider_view *view, double dt,
+                             double skin) {
+  if (sys->statics || !view || view->count <= 0) return 0;
+  int32_t seeded = 0;
+  for (int32_t l = 0; l < sys->n; ++l) {
+    if (!sys->was_contact[l] || (sys->role[l] != CL_FEM_FREE && sys->role[l] != CL_FEM_SUPPORTED)) continue;
+    const int32_t c = sys->ccol[l];
+    if (c < 0 || c >= view->count) continue;
+    const cl_collider_shape *sh = &view->shapes[c];
+    const int32_t i = node_of(sys, l);
+    const double *x = st->x + 3 * (size_t)i, *u = st->v + 3 * (size_t)i, *n0 = sys->cn + 3 * (size_t)l;
+    double q[3], p[3], n[3];
+    for (int k = 0; k < 3; ++k) q[k] = x[k] + dt * u[k] - skin * n0[k];
+    if (!cl_collider_penetration(sh, q, p, n)) continue;
+    const int was_free = sys->role[l] == CL_FEM_FREE;
+    if (!make_contact(sys, l, c, sh, p, n, u)) continue;
+    sys->ncons += was_free;
+    ++seeded;
+  }
+  return seeded;
 }
 
 /* Change the kinetic friction impulse on the tangent rows of contact l (rows nsup+1.., the first one
@@ -442,7 +478,8 @@ cl_status cl_fem_system_alloc(cl_fem_system *sys, int32_t n, const char *what) {
   sys->cfric = cl_calloc(2 * nn, sizeof(double), what);
   sys->cimp = cl_calloc(n3, sizeof(double), what);
   sys->simp = cl_calloc(n3, sizeof(double), what);
-  if (!sys->b || !sys->r0 || !sys->v || !sys->dv || !sys->dv_prev || !sys->fixed || !sys->role || !sys->contact ||
+  sys->was_contact = cl_calloc(nn, 1, what);
+  if (!sys->was_contact || !sys->b || !sys->r0 || !sys->v || !sys->dv || !sys->dv_prev || !sys->fixed || !sys->role || !sys->contact ||
       !sys->frame || !sys->turn || !sys->basis || !sys->pbasis || !sys->nsup || !sys->hold || !sys->ccol ||
       !sys->cn || !sys->cx || !sys->cv || !sys->capproach || !sys->cfric || !sys->cimp || !sys->simp)
     return CL_ERR_OUT_OF_MEMORY;
@@ -472,9 +509,10 @@ void cl_fem_system_free(cl_fem_system *sys) {
   free(sys->cfric);
   free(sys->cimp);
   free(sys->simp);
+  free(sys->was_contact);
   sys->b = sys->r0 = sys->v = sys->dv = sys->dv_prev = sys->basis = sys->pbasis = sys->hold = NULL;
   sys->cn = sys->cx = sys->cv = sys->capproach = sys->cfric = sys->cimp = sys->simp = NULL;
-  sys->fixed = sys->role = sys->contact = sys->frame = sys->turn = sys->nsup = NULL;
+  sys->fixed = sys->role = sys->contact = sys->frame = sys->turn = sys->nsup = sys->was_contact = NULL;
   sys->ccol = NULL;
 }
 
@@ -483,6 +521,8 @@ void cl_fem_system_begin(cl_fem_system *sys, const cl_body_state *st, int keep_c
   memset(sys->nsup, 0, (size_t)sys->n);
   sys->ncons = sys->nfull = 0;
   sys->imposed2 = 0.0;
+  for (int32_t l = 0; l < sys->n; ++l) /* for cl_fem_seed_contacts */
+    sys->was_contact[l] = sys->role[l] == CL_FEM_CONTACT && sys->contact[l] != CONTACT_NONE;
   if (!keep_contacts) {
     memset(sys->role, CL_FEM_FREE, (size_t)sys->n);
     memset(sys->contact, CONTACT_NONE, (size_t)sys->n);

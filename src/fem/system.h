@@ -82,6 +82,7 @@ typedef struct cl_fem_system {
   double *cfric;             /* 2n: kinetic friction impulse on the tangent rows, N s */
   double *cimp;              /* 3n: the impulse the constraint or contact gave (x, y, z) */
   double *simp;              /* 3n: the impulse the support gave (x, y, z; 0 for a node without one) */
+  uint8_t *was_contact;      /* n: a live contact at the end of the last step (cl_fem_seed_contacts) */
   int32_t ncons;             /* nodes with a held dof (constraints, supports, contacts) */
   int32_t nfull;             /* nodes held in all three dofs by a constraint */
   uint32_t frames_version;   /* counts changes of the frames (a preconditioner made in other frames
@@ -106,6 +107,17 @@ void cl_fem_hold_constraint(cl_fem_system *sys, int32_t l, const double *x_t, co
  * contact kept from the last static iteration keeps its basis (its support's rows come first in it). */
 void cl_fem_hold_support(cl_fem_system *sys, int32_t l, const double *axes, int held, const double *p,
                          const double *x, const double *v, double dt);
+/* Seed this step's contact active set with the last step's (a warm start of rounds 2-4 above, for
+ * solvers that ask for it): after the holds and before the assembly, each free or supported node
+ * that ended the last step as a live contact becomes a contact again, of the same collider, where
+ * its predicted end position x + dt v, moved `skin` (m) into the collider along its last normal,
+ * lies inside it (the surface point and normal of that point). The rounds then judge the seeds
+ * exactly as they judge the contacts they find: a seed that would pull (R . n < 0) is let go and the
+ * system solved again, a node that penetrates is added; so the active set a step ends with meets
+ * the same conditions, and a step whose set did not change solves once instead of twice. Not in a
+ * static solve (keep_contacts does that there). Returns how many were seeded. */
+int32_t cl_fem_seed_contacts(cl_fem_system *sys, const cl_body_state *st, const cl_collider_view *view, double dt,
+                             double skin);
 /* After the assembly: turn the supported (and kept contact) nodes into their frames and hold them.
  * Returns the squared unbalanced force on the free dofs (|r0| over them), the merit of a static
  * iteration. */

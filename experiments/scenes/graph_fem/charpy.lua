@@ -73,12 +73,15 @@ local params = {
   { name = "mg_mode", group = "solver", type = "enum", values = { "fixed", "pcg" }, default = "fixed",
     help = "galerkin_mg: fixed = mg_cycles V-cycles per step (the paper's Algorithm 2); pcg = CG preconditioned "
       .. "by a V-cycle, to the tolerance" },
-  P.integer("mg_cycles", "solver", 2, { 1, 1000 }, "galerkin_mg, mg_mode = fixed: V-cycles per step"),
+  P.integer("mg_cycles", "solver", 3, { 1, 1000 },
+            "galerkin_mg, mg_mode = fixed: V-cycles of a step's solve (its contact rounds' re-solves take one each: "
+              .. "graph_fem's contact_cycles)"),
   { name = "mg_smoother", group = "solver", type = "enum",
     values = { "jacobi", "gauss_seidel", "symmetric_gauss_seidel", "colored_gauss_seidel" }, default = "gauss_seidel",
     help = "galerkin_mg: the finer levels' smoother (colored_gauss_seidel runs in parallel)" },
-  { name = "tangent", group = "solver", type = "enum", values = { "model", "warped" }, default = "model",
-    help = "graph_fem's step matrix: the model's tangent, or the warped small-strain stiffness (cheaper)" },
+  { name = "tangent", group = "solver", type = "enum", values = { "model", "warped" }, default = "warped",
+    help = "graph_fem's step matrix: the warped small-strain stiffness (stiffness warping, the corotated model's "
+      .. "tangent without the rotation's derivative; cheaper, the same outcome here) or the model's tangent" },
   number("tolerance", "solver", 1e-6, "1", { 1e-15, 0.5 }, "relative residual of each linear solve"),
   P.integer("max_iterations", "solver", 5000, { 1, 1e7 }, "iteration cap of each linear solve"),
   P.threads(),

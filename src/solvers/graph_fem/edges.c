@@ -3,6 +3,7 @@
  * surface that splits along broken edges (the paper's M_v, Fig. 1c). An edge is cut (broken in the
  * graph) when no element joins its two nodes any more: its damage everywhere is 1, or its own damage
  * is 1 in every element that has it (a crack through all of them). */
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -38,6 +39,12 @@ cl_status cl_gfem_build_edges(cl_gfem *s, const cl_body_state *st) {
   memset(s->edge_local_broken, 0, sizeof(int32_t) * (size_t)ne);
   memset(s->cut, 0, (size_t)ne);
   for (size_t q = 0; q < 6 * (size_t)nt; ++q) s->edge_tets[s->tet_edge[q]]++;
+  double len = 0.0;
+  for (int32_t e = 0; e < ne; ++e) {
+    const double *a = st->X + 3 * (size_t)s->edge[2 * e], *b = st->X + 3 * (size_t)s->edge[2 * e + 1];
+    len += sqrt((a[0] - b[0]) * (a[0] - b[0]) + (a[1] - b[1]) * (a[1] - b[1]) + (a[2] - b[2]) * (a[2] - b[2]));
+  }
+  s->mean_edge = ne > 0 ? len / ne : 0.0;
   /* adjacency (CSR, symmetric) */
   memset(s->adj_ptr, 0, sizeof(int32_t) * ((size_t)n + 1));
   for (int32_t e = 0; e < ne; ++e) {

@@ -55,10 +55,16 @@ typedef enum cl_gfem_param {
   GF_WARP_LIMIT,         /* tangent = warped: ||F^T F - I||_F beyond which an element takes the model's */
   GF_TANGENT_EVERY,      /* a fresh A = M + dt^2 K every this many steps at most (lagged.c) */
   GF_TANGENT_DRIFT,      /* and whenever some element's ||F - F_fresh||_F exceeds this (lagged.c) */
+  GF_CONTACT_SEED,       /* a step's contact active set starts from the last step's (fem/system.h) */
+  GF_CONTACT_CYCLES,     /* galerkin_mg, mode fixed: V-cycles of a contact round's re-solve (0 = mg_cycles) */
   GF_PARAM_COUNT
 } cl_gfem_param;
 
 enum { CL_GFEM_EDG = 80 }; /* doubles per tet of cl_gfem.edg (element.c) */
+/* The contact seeds' skin (cl_fem_seed_contacts) as a fraction of the mean edge length: a node that
+ * stays on a collider's surface is predicted on it to rounding and dt^2 a; one that moved off by
+ * more is not seeded (a wrong seed costs a contact round either way). */
+#define CL_GFEM_SEED_SKIN 0.01
 
 typedef struct cl_gfem {
   double p[GF_PARAM_COUNT];
@@ -105,6 +111,7 @@ typedef struct cl_gfem {
 
   /* the edge graph (edges.c) */
   int32_t nedges;
+  double mean_edge;          /* mean rest length of the edges, m (the contact seeds' skin: step.c) */
   int32_t *edge;             /* 2 per edge: its end nodes, a < b */
   int32_t *tet_edge;         /* 6 per tet: its edges, in the order (0,1) (0,2) (0,3) (1,2) (1,3) (2,3) */
   int32_t *adj_ptr, *adj_nb, *adj_edge; /* per node (CSR): neighbours and the edge to each */
@@ -120,6 +127,7 @@ typedef struct cl_gfem {
   int32_t *slot;             /* 16 per tet: the BSR slot of block (a, b) (32 bits: half the assembly's reads) */
   cl_fem_system sys;         /* A (3 nnodes square), vectors and the held dofs */
   cl_linear_solver *ls;
+  cl_linear_solver_def lsdef; /* ls's options (a contact round's re-solve changes its V-cycles: step.c) */
   cl_fem_frame_wrap fwrap;   /* a reused factor follows the frames of supports and contacts (fem/system.h) */
   int analysed;
 

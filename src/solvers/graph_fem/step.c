@@ -28,6 +28,7 @@ cl_status cl_gfem_linear_solver(cl_gfem *s, const cl_body_state *st) {
   /* a factor kept from an earlier set-up (cholmod) is turned into the frames of now; entries that make
    * their preconditioner at every set-up ignore the wrap */
   def.wrap = cl_fem_frame_wrap_of(&s->fwrap);
+  s->lsdef = def;
   cl_status c = cl_linear_solver_create(name, &def, &s->ls);
   /* at bind: the world names the body */
   const char *keys = (int32_t)s->p[GF_LINEAR_SOLVER] == 2 ? " (params grid and mg_*)" : "";
@@ -70,14 +71,25 @@ static cl_status solve(void *ctx, cl_fem_system *sys, int again) {
       for (int64_t d = 0; d < 3 * (int64_t)sys->n; ++d)
         if (!sys->fixed[d]) sys->dv[d] = 0.0;
   }
+  /* a contact round's re-solve (galerkin_mg, mode fixed) continues from the last solve's dv: its own
+   * count of V-cycles, contact_cycles */
+  const int fixed_mg = (int)s->p[GF_LINEAR_SOLVER] == 2 && s->p[GF_MG_MODE] != 0.0;
+  const int32_t rc = (int32_t)s->p[GF_CONTACT_CYCLES];
+  const int recycle = again && fixed_mg && rc > 0 && rc != s->lsdef.mg_cycles;
+  if (recycle) {
+    cl_linear_solver_def d = s->lsdef;
+    d.mg_cycles = rc;
+    CL_TRY(cl_linear_solver_configure(s->ls, &d));
+  }
   cl_linear_result res;
   cl_status r = cl_linear_solver_solve(s->ls, sys->r0, sys->dv, mask, &res);
+  if (recycle) CL_TRY(cl_linear_solver_configure(s->ls, &s->lsdef));
   c->rep->iterations += res.iterations;
   if (res.rel_residual > c->rep->residual) c->rep->residual = res.rel_residual;
   if (r < 0) return cl_fail_context(r, "%s: linear solve: ", s->body);
   /* the paper's fixed-cycle multigrid stops where its cycles stop by design: its residual is in the
    * statistics, not a warning every step */
-  if (r == CL_WARN_NOT_CONVERGED && (int)s->p[GF_LINEAR_SOLVER] == 2 && s->p[GF_MG_MODE] != 0.0) return CL_OK;
+  if (r == CL_WARN_NOT_CONVERGED && fixed_mg) return CL_OK;
   if (r == CL_WARN_NOT_CONVERGED)
     return cl_fail(CL_WARN_NOT_CONVERGED, "%s: the linear solve did not converge in %d iterations (relative residual "
                    "%.3g, tolerance %.3g); raise max_iterations, use linear_solver = \"cholmod\" or a smaller dt",
@@ -111,6 +123,9 @@ cl_status cl_gfem_step(void *solver, cl_body_state *st, const cl_step_input *in,
     cl_fem_hold_support(sys, i, ss->axes + 9 * (size_t)j, ss->held[j], ss->target_x + 3 * (size_t)j,
                         st->x + 3 * (size_t)i, st->v + 3 * (size_t)i, dt);
   }
+  /* the last step's contacts, held where the nodes are predicted to meet their colliders (fem/system.h) */
+  if (s->p[GF_CONTACT_SEED] != 0.0 && !sys->statics)
+    cl_fem_seed_contacts(sys, st, in->colliders, dt, CL_GFEM_SEED_SKIN * s->mean_edge);
 
   /* the held dofs are known: does this step keep the last fresh A (lagged.c)? Then the element pass
    * makes forces only and the assembly b and r0 only */
