@@ -48,6 +48,13 @@ static void free_map(const cl_fem_system *sys, int32_t i, double L[9]) {
     if (f[r]) L[3 * r] = L[3 * r + 1] = L[3 * r + 2] = 0.0;
 }
 
+/* A node whose map L is the identity: no frame, no held dof (most nodes; their terms are added as
+ * they are, which is what the products with L = I give to the bit). */
+static int plain_node(const cl_fem_system *sys, int32_t i) {
+  const uint8_t *f = sys->fixed + 3 * (size_t)i;
+  return !sys->frame[i] && !(f[0] | f[1] | f[2]);
+}
+
 static void balance_free_rows(cl_fem_system *sys) {
   const cl_bsr *A = sys->A;
   double e[3] = {0.0, 0.0, 0.0}, G[9] = {0.0};
@@ -55,12 +62,18 @@ static void balance_free_rows(cl_fem_system *sys) {
     const uint8_t *fi = sys->fixed + 3 * (size_t)i;
     if (fi[0] && fi[1] && fi[2]) continue;
     double Li[9], res[3];
+    const int pi = plain_node(sys, i);
     free_map(sys, i, Li);
     row_residual(sys, i, res);
-    for (int c = 0; c < 3; ++c) e[c] += Li[c] * res[0] + Li[3 + c] * res[1] + Li[6 + c] * res[2];
+    for (int c = 0; c < 3; ++c) e[c] += pi ? res[c] : Li[c] * res[0] + Li[3 + c] * res[1] + Li[6 + c] * res[2];
     for (int64_t q = A->row_ptr[i]; q < A->row_ptr[i + 1]; ++q) {
       const int32_t j = A->col[q];
       const uint8_t *fj = sys->fixed + 3 * (size_t)j;
+      if (pi && plain_node(sys, j)) { /* G += B */
+        const double *B = A->val + 9 * q;
+        for (int k = 0; k < 9; ++k) G[k] += B[k];
+        continue;
+      }
       if (fj[0] && fj[1] && fj[2]) continue;
       double Lj[9], BL[9];
       free_map(sys, j, Lj);
