@@ -171,6 +171,7 @@ T.test("the Charpy scene and the notched beam name the bad input", function()
   T.error(function() charpy:build { speed = -5 } end, { "speed" })
   T.error(function() charpy:build { linear_solver = "jacobi" } end, { "linear_solver", "galerkin_mg", "pcg" })
   T.error(function() charpy:build { mg_cycles = 0 } end, { "mg_cycles" })
+  T.error(function() charpy:build { mg_sweeps = 0 } end, { "mg_sweeps" })
   T.error(function() charpy:build { linear_solver = "galerkin_mg", grid = "all/50", max_volume = 2e-8 } end,
           { "grid" }, { anywhere = true }) -- raised where the scene adds the body
   local meshes = dofile(root .. "/validation/lib/meshes.lua")

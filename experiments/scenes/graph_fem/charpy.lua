@@ -76,6 +76,7 @@ local params = {
   P.integer("mg_cycles", "solver", 3, { 1, 1000 },
             "galerkin_mg, mg_mode = fixed: V-cycles of a step's solve (its contact rounds' re-solves take one each: "
               .. "graph_fem's contact_cycles)"),
+  P.integer("mg_sweeps", "solver", 2, { 1, 100 }, "galerkin_mg: smoothing sweeps before and after the coarse correction"),
   { name = "mg_smoother", group = "solver", type = "enum",
     values = { "jacobi", "gauss_seidel", "symmetric_gauss_seidel", "colored_gauss_seidel" }, default = "gauss_seidel",
     help = "galerkin_mg: the finer levels' smoother (colored_gauss_seidel runs in parallel)" },
@@ -97,7 +98,8 @@ local function solver_params(p)
   local t = { model = p.model, linear_solver = p.linear_solver, tolerance = p.tolerance,
               max_iterations = p.max_iterations, tangent = p.tangent }
   if p.linear_solver == "galerkin_mg" then
-    t.grid, t.mg_mode, t.mg_cycles, t.mg_smoother = p.grid, p.mg_mode, p.mg_cycles, p.mg_smoother
+    t.grid, t.mg_mode, t.mg_cycles, t.mg_smoother, t.mg_sweeps = p.grid, p.mg_mode, p.mg_cycles, p.mg_smoother,
+                                                                 p.mg_sweeps
   end
   return t
 end
