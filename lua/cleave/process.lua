@@ -50,6 +50,7 @@ local decls = {
   "int64_t lseek(int fd, int64_t offset, int whence);",
   "int isatty(int fd);",
   "void *opendir(const char *name);",
+  "int access(const char *path, int mode);",
   "int closedir(void *dirp);",
   "int mkdir(const char *path, unsigned int mode);",
   "int chmod(const char *path, unsigned int mode);",
@@ -99,14 +100,16 @@ end
 
 -- ---- the file system without a shell -------------------------------------------------------------
 
--- Whether `path` is a directory (one that exists but may not be listed counts).
+-- Whether `path` is a directory (one that exists but may not be listed counts: opendir then fails
+-- with EACCES, and `path/` still resolves, which only a directory does; a path below a directory
+-- that may not be searched does not resolve, so it is not taken for one).
 function M.is_dir(path)
   local d = C.opendir(path)
   if d ~= nil then
     C.closedir(d)
     return true
   end
-  return ffi.errno() == EACCES
+  return ffi.errno() == EACCES and C.access(path .. "/", 0) == 0 -- 0 = F_OK
 end
 
 -- Create a directory and its parents (mkdir -p). Returns true, or false and the reason.

@@ -132,6 +132,13 @@ T.test("the process's cores, working directory and file modes without a shell, a
   local ok, why = process.chmod(f .. ".missing", 420)
   T.eq(ok, false)
   T.contains(why, "No such file")
+  -- is_dir: a directory, a file, a missing path, a path below a file (EACCES, a directory that may
+  -- not be listed, cannot be made here: the tests may run as root)
+  local dir = T.tmpdir("output_mkdir")
+  T.eq(process.is_dir(dir), true, "a directory")
+  T.eq(process.is_dir(f), false, "a file")
+  T.eq(process.is_dir(dir .. "/missing"), false, "a missing path")
+  T.eq(process.is_dir(f .. "/below"), false, "a path below a file")
 end)
 
 T.test("csv: exact numbers, quoting, named rows, round trip through read_csv", function()
