@@ -13,6 +13,9 @@
 #include <string.h>
 
 #include <cmocka.h>
+#ifdef _OPENMP
+#include <omp.h>
+#endif
 
 #include "base/error.h"
 #include "geom/mesh.h"
@@ -281,6 +284,65 @@ static void test_old_factor_as_preconditioner(void **state) {
   cl_mesh_destroy(m);
 }
 
+/* With threads = 1 the factorisation keeps CHOLMOD's own OpenMP teams (a size compiled into the
+ * library) in the calling thread (cholmod_solver.c, factorize_in_threads): the caller's
+ * max-active-levels is back as it was afterwards, inside a parallel region as outside, and the
+ * factor solves as the two-thread one does. */
+static void test_one_thread_factor(void **state) {
+  (void)state;
+  cl_mesh *m = jittered_grid(10, 5, 5); /* supernodes of more than 64 rows: CHOLMOD's teams start */
+  cl_bsr *A;
+  int64_t *slots;
+  assert_int_equal(cl_test_elastic_system(m, E_MOD, NU, 1e3, &A, &slots), CL_OK);
+  const int64_t n3 = 3 * (int64_t)A->n;
+  double *b = malloc(sizeof(double) * (size_t)n3), *x1 = malloc(sizeof(double) * (size_t)n3);
+  double *x2 = malloc(sizeof(double) * (size_t)n3), *x3 = malloc(sizeof(double) * (size_t)n3);
+  for (int64_t i = 0; i < n3; ++i) b[i] = sin(0.3 * (double)i) + 0.5;
+  cl_cholmod *c1, *c2;
+  assert_int_equal(cl_cholmod_create(A, NULL, &c1), CL_OK);
+  assert_int_equal(cl_cholmod_create(A, NULL, &c2), CL_OK);
+  assert_int_equal(cl_cholmod_set_solve_mode(c1, CL_CHOLMOD_SOLVE_CHOLMOD, 1), CL_OK);
+  assert_int_equal(cl_cholmod_set_solve_mode(c2, CL_CHOLMOD_SOLVE_CHOLMOD, 2), CL_OK);
+#ifdef _OPENMP
+  const int levels = omp_get_max_active_levels();
+  omp_set_max_active_levels(3);
+#endif
+  assert_int_equal(cl_cholmod_factorize(c1, A), CL_OK);
+#ifdef _OPENMP
+  assert_int_equal(omp_get_max_active_levels(), 3);
+#endif
+  assert_int_equal(cl_cholmod_factorize(c2, A), CL_OK);
+  assert_int_equal(cl_cholmod_solve(c1, b, x1), CL_OK);
+  assert_int_equal(cl_cholmod_solve(c2, b, x2), CL_OK);
+  const double d = rel_diff(n3, x1, x2);
+  print_message("  |x_1 thread - x_2 threads| / |x| = %.3g\n", d);
+  assert_true(d < 1e-12);
+  int status = CL_OK;
+#ifdef _OPENMP
+#pragma omp parallel num_threads(2)
+  {
+#pragma omp single
+    status = cl_cholmod_factorize(c1, A);
+  }
+  assert_int_equal(omp_get_max_active_levels(), 3);
+  omp_set_max_active_levels(levels);
+#else
+  status = cl_cholmod_factorize(c1, A);
+#endif
+  assert_int_equal(status, CL_OK);
+  assert_int_equal(cl_cholmod_solve(c1, b, x3), CL_OK);
+  assert_memory_equal(x3, x1, sizeof(double) * (size_t)n3);
+  cl_cholmod_destroy(c1);
+  cl_cholmod_destroy(c2);
+  free(b);
+  free(x1);
+  free(x2);
+  free(x3);
+  free(slots);
+  cl_bsr_destroy(A);
+  cl_mesh_destroy(m);
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_agrees_with_pcg_grid),
@@ -288,6 +350,7 @@ int main(void) {
       cmocka_unit_test(test_refactor_without_analysis),
       cmocka_unit_test(test_not_posdef_and_errors),
       cmocka_unit_test(test_old_factor_as_preconditioner),
+      cmocka_unit_test(test_one_thread_factor),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }
