@@ -234,7 +234,7 @@ static int fill_values(cl_cholmod *c, const cl_bsr *A) {
  * package) whatever the caller's count; on a small factor the teams' start-ups and barriers are most
  * of the time (the multigrid's coarsest level on the Charpy bar, 600 unknowns and 3.6 Mflop: 1.9 ms
  * per factorisation against 0.53 ms in one thread; docs/solvers/graph_fem.md, "The coarsest
- * level"). With threads = 1 the factorisation runs with max-active-levels at the caller's active
+ * level's cost"). With threads = 1 the factorisation runs with max-active-levels at the caller's active
  * level (0 outside any parallel region), so those regions run in the calling thread alone; the loops
  * assign disjoint entries, so the factor is the same to the bit. The setting is an ICV of the calling
  * task (OpenMP 5: per data environment) and is restored. */

@@ -294,6 +294,65 @@ static void test_cholmod_reuse_and_wrap(void **state) {
   sys_free(&s);
 }
 
+/* The rent-or-buy rule's forecast (linear_cholmod.c): while every set-up's matrix is far from the
+ * last one (each node's diagonal block scaled by a new random factor in [1, 3]), one set-up on the old
+ * factor costs more iterations than a factorisation, and the entry factorises at nearly every set-up
+ * instead of every other one (renting a whole set-up first, as the rule without the forecast did);
+ * when the matrix then stops changing it keeps its factor again after a few set-ups. */
+static void test_cholmod_forecast(void **state) {
+  (void)state;
+  sys s;
+  sys_init(&s, 10.0);
+  double *base = malloc(sizeof(double) * 9 * (size_t)s.A->nnzb);
+  memcpy(base, s.A->val, sizeof(double) * 9 * (size_t)s.A->nnzb);
+  cl_linear_solver_def def;
+  cl_linear_solver_def_default(&def);
+  def.rel_tol = 1e-10;
+  def.refactor_iterations = 1000; /* only the rent decides */
+  cl_linear_solver *ls = NULL;
+  assert_ok(cl_linear_solver_create("cholmod", &def, &ls));
+  assert_ok(cl_linear_solver_analyse(ls, s.A));
+  cl_linear_solver_stats st;
+  cl_linear_result res;
+  uint64_t seed = 5;
+  const int noisy = 16, quiet = 30;
+  int32_t stale_iterations = 0;
+  int64_t before = 0;
+  for (int k = 0; k < noisy + quiet; ++k) {
+    if (k < noisy) {
+      memcpy(s.A->val, base, sizeof(double) * 9 * (size_t)s.A->nnzb);
+      for (int32_t i = 0; i < s.A->n; ++i) {
+        const double f = 1.0 + 2.0 * cl_test_rand01(&seed);
+        for (int c = 0; c < 3; ++c) s.A->val[9 * s.A->diag[i] + 4 * c] *= f;
+      }
+    }
+    cl_linear_solver_get_stats(ls, &st);
+    before = st.factorizations;
+    assert_ok(cl_linear_solver_setup(ls, s.A, NULL));
+    memset(s.x, 0, sizeof(double) * (size_t)s.n3);
+    assert_ok(cl_linear_solver_solve(ls, s.b, s.x, NULL, &res));
+    assert_true(cl_test_true_residual(s.A, s.b, s.x, NULL) <= 1e-9);
+    cl_linear_solver_get_stats(ls, &st);
+    if (k == 1) stale_iterations = res.iterations; /* the second set-up rents: no forecast yet */
+    if (k == noisy - 1) {
+      print_message("forecast: %lld factorisations in %d set-ups on changing matrices (%d iterations on a "
+                    "one-set-up-old factor, %.3g flops a factorisation)\n", (long long)st.factorizations, noisy,
+                    stale_iterations, st.factor_flops);
+      assert_int_equal(before + 1, st.factorizations); /* still buying at the end */
+      assert_true(st.factorizations >= noisy - 3);
+    }
+  }
+  cl_linear_solver_get_stats(ls, &st);
+  print_message("forecast: %lld factorisations after %d more set-ups on one matrix\n", (long long)st.factorizations,
+                quiet);
+  assert_true(stale_iterations > 2);
+  assert_int_equal(before, st.factorizations); /* the last set-up kept the factor */
+  assert_true(st.factorizations < noisy + quiet / 2);
+  cl_linear_solver_destroy(ls);
+  free(base);
+  sys_free(&s);
+}
+
 /* Set up and solve; returns the solve's status, with the set-up's status and both reasons. */
 static cl_status run(const char *name, cl_bsr *A, const double *b, int32_t max_iter, cl_status *setup_status,
                      cl_solve_reason *setup_reason, cl_linear_result *res) {
@@ -428,6 +487,7 @@ int main(void) {
       cmocka_unit_test(test_each_entry_solves_spd),
       cmocka_unit_test(test_analyse_once_setup_many),
       cmocka_unit_test(test_cholmod_reuse_and_wrap),
+      cmocka_unit_test(test_cholmod_forecast),
       cmocka_unit_test(test_reasons),
       cmocka_unit_test(test_misuse),
   };
