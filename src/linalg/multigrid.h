@@ -133,7 +133,8 @@ cl_status cl_mg_analyse(cl_mg *mg, const struct cl_linear_solver_def *def, const
 
 /* Numeric phase for A (the analysed pattern) and the mask `fixed` (3n flags or NULL): the coarse
  * matrices (eq 14 with the masked prolongation, see multigrid_galerkin.h), the smoothers' diagonals and
- * the coarsest factor. CL_ERR_NUMERICAL for NaN/Inf in A (*reason CL_SOLVE_NON_FINITE),
+ * the coarsest factor. CL_ERR_NUMERICAL for NaN/Inf anywhere in A, held rows and columns included
+ * (*reason CL_SOLVE_NON_FINITE; checked as the first Galerkin product reads A, not by a pass of its own),
  * CL_WARN_NOT_POSDEF when a diagonal block is singular or the coarse factor met a non-positive pivot
  * (*reason CL_SOLVE_NOT_POSDEF: the hierarchy is then unusable until the next set-up). */
 cl_status cl_mg_setup(cl_mg *mg, const struct cl_linear_solver_def *def, const cl_bsr *A, const uint8_t *fixed,
@@ -152,7 +153,8 @@ cl_status cl_mg_refresh_fine(cl_mg *mg, const cl_bsr *A, int *reason);
  * comes out to the bit as a whole set-up makes it, cl_mg_galerkin_product_rows), the coarser levels,
  * the smoothers' diagonal blocks and the coarse factor; the result is the full set-up's. Falls back to
  * cl_mg_setup without a usable set-up of this matrix or when more than a quarter of the nodes change.
- * Returns as cl_mg_setup. */
+ * Returns as cl_mg_setup (NaN/Inf: in the rows it makes again, which hold every value that may have
+ * changed). */
 cl_status cl_mg_update_mask(cl_mg *mg, const struct cl_linear_solver_def *def, const cl_bsr *A, const uint8_t *fixed,
                             int *reason);
 
