@@ -167,6 +167,14 @@ int cl_mg_same_mask(const cl_mg *mg, const uint8_t *fixed);
  * (not read), as when the cycle is a preconditioner. Returns CL_OK or an error of the coarse solve. */
 cl_status cl_mg_cycle(cl_mg *mg, const struct cl_linear_solver_def *def, const double *b, double *x, int zero_guess);
 
+/* One V-cycle from x as cl_mg_cycle (zero_guess 0) that stops after the finest level's pre-smoothing
+ * when the residual there, ||b - A x|| on the free dofs (computed for the restriction anyway), is at
+ * most `stop` (or not finite): *rnorm gets that norm, *stopped 1 (x is then the pre-smoothed iterate,
+ * whose residual norm *rnorm is) or 0 (the cycle went on; x's residual is not known). Mode fixed's
+ * stop test (linear_multigrid.c), with no residual pass over A of its own between cycles. */
+cl_status cl_mg_cycle_stop(cl_mg *mg, const struct cl_linear_solver_def *def, const double *b, double *x,
+                           double stop, double *rnorm, int *stopped);
+
 /* Record a solve's time and measured factor in the statistics (called by the entry). */
 void cl_mg_note_solve(cl_mg *mg, double ms, int32_t cycles, double factor);
 

@@ -17,6 +17,7 @@
  * the adjoints of those before (Jacobi: itself; Gauss-Seidel: forward before, backward after;
  * symmetric Gauss-Seidel: itself), and an exact coarse solve, the cycle from a zero guess is a
  * symmetric positive definite operator z = B r (Trottenberg, Oosterlee & Schuller 2001, sec 2.4). */
+#include <math.h>
 #include <string.h>
 
 #include "base/error.h"
@@ -44,8 +45,15 @@ static void smooth(const cl_linear_solver_def *def, mg_level *L, const uint8_t *
   }
 }
 
+/* stop (level 0 only, NULL elsewhere): the early stop of cl_mg_cycle_stop. */
+typedef struct cycle_stop {
+  double at;      /* stop when the residual after pre-smoothing is at most this */
+  double rnorm;   /* that residual's norm */
+  int stopped;
+} cycle_stop;
+
 static cl_status cycle(cl_mg *mg, const cl_linear_solver_def *def, int32_t l, const double *b, double *x,
-                       int zero_guess) {
+                       int zero_guess, cycle_stop *stop) {
   mg_level *L = &mg->lev[l];
   const int64_t n3 = 3 * (int64_t)L->A->n;
   uint64_t t0 = cl_time_ns();
@@ -57,11 +65,19 @@ static cl_status cycle(cl_mg *mg, const cl_linear_solver_def *def, int32_t l, co
   const uint8_t *fixed = l == 0 && mg->has_fixed ? mg->fixed : NULL;
   if (zero_guess) memset(x, 0, sizeof(double) * (size_t)n3);
   smooth(def, L, fixed, 0, def->mg_pre_sweeps, b, x);
-  cl_bsr_residual(L->A, b, x, fixed, L->r); /* zero on fixed dofs */
+  const double rr = cl_bsr_residual(L->A, b, x, fixed, L->r); /* zero on fixed dofs */
+  if (stop) {
+    stop->rnorm = sqrt(rr);
+    if (!(stop->rnorm > stop->at)) { /* met (or NaN: the caller reports it) */
+      stop->stopped = 1;
+      L->ms += 1e-6 * (double)(cl_time_ns() - t0);
+      return CL_OK;
+    }
+  }
   mg_level *C = &mg->lev[l + 1];
   cl_mg_restrict(&L->T, L->r, C->b);
   L->ms += 1e-6 * (double)(cl_time_ns() - t0);
-  CL_TRY(cycle(mg, def, l + 1, C->b, C->x, 1));
+  CL_TRY(cycle(mg, def, l + 1, C->b, C->x, 1, NULL));
   t0 = cl_time_ns();
   cl_mg_prolong_add(&L->T, C->x, fixed, x);
   smooth(def, L, fixed, 1, def->mg_post_sweeps, b, x);
@@ -73,5 +89,17 @@ cl_status cl_mg_cycle(cl_mg *mg, const cl_linear_solver_def *def, const double *
   if (!mg || mg->nlev < 1 || !mg->usable)
     return cl_fail(CL_ERR_STATE, "Galerkin multigrid: a V-cycle needs a successful set-up");
   mg->st.cycles++;
-  return cycle(mg, def, 0, b, x, zero_guess);
+  return cycle(mg, def, 0, b, x, zero_guess, NULL);
+}
+
+cl_status cl_mg_cycle_stop(cl_mg *mg, const cl_linear_solver_def *def, const double *b, double *x, double stop,
+                           double *rnorm, int *stopped) {
+  if (!mg || mg->nlev < 1 || !mg->usable)
+    return cl_fail(CL_ERR_STATE, "Galerkin multigrid: a V-cycle needs a successful set-up");
+  mg->st.cycles++;
+  cycle_stop st = {stop, 0.0, 0}; /* (a hierarchy has a coarse level: the finest level smooths) */
+  const cl_status s = cycle(mg, def, 0, b, x, 0, &st);
+  *rnorm = st.rnorm;
+  *stopped = st.stopped;
+  return s;
 }
