@@ -228,19 +228,22 @@ static int fill_values(cl_cholmod *c, const cl_bsr *A) {
   return ok;
 }
 
-/* cholmod_l_factorize in the thread count the caller asked for. CHOLMOD's supernodal numeric
+/* cholmod_l_factorize in no more threads than the caller asked for. CHOLMOD's supernodal numeric
  * factorisation (SuiteSparse 5) runs its scatter and assembly loops in OpenMP teams of
  * CHOLMOD_OMP_NUM_THREADS threads, a size fixed when the library was compiled (4 in Debian's
- * package) whatever the caller's count; on a small factor the teams' start-ups and barriers are most
- * of the time (the multigrid's coarsest level on the Charpy bar, 600 unknowns and 3.6 Mflop: 1.9 ms
- * per factorisation against 0.53 ms in one thread; docs/solvers/graph_fem.md, "The coarsest
- * level's cost"). With threads = 1 the factorisation runs with max-active-levels at the caller's active
- * level (0 outside any parallel region), so those regions run in the calling thread alone; the loops
- * assign disjoint entries, so the factor is the same to the bit. The setting is an ICV of the calling
+ * package) whatever the caller's count. On the 2-core benchmark machine the teams' start-ups and
+ * barriers cost more than the loops gain: the multigrid's coarsest level on the Charpy bar (600
+ * unknowns, 3.6 Mflop) took 1.9 ms per factorisation against 0.53 ms in one thread, and the whole
+ * Charpy bar's matrix (20k unknowns, 2.0 Gflop) 140-205 ms with threads = 2 against 95 ms with the
+ * teams kept in the calling thread (docs/solvers/graph_fem.md, "The coarsest level's cost"). So
+ * unless the caller asked for at least a team's threads, the factorisation runs with
+ * max-active-levels at the caller's active level (0 outside any parallel region): those regions run
+ * in the calling thread alone. The loops assign disjoint entries, so the factor is the same to the
+ * bit; the BLAS keeps the caller's count (cl_blas_set_threads). The setting is an ICV of the calling
  * task (OpenMP 5: per data environment) and is restored. */
 static int factorize_in_threads(cl_cholmod *c) {
 #ifdef _OPENMP
-  if (c->threads == 1) {
+  if (c->threads < CHOLMOD_OMP_NUM_THREADS) {
     const int levels = omp_get_max_active_levels();
     omp_set_max_active_levels(omp_get_active_level());
     const int ok = cholmod_l_factorize(c->A, c->L, &c->cc);
