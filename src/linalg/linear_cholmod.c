@@ -35,6 +35,9 @@
  *     from BLAS-3 (the coarsest level of "50/all" on the Charpy bar: 45k entries of L, a factorisation
  *     of 3.6 Mflop in 0.62 ms, an iteration of 0.31 Mflop in 0.058 ms, a ratio of 10.8 where the
  *     flops say 11.8).
+ * With direct_fresh a solve on a factor of its very matrix and mask is the factor's direct solve
+ * (no CG: the multigrid's coarsest level, where CG's product with A and vector work were most of a
+ * solve on a fresh factor).
  * A solve whose CG reaches its cap with a factor already used by an earlier solve renews the factor
  * and tries once more. A solve with a mask other than the factor's keeps the factor (the projected CG
  * is exact on its own mask). While no usable factor exists, block-Jacobi PCG solves. */
@@ -59,6 +62,7 @@ typedef struct chol_entry {
   int factor_ok;           /* the last factorisation succeeded: the factor is a usable preconditioner */
   int refactor;            /* factorise at the next set-up */
   int fresh;               /* a set-up ran since the last solve (it already tried to factorise) */
+  int current;             /* the factor is of the matrix and mask of the last set-up (made by it or since) */
   int32_t solves_on_factor;/* solves since the last factorisation */
   double factor_cost;      /* flops of the last factorisation */
   double iteration_cost;   /* weighted flops of one preconditioned CG iteration (see the top) */
@@ -101,7 +105,7 @@ static cl_status chol_analyse(void *data, const cl_linear_solver_def *def, const
   e->refactor = 1;
   e->fresh = 0;
   e->solves_on_factor = 0;
-  e->stale_interval = 0;
+  e->stale_interval = e->current = 0;
   e->forecast = e->interval_rent = 0.0;
   e->n = A->n;
   e->nnzb = A->nnzb;
@@ -137,7 +141,7 @@ static cl_status factorize(chol_entry *e, const cl_linear_solver_def *def, const
   e->rent = e->interval_rent = 0.0;
   e->stale_interval = 0;
   e->factorizations++;
-  e->factor_ok = r == CL_OK;
+  e->factor_ok = e->current = r == CL_OK;
   e->refactor = 0;
   e->solves_on_factor = 0;
   if (fixed) memcpy(e->fixed_factor, fixed, 3 * (size_t)e->n);
@@ -163,6 +167,7 @@ static cl_status chol_setup(void *data, const cl_linear_solver_def *def, const c
     e->forecast *= 0.9; /* bought on the forecast alone: trust it less */
   }
   if (buy) r = factorize(e, def, A, fixed, reason);
+  else e->current = 0;
   e->fresh = 1;
   return r;
 }
@@ -200,6 +205,16 @@ static cl_status chol_solve(void *data, const cl_linear_solver_def *def, const c
   if (!e->factor_ok) {
     r = cl_linear_cg(A, def, CL_PRECOND_BLOCK_JACOBI, NULL, NULL, e->ws, b, x, fixed, res);
     e->iterations += res->iterations;
+    return r;
+  }
+  if (def->direct_fresh && e->current && !def->wrap.apply && same_mask(e, fixed)) {
+    /* the factor is this matrix's: its direct solve is the answer CG would reach in one iteration, to
+     * rounding, without CG's product with A and its vector work */
+    r = cl_cholmod_solve(e->chol, b, x);
+    res->iterations += 1;
+    e->iterations += 1;
+    e->solves_on_factor++;
+    if (r < 0) res->reason = r == CL_ERR_NUMERICAL ? CL_SOLVE_NON_FINITE : CL_SOLVE_INVALID;
     return r;
   }
   r = factor_cg(e, def, A, b, x, fixed, res);

@@ -41,7 +41,8 @@ typedef enum cl_mg_coarse {
   CL_MG_COARSE_CG = 0,      /* mg_coarse_iterations of block-Jacobi CG from zero (the paper's choice) */
   CL_MG_COARSE_CHOLMOD = 1, /* CG preconditioned by a CHOLMOD factor to CL_MG_COARSE_TOL (the "cholmod"
                                entry: with reuse_factor the factor of an older coarse matrix is kept
-                               while it pays, otherwise one is made at every set-up) */
+                               while it pays, otherwise one is made at every set-up); a factor of the
+                               coarse matrix of now solves directly (direct_fresh) */
   CL_MG_COARSE_DENSE = 2    /* a dense Cholesky factor (up to CL_MG_DENSE_MAX unknowns) */
 } cl_mg_coarse;
 

@@ -353,6 +353,69 @@ static void test_cholmod_forecast(void **state) {
   sys_free(&s);
 }
 
+/* direct_fresh (the multigrid's coarsest level): a solve on a factor of its very matrix and mask is
+ * the factor's direct solve, one "iteration", as close to CG's one iteration on the same factor as
+ * the tolerance asks (CG's step length differs from 1 by rounding times the condition number) and
+ * with a true residual within it;
+ * on an older factor, or with another mask, CG runs as always and meets the tolerance. */
+static void test_cholmod_direct_fresh(void **state) {
+  (void)state;
+  sys s;
+  sys_init(&s, 10.0);
+  cl_linear_solver_def def;
+  cl_linear_solver_def_default(&def);
+  def.rel_tol = 1e-10;
+  def.direct_fresh = 2;
+  cl_linear_solver *ls = NULL, *cg = NULL;
+  assert_error(cl_linear_solver_create("cholmod", &def, &ls), CL_ERR_INVALID_ARGUMENT, "'direct_fresh' = 2");
+  def.direct_fresh = 1;
+  assert_ok(cl_linear_solver_create("cholmod", &def, &ls));
+  def.direct_fresh = 0;
+  assert_ok(cl_linear_solver_create("cholmod", &def, &cg));
+  assert_ok(cl_linear_solver_analyse(ls, s.A));
+  assert_ok(cl_linear_solver_analyse(cg, s.A));
+  assert_ok(cl_linear_solver_setup(ls, s.A, NULL));
+  assert_ok(cl_linear_solver_setup(cg, s.A, NULL));
+  double *x2 = calloc((size_t)s.n3, sizeof(double));
+  cl_linear_result res, res2;
+  assert_ok(cl_linear_solver_solve(ls, s.b, s.x, NULL, &res));
+  assert_ok(cl_linear_solver_solve(cg, s.b, x2, NULL, &res2));
+  double d = 0.0, n = 0.0;
+  for (int64_t i = 0; i < s.n3; ++i) {
+    d += (s.x[i] - x2[i]) * (s.x[i] - x2[i]);
+    n += x2[i] * x2[i];
+  }
+  const double rd = cl_test_true_residual(s.A, s.b, s.x, NULL), rc = cl_test_true_residual(s.A, s.b, x2, NULL);
+  print_message("direct_fresh: |x_direct - x_cg| / |x| = %.3g; relative residuals %.3g (direct), %.3g (CG, %d "
+                "iteration)\n", sqrt(d / n), rd, rc, res2.iterations);
+  assert_int_equal(res.iterations, 1);
+  assert_int_equal(res2.iterations, 1);
+  assert_true(sqrt(d / n) <= def.rel_tol);
+  assert_true(rd <= def.rel_tol);
+  /* another mask: CG on the factor (projected), to the tolerance */
+  uint8_t *fixed = calloc((size_t)s.n3, 1);
+  fixed[0] = fixed[1] = fixed[2] = 1;
+  memset(s.x, 0, sizeof(double) * (size_t)s.n3);
+  assert_ok(cl_linear_solver_solve(ls, s.b, s.x, fixed, &res));
+  assert_true(res.iterations > 1 && res.rel_residual <= 1e-10);
+  /* an older factor: the matrix changes, the set-up keeps the factor, CG runs */
+  for (int32_t i = 0; i < s.A->n; ++i)
+    for (int c = 0; c < 3; ++c) s.A->val[9 * s.A->diag[i] + 4 * c] *= 1.5;
+  assert_ok(cl_linear_solver_setup(ls, s.A, NULL));
+  cl_linear_solver_stats st;
+  cl_linear_solver_get_stats(ls, &st);
+  assert_int_equal(st.factorizations, 1);
+  memset(s.x, 0, sizeof(double) * (size_t)s.n3);
+  assert_ok(cl_linear_solver_solve(ls, s.b, s.x, NULL, &res));
+  assert_true(res.iterations > 1);
+  assert_true(cl_test_true_residual(s.A, s.b, s.x, NULL) <= 1e-9);
+  free(fixed);
+  free(x2);
+  cl_linear_solver_destroy(ls);
+  cl_linear_solver_destroy(cg);
+  sys_free(&s);
+}
+
 /* Set up and solve; returns the solve's status, with the set-up's status and both reasons. */
 static cl_status run(const char *name, cl_bsr *A, const double *b, int32_t max_iter, cl_status *setup_status,
                      cl_solve_reason *setup_reason, cl_linear_result *res) {
@@ -488,6 +551,7 @@ int main(void) {
       cmocka_unit_test(test_analyse_once_setup_many),
       cmocka_unit_test(test_cholmod_reuse_and_wrap),
       cmocka_unit_test(test_cholmod_forecast),
+      cmocka_unit_test(test_cholmod_direct_fresh),
       cmocka_unit_test(test_reasons),
       cmocka_unit_test(test_misuse),
   };
