@@ -33,7 +33,7 @@
  *     time per flop measured on the benchmark machine, docs/solvers/corotational.md), and 1x below:
  *     a small factor's iterations run from cache and its factorisation's small supernodes get little
  *     from BLAS-3 (the coarsest level of "50/all" on the Charpy bar: 45k entries of L, a factorisation
- *     of 3.6 Mflop in 0.62 ms, an iteration of 0.31 Mflop in 0.058 ms, a ratio of 10.8 where the
+ *     of 3.6 Mflop in 0.49 ms, an iteration of 0.31 Mflop in 0.058 ms, a ratio of 8.4 where the
  *     flops say 11.8).
  * With direct_fresh a solve on a factor of its very matrix and mask is the factor's direct solve
  * (no CG: the multigrid's coarsest level, where CG's product with A and vector work were most of a

@@ -8,7 +8,7 @@
  * matrix: CG preconditioned by a factor, to the relative residual CL_MG_COARSE_TOL. With the def's
  * reuse_factor (the default) a set-up keeps the factor of an older coarse matrix while the extra CG
  * iterations cost less than a new factorisation (the entry's rent-or-buy rule with its forecast), so
- * the coarse solve stays exact to that tolerance while the factorisation, 0.63 ms for the 600
+ * the coarse solve stays exact to that tolerance while the factorisation, 0.49 ms for the 600
  * unknowns of "50/all" (the handle graph is nearly dense, and the contact rounds of one step set the
  * hierarchy up 2-3 times), is paid only when it pays; reuse_factor = 0 factorises at every set-up. A
  * factor of the coarse matrix of now solves directly, without CG (the entry's direct_fresh: 0.03 ms
