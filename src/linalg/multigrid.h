@@ -172,9 +172,13 @@ cl_status cl_mg_cycle(cl_mg *mg, const struct cl_linear_solver_def *def, const d
  * when the residual there, ||b - A x|| on the free dofs (computed for the restriction anyway), is at
  * most `stop` (or not finite): *rnorm gets that norm, *stopped 1 (x is then the pre-smoothed iterate,
  * whose residual norm *rnorm is) or 0 (the cycle went on; x's residual is not known). Mode fixed's
- * stop test (linear_multigrid.c), with no residual pass over A of its own between cycles. */
+ * stop test (linear_multigrid.c), with no residual pass over A of its own between cycles.
+ * first (NULL = not wanted): *first gets the residual norm of the x the cycle starts from, read off
+ * the first pre-smoothing sweep where the smoother allows (block Gauss-Seidel and its symmetric form:
+ * cl_smooth_gauss_seidel_residual; the others make a residual pass first); when it is at most `stop`
+ * the cycle stops there with x as it came (*stopped 1, *rnorm = *first, not counted as a cycle). */
 cl_status cl_mg_cycle_stop(cl_mg *mg, const struct cl_linear_solver_def *def, const double *b, double *x,
-                           double stop, double *rnorm, int *stopped);
+                           double stop, double *first, double *rnorm, int *stopped);
 
 /* Record a solve's time and measured factor in the statistics (called by the entry). */
 void cl_mg_note_solve(cl_mg *mg, double ms, int32_t cycles, double factor);

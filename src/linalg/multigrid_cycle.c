@@ -50,7 +50,43 @@ typedef struct cycle_stop {
   double at;      /* stop when the residual after pre-smoothing is at most this */
   double rnorm;   /* that residual's norm */
   int stopped;
+  double *first;  /* NULL, or: the residual norm of the x the cycle starts from goes here (taken from
+                     the first sweep when the smoother can, cl_smooth_gauss_seidel_residual), and a
+                     start that meets `at` stops the cycle before anything changes x */
+  double *save, *delta; /* 3n work for that (level 0's own b and x, which its cycle does not use) */
+  int before;     /* stopped on that first residual: x is as it came, no cycle was made */
 } cycle_stop;
+
+/* The pre-smoothing of level 0 when the residual of the x it starts from is wanted: the first forward
+ * sweep of (symmetric) Gauss-Seidel gives it, the same sweeps to the bit; other smoothers (and no
+ * sweep) need a pass of their own first. Returns ||b - A x0||^2 on the free dofs; x is x0 again when
+ * that meets the stop (stop->stopped). */
+static double smooth_first(const cl_linear_solver_def *def, mg_level *L, const uint8_t *fixed, const double *b,
+                           double *x, cycle_stop *stop) {
+  const int32_t sweeps = def->mg_pre_sweeps;
+  const int gs = def->mg_smoother == CL_MG_SMOOTH_GAUSS_SEIDEL, sgs = def->mg_smoother == CL_MG_SMOOTH_SYMMETRIC_GS;
+  if (sweeps < 1 || !(gs || sgs)) {
+    const double rr = cl_bsr_residual(L->A, b, x, fixed, L->r);
+    if (!(sqrt(rr) > stop->at)) stop->stopped = 1;
+    else smooth(def, L, fixed, 0, sweeps, b, x);
+    return rr;
+  }
+  const size_t n3 = 3 * (size_t)L->A->n;
+  memcpy(stop->save, x, sizeof(double) * n3);
+  const double rr = cl_smooth_gauss_seidel_residual(L->A, L->dinv, fixed, b, x, stop->delta);
+  if (!(sqrt(rr) > stop->at)) {
+    memcpy(x, stop->save, sizeof(double) * n3);
+    stop->stopped = 1;
+    return rr;
+  }
+  if (gs) {
+    cl_smooth_gauss_seidel(L->A, L->dinv, fixed, CL_SWEEP_FORWARD, sweeps - 1, b, x);
+  } else { /* symmetric: the first sweep's backward half, then the others whole */
+    cl_smooth_gauss_seidel(L->A, L->dinv, fixed, CL_SWEEP_BACKWARD, 1, b, x);
+    cl_smooth_gauss_seidel(L->A, L->dinv, fixed, CL_SWEEP_SYMMETRIC, sweeps - 1, b, x);
+  }
+  return rr;
+}
 
 static cl_status cycle(cl_mg *mg, const cl_linear_solver_def *def, int32_t l, const double *b, double *x,
                        int zero_guess, cycle_stop *stop) {
@@ -64,7 +100,17 @@ static cl_status cycle(cl_mg *mg, const cl_linear_solver_def *def, int32_t l, co
   }
   const uint8_t *fixed = l == 0 && mg->has_fixed ? mg->fixed : NULL;
   if (zero_guess) memset(x, 0, sizeof(double) * (size_t)n3);
-  smooth(def, L, fixed, 0, def->mg_pre_sweeps, b, x);
+  if (stop && stop->first) {
+    *stop->first = sqrt(smooth_first(def, L, fixed, b, x, stop));
+    if (stop->stopped) {
+      stop->rnorm = *stop->first;
+      stop->before = 1;
+      L->ms += 1e-6 * (double)(cl_time_ns() - t0);
+      return CL_OK;
+    }
+  } else {
+    smooth(def, L, fixed, 0, def->mg_pre_sweeps, b, x);
+  }
   const double rr = cl_bsr_residual(L->A, b, x, fixed, L->r); /* zero on fixed dofs */
   if (stop) {
     stop->rnorm = sqrt(rr);
@@ -93,13 +139,14 @@ cl_status cl_mg_cycle(cl_mg *mg, const cl_linear_solver_def *def, const double *
 }
 
 cl_status cl_mg_cycle_stop(cl_mg *mg, const cl_linear_solver_def *def, const double *b, double *x, double stop,
-                           double *rnorm, int *stopped) {
+                           double *first, double *rnorm, int *stopped) {
   if (!mg || mg->nlev < 1 || !mg->usable)
     return cl_fail(CL_ERR_STATE, "Galerkin multigrid: a V-cycle needs a successful set-up");
-  mg->st.cycles++;
-  cycle_stop st = {stop, 0.0, 0}; /* (a hierarchy has a coarse level: the finest level smooths) */
+  /* (a hierarchy has a coarse level: the finest level smooths) */
+  cycle_stop st = {stop, 0.0, 0, first, mg->lev[0].x, mg->lev[0].b, 0};
   const cl_status s = cycle(mg, def, 0, b, x, 0, &st);
   *rnorm = st.rnorm;
   *stopped = st.stopped;
+  if (!st.before) mg->st.cycles++; /* not when x met the stop as it came */
   return s;
 }
