@@ -385,6 +385,7 @@ cl_status cl_cholmod_factorize(cl_cholmod *c, const cl_bsr *A) {
     cl_status r = cl_supernodal_update(&c->sn, c->L, c->solve_mode == CL_CHOLMOD_SOLVE_SINGLE
                                                          ? CL_SUPERNODAL_SINGLE : CL_SUPERNODAL_DOUBLE);
     if (r < 0) return cl_fail_context(r, "cl_cholmod_factorize: ");
+    cl_supernodal_set_perm(c->sn, c->perm); /* L is of P A P^T: the sweeps apply P */
     c->sn_ok = 1;
   }
   return CL_OK;
@@ -396,28 +397,33 @@ cl_status cl_cholmod_solve(cl_cholmod *c, const double *b, double *x) {
     return cl_fail(CL_ERR_STATE, "cl_cholmod_solve: no valid factorisation (factorize first, or the last one failed)");
   const int64_t n = 3 * (int64_t)c->nb;
   double t0 = now_ms();
-  double *y = c->work; /* P b: the factor is of P A P^T */
-  for (int64_t k = 0; k < n; ++k) y[k] = b[c->perm[k]];
-  const double *ys = y;
-  if (c->sn_ok) {
-    cl_supernodal_solve(c->sn, y, y, c->threads);
-  } else {
-    /* B wraps the permuted right-hand side: solve2 only reads it. X is CHOLMOD's own (solve2 may
-     * reallocate a wrong-sized X, which must not be our memory). */
-    cholmod_dense B;
-    memset(&B, 0, sizeof B);
-    B.nrow = (size_t)n;
-    B.ncol = 1;
-    B.nzmax = (size_t)n;
-    B.d = (size_t)n;
-    B.x = y;
-    B.xtype = CHOLMOD_REAL;
-    B.dtype = CHOLMOD_DOUBLE;
-    g_cholmod_msg[0] = '\0';
-    int ok = cholmod_l_solve2(CHOLMOD_A, c->L, &B, NULL, &c->X, NULL, &c->Y, &c->E, &c->cc);
-    if (!ok || !c->X || c->cc.status < CHOLMOD_OK) return cholmod_failure(c, "solve2");
-    ys = c->X->x;
+  if (c->sn_ok) { /* the sweeps apply P themselves */
+    cl_supernodal_solve(c->sn, b, x, c->threads);
+    int finite = 1;
+    for (int64_t i = 0; i < n; ++i) finite = finite && isfinite(x[i]);
+    if (!finite)
+      return cl_fail(CL_ERR_NUMERICAL, "cl_cholmod_solve: the solution has NaN or Inf (right-hand side or factor)");
+    c->st.solve_ms = now_ms() - t0;
+    c->st.solves++;
+    return CL_OK;
   }
+  /* CHOLMOD's solve with the factor of P A P^T (natural order): B wraps P b, which solve2 only reads;
+   * X is CHOLMOD's own (solve2 may reallocate a wrong-sized X, which must not be our memory) */
+  double *y = c->work;
+  for (int64_t k = 0; k < n; ++k) y[k] = b[c->perm[k]];
+  cholmod_dense B;
+  memset(&B, 0, sizeof B);
+  B.nrow = (size_t)n;
+  B.ncol = 1;
+  B.nzmax = (size_t)n;
+  B.d = (size_t)n;
+  B.x = y;
+  B.xtype = CHOLMOD_REAL;
+  B.dtype = CHOLMOD_DOUBLE;
+  g_cholmod_msg[0] = '\0';
+  int ok = cholmod_l_solve2(CHOLMOD_A, c->L, &B, NULL, &c->X, NULL, &c->Y, &c->E, &c->cc);
+  if (!ok || !c->X || c->cc.status < CHOLMOD_OK) return cholmod_failure(c, "solve2");
+  const double *ys = c->X->x;
   int finite = 1;
   for (int64_t k = 0; k < n; ++k) finite = finite && isfinite(ys[k]);
   if (!finite) return cl_fail(CL_ERR_NUMERICAL, "cl_cholmod_solve: the solution has NaN or Inf (right-hand side or factor)");
