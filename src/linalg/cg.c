@@ -203,9 +203,7 @@ static cl_solve_reason diagonal_failure(const cl_bsr *A) {
   return CL_SOLVE_NOT_POSDEF;
 }
 
-/* ||b_f - A_fc x_c||^2. Only the blocks whose column node has a fixed dof contribute, so the values
- * of the others are not read (a walk over the column indices instead of a product with A). */
-static double reduced_rhs_norm2(const cl_bsr *A, const double *b, const double *x, const uint8_t *fixed) {
+double cl_cg_reference_norm2(const cl_bsr *A, const double *b, const double *x, const uint8_t *fixed) {
   double part[CL_VEC_CHUNKS]; /* chunked over rows: deterministic for any thread count (vec.h) */
 #pragma omp parallel for schedule(static) if (A->n > CL_VEC_PAR_MIN / 3)
   for (int ch = 0; ch < CL_VEC_CHUNKS; ++ch) {
@@ -272,7 +270,7 @@ cl_status cl_cg_solve(const cl_bsr *A, const double *b, double *x, const cl_cg_d
   /* Reference norm ||b_f - A_fc x_c||: the reduced right-hand side (x_c = x on fixed dofs, 0 elsewhere). */
   double ref;
   if (fixed) {
-    ref = sqrt(reduced_rhs_norm2(A, b, x, fixed));
+    ref = sqrt(cl_cg_reference_norm2(A, b, x, fixed));
   } else {
     ref = cl_vec_norm(n3, b);
   }

@@ -82,4 +82,10 @@ void cl_cg_workspace_destroy(cl_cg_workspace *ws);
 cl_status cl_cg_solve(const cl_bsr *A, const double *b, double *x, const cl_cg_def *def,
                       cl_cg_workspace *ws, cl_cg_result *res);
 
+/* ||b_f - A_fc x_c||^2: the squared norm of the reduced right-hand side for the values x holds on the
+ * fixed dofs (fixed: 3n flags, not NULL), the reference a solve's relative residual is measured
+ * against. Reads only the blocks whose column node has a fixed dof (a walk over the column indices,
+ * not a product with A). */
+double cl_cg_reference_norm2(const cl_bsr *A, const double *b, const double *x, const uint8_t *fixed);
+
 #endif

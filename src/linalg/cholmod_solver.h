@@ -4,13 +4,17 @@
  *   cl_cholmod_create(A, fixed, &c)   once per pattern: the CSC pattern of A's upper triangle and a
  *                                     map from each CSC entry to its BSR value
  *   cl_cholmod_analyse(c)             optional, at bind time: the symbolic analysis (else done by
- *                                     the first factorisation)
+ *                                     the first factorisation): the fill-reducing ordering P as
+ *                                     CHOLMOD picks it (AMD, METIS if better; postordered), then the
+ *                                     supernodal LL' structure of P A P^T in its natural order, with
+ *                                     a map from A's values to the lower triangle of P A P^T
  *   cl_cholmod_factorize(c, A)        whenever values change: copy values through the map (a
- *                                     gather, no search), analyse on the first call only (fill-
- *                                     reducing ordering as CHOLMOD picks: AMD, METIS if better;
- *                                     supernodal LL'), then numeric factorisation
- *   cl_cholmod_solve(c, b, x)         x = A^-1 b into caller buffers; CHOLMOD's solve workspaces are
- *                                     kept between calls (cholmod_l_solve2)
+ *                                     gather, no search), analyse on the first call only, then the
+ *                                     numeric factorisation of P A P^T (CHOLMOD reads it as it is:
+ *                                     no permuted transpose per factorisation)
+ *   cl_cholmod_solve(c, b, x)         x = A^-1 b = P^T (P A P^T)^-1 P b into caller buffers;
+ *                                     CHOLMOD's solve workspaces are kept between calls
+ *                                     (cholmod_l_solve2)
  *
  * The 64-bit-index CHOLMOD API (cholmod_l_*) is used so that large factors cannot overflow int.
  *

@@ -15,12 +15,29 @@
  *   - the last solve needed more than refactor_iterations CG iterations, or
  *   - "rent or buy": the iterations spent since the factorisation beyond the one a fresh factor needs
  *     (the rent paid for an old factor) have cost more than the factorisation did (the price of a new
- *     one). Whatever the sequence of matrices, this costs at most twice the best fixed refactoring
- *     interval (the ski-rental bound). Costs are counted in flops, so runs are reproducible: the
- *     factorisation's flop count from CHOLMOD; one preconditioned iteration = the two triangular
- *     solves (4 flops per entry of L) and a product with A (18 per 3x3 block), weighted 4x because they
- *     stream memory where the factorisation runs dense BLAS-3 (the ratio of time per flop measured on
- *     the benchmark machine, docs/solvers/corotational.md).
+ *     one), or will have by the end of the next set-up's solves by the forecast: the rent of the last
+ *     set-up whose solves ran on an older factor. Without the forecast, a problem whose matrix changes
+ *     a lot between set-ups (the multigrid's coarsest level under the contact rounds of the Charpy
+ *     impact: 10-25 iterations on a one-set-up-old factor against 1) would pay a whole set-up's rent
+ *     before every factorisation; with it the entry buys at once while renting is dear (there: 304
+ *     factorisations and 2020 coarse CG iterations in 153 steps, against 195 and 4501 without). A
+ *     set-up that factorises on the forecast alone lowers it by a tenth, so a cheaper phase is found
+ *     again after at most log(R / F) / log(1 / 0.9) such set-ups (R the rent seen, F the price; a
+ *     quarter took 275 and 2631 there, more time in all). The plain rule's ski-rental bound (at most
+ *     twice the best fixed refactoring interval) then no longer holds as such: a purchase on the
+ *     forecast may buy one factorisation that renting would have avoided.
+ *     Costs are counted in flops, so runs are reproducible: the factorisation's flop count from
+ *     CHOLMOD; one preconditioned iteration = the two triangular solves (4 flops per entry of L) and a
+ *     product with A (18 per 3x3 block), weighted 4x when L is larger than CL_CHOL_CACHE_BYTES,
+ *     because such iterations stream memory where the factorisation runs dense BLAS-3 (the ratio of
+ *     time per flop measured on the benchmark machine, docs/solvers/corotational.md), and 1x below:
+ *     a small factor's iterations run from cache and its factorisation's small supernodes get little
+ *     from BLAS-3 (the coarsest level of "50/all" on the Charpy bar: 45k entries of L, a factorisation
+ *     of 3.6 Mflop in 0.49 ms, an iteration of 0.31 Mflop in 0.058 ms, a ratio of 8.4 where the
+ *     flops say 11.8).
+ * With direct_fresh a solve on a factor of its very matrix and mask is the factor's direct solve
+ * (no CG: the multigrid's coarsest level, where CG's product with A and vector work were most of a
+ * solve on a fresh factor).
  * A solve whose CG reaches its cap with a factor already used by an earlier solve renews the factor
  * and tries once more. A solve with a mask other than the factor's keeps the factor (the projected CG
  * is exact on its own mask). While no usable factor exists, block-Jacobi PCG solves. */
@@ -31,6 +48,11 @@
 #include "base/error.h"
 #include "linalg/linear_solver.h"
 
+/* The size of a factor (8 bytes per entry of L) up to which its iterations are priced as running
+ * from cache (the rent-or-buy rule above): the second-level cache of one core of the benchmark machine
+ * (AMD EPYC, 512 KiB) and a little more. */
+#define CL_CHOL_CACHE_BYTES (1024.0 * 1024.0)
+
 typedef struct chol_entry {
   cl_cholmod *chol;        /* NULL before analysis */
   cl_cg_workspace *ws;
@@ -40,10 +62,14 @@ typedef struct chol_entry {
   int factor_ok;           /* the last factorisation succeeded: the factor is a usable preconditioner */
   int refactor;            /* factorise at the next set-up */
   int fresh;               /* a set-up ran since the last solve (it already tried to factorise) */
+  int current;             /* the factor is of the matrix and mask of the last set-up (made by it or since) */
   int32_t solves_on_factor;/* solves since the last factorisation */
   double factor_cost;      /* flops of the last factorisation */
   double iteration_cost;   /* weighted flops of one preconditioned CG iteration (see the top) */
   double rent;             /* spent since the factorisation on iterations a fresh factor would not need */
+  double interval_rent;    /* of which since the last set-up */
+  int stale_interval;      /* the solves since the last set-up ran on a factor of an older matrix */
+  double forecast;         /* the rent expected of a set-up on an older factor (see the top) */
   cl_precond_wrap wrap;    /* of the solve running now */
   int64_t factorizations, solves, iterations;
 } chol_entry;
@@ -79,6 +105,8 @@ static cl_status chol_analyse(void *data, const cl_linear_solver_def *def, const
   e->refactor = 1;
   e->fresh = 0;
   e->solves_on_factor = 0;
+  e->stale_interval = e->current = 0;
+  e->forecast = e->interval_rent = 0.0;
   e->n = A->n;
   e->nnzb = A->nnzb;
   e->fixed_factor = cl_calloc(3 * (size_t)A->n, 1, "CHOLMOD factor mask");
@@ -108,10 +136,12 @@ static cl_status factorize(chol_entry *e, const cl_linear_solver_def *def, const
   cl_cholmod_stats cs;
   cl_cholmod_get_stats(e->chol, &cs);
   e->factor_cost = cs.flops;
-  e->iteration_cost = 4.0 * (4.0 * cs.nnz_l + 18.0 * (double)A->nnzb);
-  e->rent = 0.0;
+  const double weight = 8.0 * cs.nnz_l > CL_CHOL_CACHE_BYTES ? 4.0 : 1.0;
+  e->iteration_cost = weight * (4.0 * cs.nnz_l + 18.0 * (double)A->nnzb);
+  e->rent = e->interval_rent = 0.0;
+  e->stale_interval = 0;
   e->factorizations++;
-  e->factor_ok = r == CL_OK;
+  e->factor_ok = e->current = r == CL_OK;
   e->refactor = 0;
   e->solves_on_factor = 0;
   if (fixed) memcpy(e->fixed_factor, fixed, 3 * (size_t)e->n);
@@ -128,8 +158,16 @@ static cl_status chol_setup(void *data, const cl_linear_solver_def *def, const c
   chol_entry *e = data;
   const int every = !def->reuse_factor || def->refactor_iterations == 0;
   cl_status r = CL_OK;
-  if (e->factorizations == 0 || e->refactor || every || !e->factor_ok || !same_mask(e, fixed))
-    r = factorize(e, def, A, fixed, reason);
+  if (e->stale_interval) e->forecast = e->interval_rent; /* the set-up that ends here kept an old factor */
+  e->stale_interval = 1; /* unless a factorisation follows */
+  e->interval_rent = 0.0;
+  int buy = e->factorizations == 0 || e->refactor || every || !e->factor_ok || !same_mask(e, fixed);
+  if (!buy && e->rent + e->forecast > e->factor_cost) {
+    buy = 1;
+    e->forecast *= 0.9; /* bought on the forecast alone: trust it less */
+  }
+  if (buy) r = factorize(e, def, A, fixed, reason);
+  else e->current = 0;
   e->fresh = 1;
   return r;
 }
@@ -169,6 +207,16 @@ static cl_status chol_solve(void *data, const cl_linear_solver_def *def, const c
     e->iterations += res->iterations;
     return r;
   }
+  if (def->direct_fresh && e->current && !def->wrap.apply && same_mask(e, fixed)) {
+    /* the factor is this matrix's: its direct solve is the answer CG would reach in one iteration, to
+     * rounding, without CG's product with A and its vector work */
+    r = cl_cholmod_solve(e->chol, b, x);
+    res->iterations += 1;
+    e->iterations += 1;
+    e->solves_on_factor++;
+    if (r < 0) res->reason = r == CL_ERR_NUMERICAL ? CL_SOLVE_NON_FINITE : CL_SOLVE_INVALID;
+    return r;
+  }
   r = factor_cg(e, def, A, b, x, fixed, res);
   int32_t last = res->iterations; /* iterations of the last attempt: what the reuse rules judge */
   if (r == CL_WARN_NOT_CONVERGED && e->solves_on_factor > 0) {
@@ -188,7 +236,10 @@ static cl_status chol_solve(void *data, const cl_linear_solver_def *def, const c
   e->iterations += res->iterations;
   e->solves_on_factor++;
   if (last > def->refactor_iterations) e->refactor = 1;
-  if (last > 1) e->rent += e->iteration_cost * (double)(last - 1);
+  if (last > 1) {
+    e->rent += e->iteration_cost * (double)(last - 1);
+    e->interval_rent += e->iteration_cost * (double)(last - 1);
+  }
   if (e->rent > e->factor_cost) e->refactor = 1;
   return r;
 }

@@ -4,7 +4,8 @@
  *   analyse  the hierarchy for A's pattern, def's grid spec and rest positions (cl_mg_analyse)
  *   setup    the Galerkin products for A's values and the set-up's mask, smoothers, coarse factor
  *   solve    mode fixed: mg_cycles V-cycles from x (the paper's mode), stopping early once the
- *            residual meets rel_tol; the residual reached is reported, and not meeting rel_tol is
+ *            residual meets rel_tol (tested where a cycle knows it: after its pre-smoothing on the
+ *            finest level, fixed_cycles); the residual reached is reported, and not meeting rel_tol is
  *            the warning CL_WARN_NOT_CONVERGED with reason max_iterations, as for any iteration cap.
  *            mode pcg: CG (cg.h) preconditioned by one V-cycle from zero, to rel_tol.
  *
@@ -157,22 +158,47 @@ static double residual_norm(const cl_bsr *A, const double *b, const double *x, c
   return sqrt(cl_bsr_residual(A, b, x, fixed, r));
 }
 
-/* Mode fixed: up to mg_cycles V-cycles from x. */
+/* Mode fixed: up to mg_cycles V-cycles from x, stopping once the residual meets rel_tol. The test
+ * runs where the residual is known without a pass over A of its own: on the x the solve starts from
+ * (read off the first cycle's first sweep, cl_mg_cycle_stop's `first`: a start that meets the
+ * tolerance is returned as it came), on the residual each cycle computes after its pre-smoothing for
+ * the restriction (the solve then returns that iterate, whose residual meets the tolerance) and after
+ * the last cycle (the residual reported). So a solve of c cycles reads A for residuals c + 1 times,
+ * not 2 c + 1; its iterate is bitwise the same unless it stops early, and then it has had more sweeps
+ * than a stop after the previous whole cycle would have given it (test_fixed_mode_stop). */
 static cl_status fixed_cycles(mg_entry *e, const cl_linear_solver_def *def, const cl_bsr *A, const double *b,
-                              double *x, const uint8_t *fixed, cl_linear_result *res, double r0, double ref,
-                              double *factor) {
+                              double *x, const uint8_t *fixed, cl_linear_result *res, double ref, double *factor) {
   double *r = e->ws->r;
   const double stop = def->rel_tol * ref;
-  double rk = r0;
+  double r0 = 0.0, rk = 0.0;
   int32_t k = 0;
-  while (rk > stop && k < def->mg_cycles) {
-    cl_status s = cl_mg_cycle(e->mg, def, b, x, 0);
+  int stopped = 0;
+  while (!stopped && k < def->mg_cycles) { /* mg_cycles >= 1: the first cycle always starts */
+    double rpre = 0.0;
+    cl_status s = cl_mg_cycle_stop(e->mg, def, b, x, stop, k == 0 ? &r0 : NULL, &rpre, &stopped);
     if (s < 0) {
       res->reason = CL_SOLVE_BREAKDOWN;
       res->iterations += k;
       return cl_fail_context(s, "galerkin_mg: V-cycle %d: ", k + 1);
     }
+    if (k == 0 && !isfinite(r0)) {
+      res->reason = CL_SOLVE_NON_FINITE;
+      return cl_fail(CL_ERR_NUMERICAL, "galerkin_mg: the initial residual is %g", r0);
+    }
+    if (k == 0 && !(r0 > stop)) { /* met as it came: no cycle */
+      rk = r0;
+      break;
+    }
     ++k;
+    if (!isfinite(rpre)) {
+      res->reason = CL_SOLVE_NON_FINITE;
+      res->iterations += k;
+      return cl_fail(CL_ERR_NUMERICAL, "galerkin_mg: the residual became %g in V-cycle %d (after its pre-smoothing)",
+                     rpre, k);
+    }
+    if (stopped) rk = rpre;
+  }
+  if (k > 0 && !stopped) {
     rk = residual_norm(A, b, x, fixed, r);
     if (!isfinite(rk)) {
       res->reason = CL_SOLVE_NON_FINITE;
@@ -223,19 +249,25 @@ static cl_status mge_solve(void *data, const cl_linear_solver_def *def, const cl
     return cl_fail(CL_ERR_NUMERICAL, "galerkin_mg: the %s has NaN or Inf",
                    cl_vec_all_finite(n3, b) ? "initial guess" : "right-hand side");
   }
-  /* the reference ||b_f - A_fc x_c|| (cg.h) and the initial residual */
-  double *r = e->ws->r, *xc = e->tmp;
-  for (int64_t d = 0; d < n3; ++d) xc[d] = fixed && fixed[d] ? x[d] : 0.0;
-  /* the reference ||b_f - A_fc x_c|| and the initial residual in one pass over A (cl_bsr_residual_pair);
-   * from a zero guess on the free dofs (graph_fem's first solve of a step) they are the same */
-  int zero_free = 1, zero = 1;
-  for (int64_t d = 0; d < n3 && zero_free; ++d) zero_free = x[d] == xc[d];
-  for (int64_t d = 0; d < n3 && zero_free && zero; ++d) zero = xc[d] == 0.0;
-  double ref2 = 0.0;
-  /* x = 0 everywhere (held dofs at rest too, as a hanging body's): r = the masked b, without reading A */
-  const double r0 = sqrt(zero_free ? cl_bsr_residual(A, b, zero ? NULL : x, fixed, r)
-                                   : cl_bsr_residual_pair(A, b, x, xc, fixed, r, &ref2));
-  const double ref = zero_free ? r0 : sqrt(ref2);
+  /* the reference ||b_f - A_fc x_c|| (cg.h); mode fixed reads the initial residual off its first sweep
+   * (fixed_cycles), so it needs the reference alone: from the blocks of held columns, not a pass */
+  double r0 = 0.0, ref;
+  if (def->mg_mode == CL_MG_MODE_FIXED) {
+    ref = fixed ? sqrt(cl_cg_reference_norm2(A, b, x, fixed)) : cl_vec_norm(n3, b);
+  } else {
+    double *r = e->ws->r, *xc = e->tmp;
+    for (int64_t d = 0; d < n3; ++d) xc[d] = fixed && fixed[d] ? x[d] : 0.0;
+    /* the reference ||b_f - A_fc x_c|| and the initial residual in one pass over A (cl_bsr_residual_pair);
+     * from a zero guess on the free dofs they are the same */
+    int zero_free = 1, zero = 1;
+    for (int64_t d = 0; d < n3 && zero_free; ++d) zero_free = x[d] == xc[d];
+    for (int64_t d = 0; d < n3 && zero_free && zero; ++d) zero = xc[d] == 0.0;
+    double ref2 = 0.0;
+    /* x = 0 everywhere (held dofs at rest too, as a hanging body's): r = the masked b, without reading A */
+    r0 = sqrt(zero_free ? cl_bsr_residual(A, b, zero ? NULL : x, fixed, r)
+                        : cl_bsr_residual_pair(A, b, x, xc, fixed, r, &ref2));
+    ref = zero_free ? r0 : sqrt(ref2);
+  }
   res->ref_norm = ref;
   double factor = 0.0;
   int32_t cycles = 0;
@@ -248,7 +280,7 @@ static cl_status mge_solve(void *data, const cl_linear_solver_def *def, const cl
     s = CL_OK;
   } else if (def->mg_mode == CL_MG_MODE_FIXED) {
     const int64_t before = e->mg->st.cycles;
-    s = fixed_cycles(e, def, A, b, x, fixed, res, r0, ref, &factor);
+    s = fixed_cycles(e, def, A, b, x, fixed, res, ref, &factor);
     cycles = (int32_t)(e->mg->st.cycles - before);
   } else {
     e->def = def;

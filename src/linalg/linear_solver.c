@@ -123,6 +123,9 @@ static cl_status check_def(const cl_linear_solver_def *def) {
   if (def->refactor_iterations < 0)
     return cl_fail(CL_ERR_INVALID_ARGUMENT, "linear solver: parameter 'refactor_iterations' = %d must be >= 0",
                    def->refactor_iterations);
+  if (def->direct_fresh != 0 && def->direct_fresh != 1)
+    return cl_fail(CL_ERR_INVALID_ARGUMENT, "linear solver: parameter 'direct_fresh' = %d must be 0 or 1",
+                   def->direct_fresh);
   if (def->factor_solve < CL_CHOLMOD_SOLVE_CHOLMOD || def->factor_solve > CL_CHOLMOD_SOLVE_SINGLE)
     return cl_fail(CL_ERR_INVALID_ARGUMENT,
                    "linear solver: parameter 'factor_solve' = %d is outside [0, 2] (0 CHOLMOD's solve, 1 cleave's "

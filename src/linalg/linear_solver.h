@@ -29,7 +29,8 @@
  *                solve's mask and are made by each solve, cg.h).
  *   1 "cholmod"  a sparse Cholesky factor (cholmod_solver.h: CHOLMOD's fill-reducing ordering and
  *                supernodal factor) as the preconditioner of CG. With a fresh factor CG stops after
- *                one iteration: a direct solve with a residual check. Option reuse_factor (below):
+ *                one iteration: a direct solve with a residual check (option direct_fresh: the direct
+ *                solve alone, without the check). Option reuse_factor (below):
  *                the factor of an older matrix stays the preconditioner for later set-ups while the
  *                extra iterations cost less than a new factorisation ("rent or buy"). A
  *                factorisation that finds a non-positive pivot (a warning) leaves block-Jacobi PCG
@@ -80,6 +81,11 @@ typedef struct cl_linear_solver_def {
   int32_t refactor_iterations; /* with reuse: refactor at the next set-up once a solve needed more CG
                                   iterations than this; 0 = at every set-up. >= 0, default 30 */
   int32_t factor_solve;        /* how the factor is applied: cl_cholmod_solve_mode (0, 1, 2); default 0 */
+  int direct_fresh;            /* 1: a solve whose factor was made for its very matrix and mask (by the
+                                  last set-up, or renewed since) is the factor's direct solve, x = A^-1 b,
+                                  without CG: no product with A and no residual check (rel_residual is
+                                  reported as 0, iterations as 1); 0: CG always. 0 or 1, default 0 (the
+                                  multigrid's coarsest level sets it) */
   cl_precond_wrap wrap;        /* optional, see above; default none */
   /* galerkin_mg (multigrid.h). Read by the analysis: mg_grid, mg_positions, mg_position_count,
      mg_coarse_solver (a change takes effect at the next analysis); by every set-up and solve: the rest */

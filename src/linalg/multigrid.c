@@ -11,6 +11,7 @@
 #include "base/timer.h"
 #include "linalg/multigrid_internal.h"
 #include "linalg/multigrid_sampling.h"
+#include "linalg/vec.h"
 
 static void free_levels(cl_mg *mg) {
   for (int32_t l = 0; l < CL_MG_MAX_COARSE + 1; ++l) {
@@ -197,20 +198,37 @@ static int all_finite(const cl_bsr *A) {
   return ok;
 }
 
+/* Whether the rows of A's nodes that no handle gathers are finite: the nodes in no element (their row
+ * is their diagonal block), which the Galerkin product does not read. nodes: those to look at
+ * (count of them), or all n when NULL. */
+static int loose_rows_finite(const cl_bsr *A, const cl_mg_transfer *T, const int32_t *nodes, int32_t count) {
+  const int32_t m = nodes ? count : A->n;
+  for (int32_t q = 0; q < m; ++q) {
+    const int32_t i = nodes ? nodes[q] : q;
+    if (T->handle[i] >= 0) continue;
+    const int64_t s0 = A->row_ptr[i];
+    if (!cl_vec_all_finite(9 * (A->row_ptr[i + 1] - s0), A->val + 9 * s0)) return 0;
+  }
+  return 1;
+}
+
 /* Level l + 1's matrix made again from level l's: all of it, or (rows != NULL) its handle rows rows[]
- * only. Regularised as it is made; the first handle that shows A not positive definite is noted. */
-static void coarse_level(cl_mg *mg, const cl_linear_solver_def *def, int32_t l, const int32_t *rows, int32_t count,
-                         int32_t *bad_level, int32_t *bad_handle, double *bad_pivot) {
+ * only. Regularised as it is made; the first handle that shows A not positive definite is noted.
+ * Returns whether the rows of level l's matrix the product read are finite (level 0: the check of the
+ * set-up's matrix, folded into the product, which reads all of it but the loose rows); when not, the
+ * new matrix is left unregularised and unusable. */
+static int coarse_level(cl_mg *mg, const cl_linear_solver_def *def, int32_t l, const int32_t *rows, int32_t count,
+                        int32_t *bad_level, int32_t *bad_handle, double *bad_pivot) {
   mg_level *L = &mg->lev[l], *C = &mg->lev[l + 1];
   const uint8_t *mask = l == 0 && mg->has_fixed ? mg->fixed : NULL;
   int32_t bh;
   double bp;
   if (rows) {
-    cl_mg_galerkin_product_rows(&L->G, &L->T, L->A, mask, def->threads, rows, count, C->own);
+    if (!cl_mg_galerkin_product_rows(&L->G, &L->T, L->A, mask, def->threads, rows, count, C->own)) return 0;
     cl_mg_regularize_handles(&L->G, &L->T, mask, def->mg_regularization, C->own, rows, count, C->trace, C->raised,
                              &bh, &bp);
   } else {
-    cl_mg_galerkin_product(&L->G, &L->T, L->A, mask, def->threads, C->own);
+    if (!cl_mg_galerkin_product(&L->G, &L->T, L->A, mask, def->threads, C->own)) return 0;
     cl_mg_regularize(&L->G, &L->T, mask, def->mg_regularization, C->own, C->trace, C->raised, &bh, &bp);
   }
   C->regularized = 0; /* the kept rows' pivots count as the set-up raised them */
@@ -220,6 +238,12 @@ static void coarse_level(cl_mg *mg, const cl_linear_solver_def *def, int32_t l, 
     *bad_handle = bh;
     *bad_pivot = bp;
   }
+  return 1;
+}
+
+static cl_status non_finite(int *reason) {
+  *reason = CL_SOLVE_NON_FINITE;
+  return cl_fail(CL_ERR_NUMERICAL, "Galerkin multigrid set-up: the matrix has NaN or Inf entries");
 }
 
 /* After the coarse matrices: the bad-pivot verdict, the smoothers' diagonal blocks and the coarse
@@ -270,18 +294,15 @@ cl_status cl_mg_setup(cl_mg *mg, const cl_linear_solver_def *def, const cl_bsr *
   mg->st.setups++;
   mg->lev[0].A = A;
   set_mask(mg, fixed, 3 * (size_t)A->n);
-  if (!all_finite(A)) {
-    *reason = CL_SOLVE_NON_FINITE;
-    return cl_fail(CL_ERR_NUMERICAL, "Galerkin multigrid set-up: the matrix has NaN or Inf entries");
-  }
   /* eq 14, level by level, each coarse matrix made positive definite where P's null space leaves it
-   * singular (degenerate clusters, fixed clusters) */
+   * singular (degenerate clusters, fixed clusters); the first product checks A's values as it reads
+   * them, and the loose rows it does not read are checked apart */
   const uint64_t tg = cl_time_ns();
   int32_t bad_level = -1, bad_handle = -1;
   double bad_pivot = 0.0;
-  for (int32_t l = 0; l + 1 < mg->nlev; ++l) {
-    coarse_level(mg, def, l, NULL, 0, &bad_level, &bad_handle, &bad_pivot);
-  }
+  if (!loose_rows_finite(A, &mg->lev[0].T, NULL, 0)) return non_finite(reason);
+  for (int32_t l = 0; l + 1 < mg->nlev; ++l)
+    if (!coarse_level(mg, def, l, NULL, 0, &bad_level, &bad_handle, &bad_pivot) && l == 0) return non_finite(reason);
   mg->st.galerkin_ms = 1e-6 * (double)(cl_time_ns() - tg);
   const cl_status s = finish_setup(mg, def, bad_level, bad_handle, bad_pivot, NULL, 0, reason);
   if (s != CL_OK) return s; /* warnings too: the hierarchy is not usable */
@@ -322,7 +343,11 @@ cl_status cl_mg_update_mask(cl_mg *mg, const cl_linear_solver_def *def, const cl
   const uint64_t tg = cl_time_ns();
   int32_t bad_level = -1, bad_handle = -1;
   double bad_pivot = 0.0;
-  coarse_level(mg, def, 0, C->list, count, &bad_level, &bad_handle, &bad_pivot);
+  /* the values that changed are in the rows of the changed nodes and of their neighbours, which the
+   * rows made again read: checked there */
+  if (!loose_rows_finite(A, &L->T, mg->changed, changed) ||
+      !coarse_level(mg, def, 0, C->list, count, &bad_level, &bad_handle, &bad_pivot))
+    return non_finite(reason);
   for (int32_t l = 1; l + 1 < mg->nlev; ++l) coarse_level(mg, def, l, NULL, 0, &bad_level, &bad_handle, &bad_pivot);
   mg->st.galerkin_ms = 1e-6 * (double)(cl_time_ns() - tg);
   const cl_status s = finish_setup(mg, def, bad_level, bad_handle, bad_pivot, mg->changed, changed, reason);
@@ -339,10 +364,7 @@ cl_status cl_mg_refresh_fine(cl_mg *mg, const cl_bsr *A, int *reason) {
   const uint64_t t0 = cl_time_ns();
   mg->usable = 0;
   mg->lev[0].A = A;
-  if (!all_finite(A)) {
-    *reason = CL_SOLVE_NON_FINITE;
-    return cl_fail(CL_ERR_NUMERICAL, "Galerkin multigrid set-up: the matrix has NaN or Inf entries");
-  }
+  if (!all_finite(A)) return non_finite(reason); /* no Galerkin product here to fold the check into */
   cl_status s = cl_bsr_diag_inverse(A, mg->has_fixed ? mg->fixed : NULL, mg->lev[0].dinv);
   if (s < 0) {
     *reason = CL_SOLVE_NOT_POSDEF;

@@ -41,7 +41,8 @@ typedef enum cl_mg_coarse {
   CL_MG_COARSE_CG = 0,      /* mg_coarse_iterations of block-Jacobi CG from zero (the paper's choice) */
   CL_MG_COARSE_CHOLMOD = 1, /* CG preconditioned by a CHOLMOD factor to CL_MG_COARSE_TOL (the "cholmod"
                                entry: with reuse_factor the factor of an older coarse matrix is kept
-                               while it pays, otherwise one is made at every set-up) */
+                               while it pays, otherwise one is made at every set-up); a factor of the
+                               coarse matrix of now solves directly (direct_fresh) */
   CL_MG_COARSE_DENSE = 2    /* a dense Cholesky factor (up to CL_MG_DENSE_MAX unknowns) */
 } cl_mg_coarse;
 
@@ -133,7 +134,8 @@ cl_status cl_mg_analyse(cl_mg *mg, const struct cl_linear_solver_def *def, const
 
 /* Numeric phase for A (the analysed pattern) and the mask `fixed` (3n flags or NULL): the coarse
  * matrices (eq 14 with the masked prolongation, see multigrid_galerkin.h), the smoothers' diagonals and
- * the coarsest factor. CL_ERR_NUMERICAL for NaN/Inf in A (*reason CL_SOLVE_NON_FINITE),
+ * the coarsest factor. CL_ERR_NUMERICAL for NaN/Inf anywhere in A, held rows and columns included
+ * (*reason CL_SOLVE_NON_FINITE; checked as the first Galerkin product reads A, not by a pass of its own),
  * CL_WARN_NOT_POSDEF when a diagonal block is singular or the coarse factor met a non-positive pivot
  * (*reason CL_SOLVE_NOT_POSDEF: the hierarchy is then unusable until the next set-up). */
 cl_status cl_mg_setup(cl_mg *mg, const struct cl_linear_solver_def *def, const cl_bsr *A, const uint8_t *fixed,
@@ -152,7 +154,8 @@ cl_status cl_mg_refresh_fine(cl_mg *mg, const cl_bsr *A, int *reason);
  * comes out to the bit as a whole set-up makes it, cl_mg_galerkin_product_rows), the coarser levels,
  * the smoothers' diagonal blocks and the coarse factor; the result is the full set-up's. Falls back to
  * cl_mg_setup without a usable set-up of this matrix or when more than a quarter of the nodes change.
- * Returns as cl_mg_setup. */
+ * Returns as cl_mg_setup (NaN/Inf: in the rows it makes again, which hold every value that may have
+ * changed). */
 cl_status cl_mg_update_mask(cl_mg *mg, const struct cl_linear_solver_def *def, const cl_bsr *A, const uint8_t *fixed,
                             int *reason);
 
@@ -164,6 +167,18 @@ int cl_mg_same_mask(const cl_mg *mg, const uint8_t *fixed);
  * updated in place; fixed dofs of x are never changed. With zero_guess != 0 x is taken as zero
  * (not read), as when the cycle is a preconditioner. Returns CL_OK or an error of the coarse solve. */
 cl_status cl_mg_cycle(cl_mg *mg, const struct cl_linear_solver_def *def, const double *b, double *x, int zero_guess);
+
+/* One V-cycle from x as cl_mg_cycle (zero_guess 0) that stops after the finest level's pre-smoothing
+ * when the residual there, ||b - A x|| on the free dofs (computed for the restriction anyway), is at
+ * most `stop` (or not finite): *rnorm gets that norm, *stopped 1 (x is then the pre-smoothed iterate,
+ * whose residual norm *rnorm is) or 0 (the cycle went on; x's residual is not known). Mode fixed's
+ * stop test (linear_multigrid.c), with no residual pass over A of its own between cycles.
+ * first (NULL = not wanted): *first gets the residual norm of the x the cycle starts from, read off
+ * the first pre-smoothing sweep where the smoother allows (block Gauss-Seidel and its symmetric form:
+ * cl_smooth_gauss_seidel_residual; the others make a residual pass first); when it is at most `stop`
+ * the cycle stops there with x as it came (*stopped 1, *rnorm = *first, not counted as a cycle). */
+cl_status cl_mg_cycle_stop(cl_mg *mg, const struct cl_linear_solver_def *def, const double *b, double *x,
+                           double stop, double *first, double *rnorm, int *stopped);
 
 /* Record a solve's time and measured factor in the statistics (called by the entry). */
 void cl_mg_note_solve(cl_mg *mg, double ms, int32_t cycles, double factor);

@@ -165,9 +165,22 @@ cl_status cl_mg_galerkin_analyse(const cl_bsr *A, const cl_mg_transfer *t, int32
   return st;
 }
 
-/* One coarse handle row j of A_c (its 4 block rows), with the work arrays of the calling thread. */
-static void product_row(const cl_mg_galerkin *g, const cl_mg_transfer *t, const cl_bsr *A, const uint8_t *fixed,
-                        int32_t j, double *acc, int32_t *seen, int32_t *touched, cl_bsr *Ac) {
+/* 0 times a value is 0 for a finite one and NaN for NaN or Inf, so the sum of these over a block is 0
+ * exactly when all its values are finite (no branch per value, and no fast-math in this build to fold
+ * it away). Summed as a tree and compared once per handle row: a chain of nine dependent adds per
+ * block made the product 5 % slower (6.8-6.9 % of a one-thread Charpy step against 6.5 without a
+ * check; 6.1-6.3 as a tree, within the noise). */
+static inline double block_poison(const double *v) {
+  const double a = 0.0 * v[0] + 0.0 * v[1], b = 0.0 * v[2] + 0.0 * v[3];
+  const double c = 0.0 * v[4] + 0.0 * v[5], d = 0.0 * v[6] + 0.0 * v[7];
+  return ((a + b) + (c + d)) + 0.0 * v[8];
+}
+
+/* One coarse handle row j of A_c (its 4 block rows), with the work arrays of the calling thread.
+ * Returns whether every value of its members' rows of A is finite (masked values included). */
+static int product_row(const cl_mg_galerkin *g, const cl_mg_transfer *t, const cl_bsr *A, const uint8_t *fixed,
+                       int32_t j, double *acc, int32_t *seen, int32_t *touched, cl_bsr *Ac) {
+  double poison = 0.0; /* 0 while every value read is finite (block_poison) */
   const int32_t row_len = (int32_t)(g->hptr[j + 1] - g->hptr[j]);
   for (int c = 0; c < 4; ++c) {
     double *v = Ac->val + 9 * Ac->row_ptr[4 * j + c];
@@ -177,10 +190,14 @@ static void product_row(const cl_mg_galerkin *g, const cl_mg_transfer *t, const 
     const int32_t a = t->members[m];
     const double *wa = t->w + 4 * (int64_t)a;
     const uint8_t *fa = fixed ? fixed + 3 * (int64_t)a : NULL;
-    if (fa && fa[0] && fa[1] && fa[2]) continue; /* D_a = 0 */
+    if (fa && fa[0] && fa[1] && fa[2]) { /* D_a = 0: the row adds nothing, but is checked */
+      for (int64_t s = A->row_ptr[a]; s < A->row_ptr[a + 1]; ++s) poison += block_poison(A->val + 9 * s);
+      continue;
+    }
     int32_t ntouched = 0;
     /* stage 1: B_{a,k,d} = sum_b w_b[d] D_a A_ab D_b, per coarse handle k of the row's columns */
     for (int64_t s = A->row_ptr[a]; s < A->row_ptr[a + 1]; ++s) {
+      poison += block_poison(A->val + 9 * s);
       const int32_t q = g->pos[s];
       if (q < 0) continue;
       const int32_t b = A->col[s];
@@ -218,19 +235,21 @@ static void product_row(const cl_mg_galerkin *g, const cl_mg_transfer *t, const 
       }
     }
   }
+  return poison == 0.0;
 }
 
-void cl_mg_galerkin_product(const cl_mg_galerkin *g, const cl_mg_transfer *t, const cl_bsr *A, const uint8_t *fixed,
-                            int32_t threads, cl_bsr *Ac) {
-  cl_mg_galerkin_product_rows(g, t, A, fixed, threads, NULL, g->nh, Ac);
+int cl_mg_galerkin_product(const cl_mg_galerkin *g, const cl_mg_transfer *t, const cl_bsr *A, const uint8_t *fixed,
+                           int32_t threads, cl_bsr *Ac) {
+  return cl_mg_galerkin_product_rows(g, t, A, fixed, threads, NULL, g->nh, Ac);
 }
 
-void cl_mg_galerkin_product_rows(const cl_mg_galerkin *g, const cl_mg_transfer *t, const cl_bsr *A,
-                                 const uint8_t *fixed, int32_t threads, const int32_t *rows, int32_t count,
-                                 cl_bsr *Ac) {
+int cl_mg_galerkin_product_rows(const cl_mg_galerkin *g, const cl_mg_transfer *t, const cl_bsr *A,
+                                const uint8_t *fixed, int32_t threads, const int32_t *rows, int32_t count,
+                                cl_bsr *Ac) {
   const int32_t nh = count;
   int nt = threads < 1 ? 1 : threads;
   if (nt > g->threads) nt = g->threads;
+  int finite = 1;
 #pragma omp parallel num_threads(nt) if (nt > 1 && A->nnzb > 20000 && count >= 4)
   {
     int tid = 0;
@@ -241,7 +260,9 @@ void cl_mg_galerkin_product_rows(const cl_mg_galerkin *g, const cl_mg_transfer *
     int32_t *seen = g->iwork + 2 * (int64_t)g->max_row * tid, *touched = seen + g->max_row;
     /* one handle row at a time: "50/all" has 50 rows of about 130 nodes each, and chunks of 16 left
      * one thread a third of the work more than the other */
-#pragma omp for schedule(dynamic, 1)
-    for (int32_t q = 0; q < nh; ++q) product_row(g, t, A, fixed, rows ? rows[q] : q, acc, seen, touched, Ac);
+#pragma omp for schedule(dynamic, 1) reduction(& : finite)
+    for (int32_t q = 0; q < nh; ++q)
+      finite &= product_row(g, t, A, fixed, rows ? rows[q] : q, acc, seen, touched, Ac);
   }
+  return finite;
 }

@@ -49,15 +49,18 @@ cl_status cl_mg_galerkin_analyse(const cl_bsr *A, const cl_mg_transfer *t, int32
 void cl_mg_galerkin_free(cl_mg_galerkin *g);
 
 /* Ac = P^T D A D P with the values of A (the analysed pattern) and the mask fixed (3 A->n flags, NULL =
- * none). threads <= the analysed count. */
-void cl_mg_galerkin_product(const cl_mg_galerkin *g, const cl_mg_transfer *t, const cl_bsr *A, const uint8_t *fixed,
-                            int32_t threads, cl_bsr *Ac);
+ * none). threads <= the analysed count. Returns 1 when every value of the rows of A it reads is finite
+ * (the rows of the nodes that have a handle, whole: values the mask drops included), 0 otherwise (Ac
+ * is then not usable): the check of the set-up's matrix costs no pass over A of its own. */
+int cl_mg_galerkin_product(const cl_mg_galerkin *g, const cl_mg_transfer *t, const cl_bsr *A, const uint8_t *fixed,
+                           int32_t threads, cl_bsr *Ac);
 
 /* The same for the handle rows rows[0 .. count-1] only (each row is made whole from A, so a row comes
- * out as cl_mg_galerkin_product makes it, to the bit); the other rows keep their values. */
-void cl_mg_galerkin_product_rows(const cl_mg_galerkin *g, const cl_mg_transfer *t, const cl_bsr *A,
-                                 const uint8_t *fixed, int32_t threads, const int32_t *rows, int32_t count,
-                                 cl_bsr *Ac);
+ * out as cl_mg_galerkin_product makes it, to the bit); the other rows keep their values. Returns
+ * whether the rows of A its members read are finite. */
+int cl_mg_galerkin_product_rows(const cl_mg_galerkin *g, const cl_mg_transfer *t, const cl_bsr *A,
+                                const uint8_t *fixed, int32_t threads, const int32_t *rows, int32_t count,
+                                cl_bsr *Ac);
 
 /* Make A_c positive definite where the Galerkin product leaves it singular, and check that the rest
  * of it is. A_c = P^T D A D P with A positive definite on the free dofs has exactly the null space of

@@ -25,7 +25,9 @@ typedef struct mg_level {
   int64_t blocks;       /* of A_l's pattern (level 0: the analysed one; A may be gone by now) */
   double *dinv;         /* 9 n: the smoother's inverted diagonal blocks (not at the coarsest level) */
   cl_node_coloring colors; /* of A_l's pattern, for mg_smoother colored_gauss_seidel (not at the coarsest) */
-  double *b, *x, *r;    /* 3 n each: right-hand side, iterate, residual of the cycle at this level */
+  double *b, *x, *r;    /* 3 n each: right-hand side, iterate, residual of the cycle at this level (at
+                           level 0, whose right-hand side and iterate are the caller's, b and x are the
+                           work of the first residual: x as it came, the first sweep's updates) */
   int32_t regularized;  /* pivots the last set-up raised (cl_mg_regularize) */
   double *trace;        /* l >= 1: each handle's diagonal block trace before regularisation */
   uint8_t *raised;      /* l >= 1: pivots regularisation raised in each handle */

@@ -19,6 +19,18 @@ void cl_smooth_jacobi(const cl_bsr *A, const double *dinv, const uint8_t *fixed,
   }
 }
 
+/* x_i += dx = D^-1 t, dx stored when d is not NULL (the increment formed first, then added: the same
+ * rounding in every sweep that uses it). */
+static inline void gs_update(const double *m, double t0, double t1, double t2, double *xi, double *d) {
+  const double d0 = m[0] * t0 + m[1] * t1 + m[2] * t2;
+  const double d1 = m[3] * t0 + m[4] * t1 + m[5] * t2;
+  const double d2 = m[6] * t0 + m[7] * t1 + m[8] * t2;
+  xi[0] += d0;
+  xi[1] += d1;
+  xi[2] += d2;
+  if (d) d[0] = d0, d[1] = d1, d[2] = d2;
+}
+
 /* One node's update in correction form: t = b_i - (A x)_i with the current x, x_i += D^-1 t. */
 static inline void gs_node(const cl_bsr *A, const double *dinv, const uint8_t *fixed, const double *b,
                            double *x, int32_t i) {
@@ -35,11 +47,35 @@ static inline void gs_node(const cl_bsr *A, const double *dinv, const uint8_t *f
     if (fixed[3 * (int64_t)i + 1]) t1 = 0.0;
     if (fixed[3 * (int64_t)i + 2]) t2 = 0.0;
   }
-  const double *m = dinv + 9 * (int64_t)i;
-  double *xi = x + 3 * (int64_t)i;
-  xi[0] += m[0] * t0 + m[1] * t1 + m[2] * t2;
-  xi[1] += m[3] * t0 + m[4] * t1 + m[5] * t2;
-  xi[2] += m[6] * t0 + m[7] * t1 + m[8] * t2;
+  gs_update(dinv + 9 * (int64_t)i, t0, t1, t2, x + 3 * (int64_t)i, NULL);
+}
+
+double cl_smooth_gauss_seidel_residual(const cl_bsr *A, const double *dinv, const uint8_t *fixed, const double *b,
+                                       double *x, double *delta) {
+  const int32_t n = A->n;
+  double rr = 0.0;
+  for (int32_t i = 0; i < n; ++i) {
+    double t[3] = {b[3 * (int64_t)i], b[3 * (int64_t)i + 1], b[3 * (int64_t)i + 2]}, u[3] = {0.0, 0.0, 0.0};
+    for (int64_t s = A->row_ptr[i]; s < A->row_ptr[i + 1]; ++s) {
+      const double *v = A->val + 9 * s;
+      const int32_t j = A->col[s];
+      const double *xj = x + 3 * (int64_t)j;
+      t[0] -= v[0] * xj[0] + v[1] * xj[1] + v[2] * xj[2];
+      t[1] -= v[3] * xj[0] + v[4] * xj[1] + v[5] * xj[2];
+      t[2] -= v[6] * xj[0] + v[7] * xj[1] + v[8] * xj[2];
+      if (j < i) cl_bsr_block_mul_add(v, delta + 3 * (int64_t)j, u); /* rows before i moved by dx_j */
+    }
+    for (int c = 0; c < 3; ++c) {
+      if (fixed && fixed[3 * (int64_t)i + c]) {
+        t[c] = 0.0; /* as gs_node: the residual of a fixed dof is zero and must not leak */
+        continue;
+      }
+      const double r = t[c] + u[c];
+      rr += r * r;
+    }
+    gs_update(dinv + 9 * (int64_t)i, t[0], t[1], t[2], x + 3 * (int64_t)i, delta + 3 * (int64_t)i);
+  }
+  return rr;
 }
 
 /* Rows ahead of a backward sweep whose blocks are prefetched. Walking the rows downwards streams the

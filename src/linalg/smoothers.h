@@ -31,6 +31,15 @@ void cl_smooth_jacobi(const cl_bsr *A, const double *dinv, const uint8_t *fixed,
 void cl_smooth_gauss_seidel(const cl_bsr *A, const double *dinv, const uint8_t *fixed, cl_sweep dir,
                             int32_t sweeps, const double *b, double *x);
 
+/* One forward Gauss-Seidel sweep, the one cl_smooth_gauss_seidel(..., CL_SWEEP_FORWARD, 1, ...) makes
+ * to the bit, that also returns ||b - A x0||^2 on the free dofs for the x0 it starts from. Row i's
+ * correction t_i = b_i - (A x)_i sees the new values of the rows before it, so the residual of x0 is
+ * r_i = t_i + sum_{j<i} A_ij dx_j with dx_j their updates (kept in delta, 3n): products with blocks
+ * the sweep reads anyway, where a residual pass would read A once more (the first residual of a
+ * multigrid solve, linear_multigrid.c). */
+double cl_smooth_gauss_seidel_residual(const cl_bsr *A, const double *dinv, const uint8_t *fixed, const double *b,
+                                       double *x, double *delta);
+
 /* The same in the multicolour order of `c` (node_coloring.h, made for A's pattern): forward = colours
  * 0 .. C-1, backward = C-1 .. 0 (its adjoint, so forward before and backward after keep a V-cycle
  * symmetric); the nodes of one colour update in parallel on `threads` threads (from a few thousand

@@ -383,6 +383,10 @@ static void backward(const cl_supernodal *s, int64_t k, double *y, double *w) {
   else backward_double(s, s->xd, k, y, w);
 }
 
+void cl_supernodal_set_perm(cl_supernodal *s, const SuiteSparse_long *perm) {
+  if (s) s->perm = perm;
+}
+
 void cl_supernodal_solve(cl_supernodal *s, const double *b, double *x, int threads) {
   const int64_t n = s->n;
   double *y = s->y;

@@ -35,6 +35,10 @@ typedef enum cl_supernodal_precision { CL_SUPERNODAL_DOUBLE = 0, CL_SUPERNODAL_S
  * threads can share the sweeps. Returns CL_ERR_INVALID_ARGUMENT if L is not a numeric supernodal
  * LL' factor. */
 cl_status cl_supernodal_update(cl_supernodal **s, const cholmod_factor *L, cl_supernodal_precision precision);
+/* The permutation the solve applies, row k of P A P^T being row perm[k] of A (n entries, kept, not
+ * copied; NULL = none). By default the factor's L->Perm; the CHOLMOD wrapper factorises P A P^T in
+ * natural order and gives its P here (cholmod_solver.c). Until the next cl_supernodal_update. */
+void cl_supernodal_set_perm(cl_supernodal *s, const SuiteSparse_long *perm);
 void cl_supernodal_destroy(cl_supernodal *s);
 /* x = A^-1 b with the factor of A = P^T L L^T P; b and x may alias. n entries each. `threads` (1 or
  * more) only changes the speed: the result is bitwise the same for any count. */

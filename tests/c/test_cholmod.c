@@ -12,7 +12,11 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <cholmod.h>
 #include <cmocka.h>
+#ifdef _OPENMP
+#include <omp.h>
+#endif
 
 #include "base/error.h"
 #include "geom/mesh.h"
@@ -243,19 +247,100 @@ static void test_not_posdef_and_errors(void **state) {
   cl_mesh_destroy(m);
 }
 
+/* A jittered grid's elastic system (mass coefficient 1e3) and a CHOLMOD factor of it. */
+typedef struct factored {
+  cl_mesh *m;
+  cl_bsr *A;
+  int64_t *slots;
+  cl_cholmod *c;
+  int64_t n3;
+} factored;
+
+static void factored_grid(factored *f, int32_t nx, int32_t ny, int32_t nz) {
+  f->m = jittered_grid(nx, ny, nz);
+  assert_int_equal(cl_test_elastic_system(f->m, E_MOD, NU, 1e3, &f->A, &f->slots), CL_OK);
+  f->n3 = 3 * (int64_t)f->A->n;
+  assert_int_equal(cl_cholmod_create(f->A, NULL, &f->c), CL_OK);
+  assert_int_equal(cl_cholmod_factorize(f->c, f->A), CL_OK);
+}
+
+static void factored_free(factored *f) {
+  cl_cholmod_destroy(f->c);
+  free(f->slots);
+  cl_bsr_destroy(f->A);
+  cl_mesh_destroy(f->m);
+}
+
+/* The factor is made of P A P^T in its natural order (cl_cholmod_analyse), P the ordering CHOLMOD
+ * chooses for A: the same entries of L and flops as CHOLMOD's own analysis and factorisation of A
+ * give, and a non-positive pivot is reported at the dof of A where it is (the permutation undone). */
+static void test_permuted_factor(void **state) {
+  (void)state;
+  factored f;
+  factored_grid(&f, 8, 4, 4);
+  const cl_bsr *A = f.A;
+  const int64_t n3 = f.n3;
+  cl_cholmod_stats st;
+  cl_cholmod_get_stats(f.c, &st);
+  /* CHOLMOD on A's pattern as it is (every entry of every stored block: the pattern alone decides the
+   * ordering, L and the flops; diagonally dominant values so that it factorises) */
+  cholmod_common cc;
+  cholmod_l_start(&cc);
+  cc.print = 0;
+  cholmod_dense *D = cholmod_l_zeros((size_t)n3, (size_t)n3, CHOLMOD_REAL, &cc);
+  double *d = D->x;
+  for (int32_t i = 0; i < A->n; ++i)
+    for (int64_t q = A->row_ptr[i]; q < A->row_ptr[i + 1]; ++q)
+      for (int r = 0; r < 3; ++r)
+        for (int e = 0; e < 3; ++e)
+          d[(3 * (int64_t)A->col[q] + e) * n3 + 3 * i + r] = 3 * i + r == 3 * A->col[q] + e ? 1e3 : -1e-3;
+  cholmod_sparse *S = cholmod_l_dense_to_sparse(D, 1, &cc);
+  cholmod_sparse *U = cholmod_l_copy(S, 1, 1, &cc); /* upper triangle, stype 1 */
+  cholmod_factor *L = cholmod_l_analyze(U, &cc);
+  assert_int_equal(cholmod_l_factorize(U, L, &cc), 1);
+  print_message("  nnz(L) %.0f against CHOLMOD's %.0f, flops %.4g against %.4g\n", st.nnz_l, cc.lnz, st.flops, cc.fl);
+  assert_true(st.nnz_l == cc.lnz);
+  assert_true(st.flops == cc.fl);
+  assert_int_equal(st.ordering, L->ordering);
+  cholmod_l_free_factor(&L, &cc);
+  cholmod_l_free_sparse(&U, &cc);
+  cholmod_l_free_sparse(&S, &cc);
+  cholmod_l_free_dense(&D, &cc);
+  cholmod_l_finish(&cc);
+  /* the three ways to apply it (CHOLMOD's solve; the own sweeps in double and single precision, which
+   * apply P themselves) give the same solution */
+  double *b = malloc(sizeof(double) * (size_t)n3), *x[3];
+  for (int64_t i = 0; i < n3; ++i) b[i] = cos(0.21 * (double)i);
+  for (int mode = 0; mode < 3; ++mode) {
+    x[mode] = malloc(sizeof(double) * (size_t)n3);
+    assert_int_equal(cl_cholmod_set_solve_mode(f.c, (cl_cholmod_solve_mode)mode, 1), CL_OK);
+    assert_int_equal(cl_cholmod_factorize(f.c, A), CL_OK);
+    assert_int_equal(cl_cholmod_solve(f.c, b, x[mode]), CL_OK);
+  }
+  print_message("  own sweeps against CHOLMOD's solve: double %.3g, single %.3g\n", rel_diff(n3, x[1], x[0]),
+                rel_diff(n3, x[2], x[0]));
+  assert_true(rel_diff(n3, x[1], x[0]) < 1e-12);
+  assert_true(rel_diff(n3, x[2], x[0]) < 1e-4);
+  for (int mode = 0; mode < 3; ++mode) free(x[mode]);
+  free(b);
+  /* a negative pivot at node 17, component 1: every column eliminated before it is untouched */
+  f.A->val[9 * A->diag[17] + 4] = -1e12;
+  assert_int_equal(cl_cholmod_factorize(f.c, A), CL_WARN_NOT_POSDEF);
+  print_message("  %s\n", cl_last_error());
+  assert_non_null(strstr(cl_last_error(), "= node 17, component 1)"));
+  factored_free(&f);
+}
+
 /* A factor of the matrix of an earlier step preconditions PCG on the current one. */
 static void test_old_factor_as_preconditioner(void **state) {
   (void)state;
-  cl_mesh *m = jittered_grid(10, 5, 5);
-  cl_bsr *A;
-  int64_t *slots;
-  assert_int_equal(cl_test_elastic_system(m, E_MOD, NU, 1e3, &A, &slots), CL_OK);
-  const int64_t n3 = 3 * (int64_t)A->n;
-  cl_cholmod *c;
-  assert_int_equal(cl_cholmod_create(A, NULL, &c), CL_OK);
-  assert_int_equal(cl_cholmod_factorize(c, A), CL_OK);
+  factored f;
+  factored_grid(&f, 10, 5, 5);
+  cl_bsr *A = f.A;
+  cl_cholmod *c = f.c;
+  const int64_t n3 = f.n3;
   /* the "next step": the material got 10% stiffer */
-  assert_int_equal(cl_test_assemble_elastic(m, 1.1 * E_MOD, NU, 1e3, A, slots), CL_OK);
+  assert_int_equal(cl_test_assemble_elastic(f.m, 1.1 * E_MOD, NU, 1e3, A, f.slots), CL_OK);
   double *b = malloc(sizeof(double) * (size_t)n3), *x = calloc((size_t)n3, sizeof(double));
   for (int64_t i = 0; i < n3; ++i) b[i] = sin(0.2 * (double)i);
   cl_cg_workspace *ws;
@@ -273,9 +358,68 @@ static void test_old_factor_as_preconditioner(void **state) {
   print_message("  PCG iterations to 1e-10: block-Jacobi %d, old CHOLMOD factor %d\n", bj.iterations, ch.iterations);
   assert_true(ch.iterations < 25 && ch.iterations * 5 < bj.iterations);
   cl_cg_workspace_destroy(ws);
-  cl_cholmod_destroy(c);
   free(b);
   free(x);
+  factored_free(&f);
+}
+
+/* With fewer threads than CHOLMOD's own OpenMP teams have (a size compiled into the library) the
+ * factorisation keeps those teams in the calling thread (cholmod_solver.c, factorize_in_threads):
+ * the caller's max-active-levels is back as it was afterwards, inside a parallel region as outside,
+ * and the one-thread factor solves as the two-thread one does (two BLAS threads). */
+static void test_one_thread_factor(void **state) {
+  (void)state;
+  cl_mesh *m = jittered_grid(10, 5, 5); /* supernodes of more than 64 rows: CHOLMOD's teams start */
+  cl_bsr *A;
+  int64_t *slots;
+  assert_int_equal(cl_test_elastic_system(m, E_MOD, NU, 1e3, &A, &slots), CL_OK);
+  const int64_t n3 = 3 * (int64_t)A->n;
+  double *b = malloc(sizeof(double) * (size_t)n3), *x1 = malloc(sizeof(double) * (size_t)n3);
+  double *x2 = malloc(sizeof(double) * (size_t)n3), *x3 = malloc(sizeof(double) * (size_t)n3);
+  for (int64_t i = 0; i < n3; ++i) b[i] = sin(0.3 * (double)i) + 0.5;
+  cl_cholmod *c1, *c2;
+  assert_int_equal(cl_cholmod_create(A, NULL, &c1), CL_OK);
+  assert_int_equal(cl_cholmod_create(A, NULL, &c2), CL_OK);
+  assert_int_equal(cl_cholmod_set_solve_mode(c1, CL_CHOLMOD_SOLVE_CHOLMOD, 1), CL_OK);
+  assert_int_equal(cl_cholmod_set_solve_mode(c2, CL_CHOLMOD_SOLVE_CHOLMOD, 2), CL_OK);
+#ifdef _OPENMP
+  const int levels = omp_get_max_active_levels();
+  omp_set_max_active_levels(3);
+#endif
+  assert_int_equal(cl_cholmod_factorize(c1, A), CL_OK);
+#ifdef _OPENMP
+  assert_int_equal(omp_get_max_active_levels(), 3);
+#endif
+  assert_int_equal(cl_cholmod_factorize(c2, A), CL_OK);
+#ifdef _OPENMP
+  assert_int_equal(omp_get_max_active_levels(), 3);
+#endif
+  assert_int_equal(cl_cholmod_solve(c1, b, x1), CL_OK);
+  assert_int_equal(cl_cholmod_solve(c2, b, x2), CL_OK);
+  const double d = rel_diff(n3, x1, x2);
+  print_message("  |x_1 thread - x_2 threads| / |x| = %.3g\n", d);
+  assert_true(d < 1e-12);
+  int status = CL_OK;
+#ifdef _OPENMP
+#pragma omp parallel num_threads(2)
+  {
+#pragma omp single
+    status = cl_cholmod_factorize(c1, A);
+  }
+  assert_int_equal(omp_get_max_active_levels(), 3);
+  omp_set_max_active_levels(levels);
+#else
+  status = cl_cholmod_factorize(c1, A);
+#endif
+  assert_int_equal(status, CL_OK);
+  assert_int_equal(cl_cholmod_solve(c1, b, x3), CL_OK);
+  assert_memory_equal(x3, x1, sizeof(double) * (size_t)n3);
+  cl_cholmod_destroy(c1);
+  cl_cholmod_destroy(c2);
+  free(b);
+  free(x1);
+  free(x2);
+  free(x3);
   free(slots);
   cl_bsr_destroy(A);
   cl_mesh_destroy(m);
@@ -288,6 +432,8 @@ int main(void) {
       cmocka_unit_test(test_refactor_without_analysis),
       cmocka_unit_test(test_not_posdef_and_errors),
       cmocka_unit_test(test_old_factor_as_preconditioner),
+      cmocka_unit_test(test_one_thread_factor),
+      cmocka_unit_test(test_permuted_factor),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -294,6 +294,128 @@ static void test_cholmod_reuse_and_wrap(void **state) {
   sys_free(&s);
 }
 
+/* The rent-or-buy rule's forecast (linear_cholmod.c): while every set-up's matrix is far from the
+ * last one (each node's diagonal block scaled by a new random factor in [1, 3]), one set-up on the old
+ * factor costs more iterations than a factorisation, and the entry factorises at nearly every set-up
+ * instead of every other one (renting a whole set-up first, as the rule without the forecast did);
+ * when the matrix then stops changing it keeps its factor again after a few set-ups. */
+static void test_cholmod_forecast(void **state) {
+  (void)state;
+  sys s;
+  sys_init(&s, 10.0);
+  double *base = malloc(sizeof(double) * 9 * (size_t)s.A->nnzb);
+  memcpy(base, s.A->val, sizeof(double) * 9 * (size_t)s.A->nnzb);
+  cl_linear_solver_def def;
+  cl_linear_solver_def_default(&def);
+  def.rel_tol = 1e-10;
+  def.refactor_iterations = 1000; /* only the rent decides */
+  cl_linear_solver *ls = NULL;
+  assert_ok(cl_linear_solver_create("cholmod", &def, &ls));
+  assert_ok(cl_linear_solver_analyse(ls, s.A));
+  cl_linear_solver_stats st;
+  cl_linear_result res;
+  uint64_t seed = 5;
+  const int noisy = 16, quiet = 30;
+  int32_t stale_iterations = 0;
+  int64_t before = 0;
+  for (int k = 0; k < noisy + quiet; ++k) {
+    if (k < noisy) {
+      memcpy(s.A->val, base, sizeof(double) * 9 * (size_t)s.A->nnzb);
+      for (int32_t i = 0; i < s.A->n; ++i) {
+        const double f = 1.0 + 2.0 * cl_test_rand01(&seed);
+        for (int c = 0; c < 3; ++c) s.A->val[9 * s.A->diag[i] + 4 * c] *= f;
+      }
+    }
+    cl_linear_solver_get_stats(ls, &st);
+    before = st.factorizations;
+    assert_ok(cl_linear_solver_setup(ls, s.A, NULL));
+    memset(s.x, 0, sizeof(double) * (size_t)s.n3);
+    assert_ok(cl_linear_solver_solve(ls, s.b, s.x, NULL, &res));
+    assert_true(cl_test_true_residual(s.A, s.b, s.x, NULL) <= 1e-9);
+    cl_linear_solver_get_stats(ls, &st);
+    if (k == 1) stale_iterations = res.iterations; /* the second set-up rents: no forecast yet */
+    if (k == noisy - 1) {
+      print_message("forecast: %lld factorisations in %d set-ups on changing matrices (%d iterations on a "
+                    "one-set-up-old factor, %.3g flops a factorisation)\n", (long long)st.factorizations, noisy,
+                    stale_iterations, st.factor_flops);
+      assert_int_equal(before + 1, st.factorizations); /* still buying at the end */
+      assert_true(st.factorizations >= noisy - 3);
+    }
+  }
+  cl_linear_solver_get_stats(ls, &st);
+  print_message("forecast: %lld factorisations after %d more set-ups on one matrix\n", (long long)st.factorizations,
+                quiet);
+  assert_true(stale_iterations > 2);
+  assert_int_equal(before, st.factorizations); /* the last set-up kept the factor */
+  assert_true(st.factorizations < noisy + quiet / 2);
+  cl_linear_solver_destroy(ls);
+  free(base);
+  sys_free(&s);
+}
+
+/* direct_fresh (the multigrid's coarsest level): a solve on a factor of its very matrix and mask is
+ * the factor's direct solve, one "iteration", as close to CG's one iteration on the same factor as
+ * the tolerance asks (CG's step length differs from 1 by rounding times the condition number) and
+ * with a true residual within it;
+ * on an older factor, or with another mask, CG runs as always and meets the tolerance. */
+static void test_cholmod_direct_fresh(void **state) {
+  (void)state;
+  sys s;
+  sys_init(&s, 10.0);
+  cl_linear_solver_def def;
+  cl_linear_solver_def_default(&def);
+  def.rel_tol = 1e-10;
+  def.direct_fresh = 2;
+  cl_linear_solver *ls = NULL, *cg = NULL;
+  assert_error(cl_linear_solver_create("cholmod", &def, &ls), CL_ERR_INVALID_ARGUMENT, "'direct_fresh' = 2");
+  def.direct_fresh = 1;
+  assert_ok(cl_linear_solver_create("cholmod", &def, &ls));
+  def.direct_fresh = 0;
+  assert_ok(cl_linear_solver_create("cholmod", &def, &cg));
+  assert_ok(cl_linear_solver_analyse(ls, s.A));
+  assert_ok(cl_linear_solver_analyse(cg, s.A));
+  assert_ok(cl_linear_solver_setup(ls, s.A, NULL));
+  assert_ok(cl_linear_solver_setup(cg, s.A, NULL));
+  double *x2 = calloc((size_t)s.n3, sizeof(double));
+  cl_linear_result res, res2;
+  assert_ok(cl_linear_solver_solve(ls, s.b, s.x, NULL, &res));
+  assert_ok(cl_linear_solver_solve(cg, s.b, x2, NULL, &res2));
+  double d = 0.0, n = 0.0;
+  for (int64_t i = 0; i < s.n3; ++i) {
+    d += (s.x[i] - x2[i]) * (s.x[i] - x2[i]);
+    n += x2[i] * x2[i];
+  }
+  const double rd = cl_test_true_residual(s.A, s.b, s.x, NULL), rc = cl_test_true_residual(s.A, s.b, x2, NULL);
+  print_message("direct_fresh: |x_direct - x_cg| / |x| = %.3g; relative residuals %.3g (direct), %.3g (CG, %d "
+                "iteration)\n", sqrt(d / n), rd, rc, res2.iterations);
+  assert_int_equal(res.iterations, 1);
+  assert_int_equal(res2.iterations, 1);
+  assert_true(sqrt(d / n) <= def.rel_tol);
+  assert_true(rd <= def.rel_tol);
+  /* another mask: CG on the factor (projected), to the tolerance */
+  uint8_t *fixed = calloc((size_t)s.n3, 1);
+  fixed[0] = fixed[1] = fixed[2] = 1;
+  memset(s.x, 0, sizeof(double) * (size_t)s.n3);
+  assert_ok(cl_linear_solver_solve(ls, s.b, s.x, fixed, &res));
+  assert_true(res.iterations > 1 && res.rel_residual <= 1e-10);
+  /* an older factor: the matrix changes, the set-up keeps the factor, CG runs */
+  for (int32_t i = 0; i < s.A->n; ++i)
+    for (int c = 0; c < 3; ++c) s.A->val[9 * s.A->diag[i] + 4 * c] *= 1.5;
+  assert_ok(cl_linear_solver_setup(ls, s.A, NULL));
+  cl_linear_solver_stats st;
+  cl_linear_solver_get_stats(ls, &st);
+  assert_int_equal(st.factorizations, 1);
+  memset(s.x, 0, sizeof(double) * (size_t)s.n3);
+  assert_ok(cl_linear_solver_solve(ls, s.b, s.x, NULL, &res));
+  assert_true(res.iterations > 1);
+  assert_true(cl_test_true_residual(s.A, s.b, s.x, NULL) <= 1e-9);
+  free(fixed);
+  free(x2);
+  cl_linear_solver_destroy(ls);
+  cl_linear_solver_destroy(cg);
+  sys_free(&s);
+}
+
 /* Set up and solve; returns the solve's status, with the set-up's status and both reasons. */
 static cl_status run(const char *name, cl_bsr *A, const double *b, int32_t max_iter, cl_status *setup_status,
                      cl_solve_reason *setup_reason, cl_linear_result *res) {
@@ -428,6 +550,8 @@ int main(void) {
       cmocka_unit_test(test_each_entry_solves_spd),
       cmocka_unit_test(test_analyse_once_setup_many),
       cmocka_unit_test(test_cholmod_reuse_and_wrap),
+      cmocka_unit_test(test_cholmod_forecast),
+      cmocka_unit_test(test_cholmod_direct_fresh),
       cmocka_unit_test(test_reasons),
       cmocka_unit_test(test_misuse),
   };

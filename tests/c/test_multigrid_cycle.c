@@ -5,7 +5,8 @@
  * every smoother with equal sweeps before and after; held dofs stay exactly at their values in both
  * modes, also with a mask other than the set-up's (the coarse matrices are rebuilt for it, by the rows
  * the new mask reaches, bitwise as a set-up for that mask); the fixed mode stops at its cycle count
- * with the residual it reached and the reason max_iterations; a coarse factor kept across set-ups
+ * with the residual it reached and the reason max_iterations, and stops at rel_tol within a cycle of a
+ * test after every whole cycle, bitwise plain cycles otherwise; a coarse factor kept across set-ups
  * changes a V-cycle by less than 1e-7; the multicolour Gauss-Seidel smooths as well as the natural
  * order; results do not depend on the thread count. */
 #include <math.h>
@@ -176,15 +177,21 @@ static void test_pcg_beats_block_jacobi(void **state) {
   cl_test_mg_free(&s);
 }
 
+/* The mask that holds the bar's end x = 0 (every dof of its nodes). */
+static uint8_t *held_end(const cl_test_mg_sys *s) {
+  uint8_t *fixed = calloc((size_t)s->n3, 1);
+  for (int32_t i = 0; i < s->mesh->npoints; ++i)
+    if (s->mesh->x[3 * i] < 1e-9) memset(fixed + 3 * i, 1, 3);
+  return fixed;
+}
+
 /* Held dofs keep their values exactly, in both modes, with the set-up's mask and with another one. */
 static void test_fixed_dofs_exact(void **state) {
   (void)state;
   cl_test_mg_sys s;
   cl_test_mg_bar(&s, 12, 4, 4, 1.0, 0.3, 1e5, 0.3, MASS_COEFF);
-  uint8_t *fixed = calloc((size_t)s.n3, 1);
-  for (int32_t i = 0; i < s.mesh->npoints; ++i)
-    if (s.mesh->x[3 * i] < 1e-9) memset(fixed + 3 * i, 1, 3); /* the end x = 0 */
-  fixed[3 * 40 + 1] = 1;                                       /* and a single component */
+  uint8_t *fixed = held_end(&s);
+  fixed[3 * 40 + 1] = 1; /* and a single component */
   for (int mode = CL_MG_MODE_FIXED; mode <= CL_MG_MODE_PCG; ++mode) {
     cl_linear_solver_def def;
     cl_test_mg_def(&s, "6/30/all", &def);
@@ -413,6 +420,96 @@ static void test_fixed_mode_cap(void **state) {
   cl_test_mg_free(&s);
 }
 
+/* Mode fixed tests rel_tol where a cycle knows the residual (after its pre-smoothing; fixed_cycles in
+ * linear_multigrid.c) instead of by a residual pass after every cycle: when the tolerance is not met
+ * the iterate is bitwise that of mg_cycles plain V-cycles, with the residual reported as it is; when it
+ * is met the solve stops within one cycle of where a test after every whole cycle stops, at an
+ * iterate whose residual (reported, and recomputed here) meets the tolerance. With held dofs. */
+static void test_fixed_mode_stop(void **state) {
+  (void)state;
+  cl_test_mg_sys s;
+  cl_test_mg_bar(&s, 12, 4, 4, 1.0, 0.3, 1e5, 0.3, MASS_COEFF);
+  uint8_t *fixed = held_end(&s);
+  cl_linear_solver_def def;
+  cl_test_mg_def(&s, "8/all", &def);
+  def.mg_mode = CL_MG_MODE_FIXED;
+  cl_linear_solver *ls = cl_test_mg_solver(&s, NULL, &def);
+  assert_ok(cl_linear_solver_setup(ls, s.A, fixed));
+  cl_mg *mg = NULL; /* the same hierarchy, made apart: the plain cycles */
+  int why = 0;
+  assert_ok(cl_mg_create(&mg));
+  assert_ok(cl_mg_analyse(mg, &def, s.A));
+  assert_ok(cl_mg_setup(mg, &def, s.A, fixed, &why));
+  double *x = calloc((size_t)s.n3, sizeof(double)), *r = malloc(sizeof(double) * (size_t)s.n3);
+  const double ref = sqrt(cl_bsr_residual(s.A, s.b, NULL, fixed, r)); /* x = 0: ||b_f|| */
+  /* not met: bitwise three plain cycles, from a start that is not zero, for every smoother (the first
+   * residual read off the first sweep, or a pass of its own), with the true residual reported and the
+   * factor per cycle measured from the true first residual */
+  def.mg_cycles = 3;
+  def.rel_tol = 1e-12;
+  cl_linear_result res;
+  for (int sm = CL_MG_SMOOTH_JACOBI; sm <= CL_MG_SMOOTH_COLORED_GS; ++sm) {
+    def.mg_smoother = sm;
+    assert_ok(cl_linear_solver_configure(ls, &def));
+    for (int64_t d = 0; d < s.n3; ++d) x[d] = s.x[d] = fixed[d] ? 0.0 : 1e-4 * sin(0.1 * (double)d);
+    const double r0 = sqrt(cl_bsr_residual(s.A, s.b, x, fixed, r));
+    assert_int_equal(cl_linear_solver_solve(ls, s.b, s.x, fixed, &res), CL_WARN_NOT_CONVERGED);
+    assert_int_equal(res.iterations, 3);
+    for (int k = 0; k < 3; ++k) assert_ok(cl_mg_cycle(mg, &def, s.b, x, 0));
+    assert_memory_equal(x, s.x, sizeof(double) * (size_t)s.n3);
+    const double rk = sqrt(cl_bsr_residual(s.A, s.b, x, fixed, r));
+    cl_mg_stats st;
+    cl_mg_get_stats(cl_linear_solver_multigrid(ls), &st);
+    print_message("smoother %d: factor %.6f per cycle (from the true residuals %.6f)\n", sm, st.cycle_factor,
+                  pow(rk / r0, 1.0 / 3.0));
+    assert_true(fabs(res.rel_residual * ref - rk) <= 1e-13 * rk);
+    assert_true(fabs(st.cycle_factor - pow(rk / r0, 1.0 / 3.0)) <= 1e-12);
+  }
+  def.mg_smoother = CL_MG_SMOOTH_GAUSS_SEIDEL;
+  /* a start that meets the tolerance: returned as it came, no cycle */
+  {
+    cl_mg_stats st0, st1;
+    cl_mg_get_stats(cl_linear_solver_multigrid(ls), &st0);
+    memcpy(x, s.x, sizeof(double) * (size_t)s.n3);
+    def.rel_tol = 0.9; /* three cycles took it below 0.9 of ||b_f|| */
+    assert_ok(cl_linear_solver_configure(ls, &def));
+    assert_ok(cl_linear_solver_solve(ls, s.b, s.x, fixed, &res));
+    cl_mg_get_stats(cl_linear_solver_multigrid(ls), &st1);
+    assert_int_equal(res.iterations, 0);
+    assert_memory_equal(x, s.x, sizeof(double) * (size_t)s.n3);
+    assert_true(st1.cycles == st0.cycles);
+  }
+  /* met: where does a test after every whole cycle stop? */
+  const double tol = 1e-5;
+  memset(x, 0, sizeof(double) * (size_t)s.n3);
+  int32_t whole = 0;
+  while (sqrt(cl_bsr_residual(s.A, s.b, x, fixed, r)) > tol * ref) {
+    assert_ok(cl_mg_cycle(mg, &def, s.b, x, 0));
+    ++whole;
+  }
+  def.mg_cycles = 1000;
+  def.rel_tol = tol;
+  assert_ok(cl_linear_solver_configure(ls, &def));
+  memset(s.x, 0, sizeof(double) * (size_t)s.n3);
+  assert_ok(cl_linear_solver_solve(ls, s.b, s.x, fixed, &res));
+  const double true_rel = sqrt(cl_bsr_residual(s.A, s.b, s.x, fixed, r)) / ref;
+  print_message("fixed mode to %g: %d cycles (a test after every whole cycle: %d), relative residual %.3g "
+                "(reported %.3g)\n", tol, res.iterations, whole, true_rel, res.rel_residual);
+  assert_int_equal(res.reason, CL_SOLVE_CONVERGED);
+  assert_true(whole > 3);
+  assert_true(abs(res.iterations - whole) <= 1);
+  assert_true(true_rel <= tol);
+  assert_true(fabs(res.rel_residual - true_rel) <= 1e-12 * true_rel);
+  for (int64_t d = 0; d < s.n3; ++d)
+    if (fixed[d]) assert_true(s.x[d] == 0.0);
+  free(x);
+  free(r);
+  free(fixed);
+  cl_mg_destroy(mg);
+  cl_linear_solver_destroy(ls);
+  cl_test_mg_free(&s);
+}
+
 #ifdef _OPENMP
 /* One and two threads give bitwise the same iterates (set-up and solve). */
 static void test_thread_count_independent(void **state) {
@@ -464,6 +561,7 @@ int main(void) {
       cmocka_unit_test(test_pcg_beats_block_jacobi),
       cmocka_unit_test(test_fixed_dofs_exact),
       cmocka_unit_test(test_fixed_mode_cap),
+      cmocka_unit_test(test_fixed_mode_stop),
       cmocka_unit_test(test_coarse_factor_reuse),
       cmocka_unit_test(test_mask_update_exact),
 #ifdef _OPENMP

@@ -331,11 +331,115 @@ static void test_misuse(void **state) {
   cl_test_mg_free(&s);
 }
 
+/* The set-up's NaN/Inf check is folded into the Galerkin product (multigrid.c, coarse_level): wherever
+ * the non-finite value sits it is still CL_ERR_NUMERICAL with the reason non_finite and the message,
+ * at a full set-up and at the set-up for a new mask (a contact round): in a row of an ordinary node, in
+ * the row of a node whose dofs are all held (the product skips it), in an entry the mask drops (a held
+ * column of a free row), in the row of a node in no element (read by no product), and in the row of a
+ * node whose mask changes between set-ups. The clean matrix sets up after each. */
+static void expect_non_finite(cl_linear_solver *ls, const cl_bsr *A, const uint8_t *fixed, const char *where) {
+  const cl_status st = cl_linear_solver_setup(ls, A, fixed);
+  print_message("  %s: %s, %s\n", where, cl_status_name(st), cl_last_error());
+  assert_int_equal(st, CL_ERR_NUMERICAL);
+  assert_int_equal(cl_linear_solver_reason(ls), CL_SOLVE_NON_FINITE);
+  assert_non_null(strstr(cl_last_error(), "NaN or Inf"));
+}
+
+static void test_non_finite_anywhere(void **state) {
+  (void)state;
+  cl_test_mg_sys s;
+  cl_test_mg_bar(&s, 8, 3, 3, 1.0, 0.5, 1e5, 0.3, 10.0);
+  /* the bar's matrix with one more node, in no element: its row is an identity diagonal block */
+  const int32_t n = s.A->n + 1;
+  int64_t *rp = malloc(sizeof(int64_t) * ((size_t)n + 1));
+  int32_t *col = malloc(sizeof(int32_t) * ((size_t)s.A->nnzb + 1));
+  memcpy(rp, s.A->row_ptr, sizeof(int64_t) * ((size_t)n));
+  memcpy(col, s.A->col, sizeof(int32_t) * (size_t)s.A->nnzb);
+  col[s.A->nnzb] = n - 1;
+  rp[n] = s.A->nnzb + 1;
+  cl_bsr *A = NULL;
+  assert_ok(cl_bsr_from_pattern(n, rp, col, &A));
+  memcpy(A->val, s.A->val, sizeof(double) * 9 * (size_t)s.A->nnzb);
+  for (int c = 0; c < 3; ++c) A->val[9 * A->diag[n - 1] + 4 * c] = 1.0;
+  double *pos = malloc(sizeof(double) * 3 * (size_t)n);
+  memcpy(pos, s.mesh->x, sizeof(double) * 3 * (size_t)s.A->n);
+  pos[3 * (n - 1)] = 2.0, pos[3 * (n - 1) + 1] = pos[3 * (n - 1) + 2] = 0.0;
+  double *clean = malloc(sizeof(double) * 9 * (size_t)A->nnzb);
+  memcpy(clean, A->val, sizeof(double) * 9 * (size_t)A->nnzb);
+  uint8_t *fixed = calloc(3 * (size_t)n, 1), *fixed2 = calloc(3 * (size_t)n, 1);
+  const int32_t held = 0, free_node = 20, moved = 30;
+  for (int c = 0; c < 3; ++c) fixed[3 * held + c] = 1;
+  fixed[3 * 5] = 1; /* component x of node 5 */
+  memcpy(fixed2, fixed, 3 * (size_t)n);
+  for (int c = 0; c < 3; ++c) fixed2[3 * moved + c] = 1;
+  int64_t masked = -1; /* a block (i, 5) of a free node i: its column x is dropped by the mask */
+  for (int64_t q = A->row_ptr[5]; q < A->row_ptr[6] && masked < 0; ++q)
+    if (A->col[q] != 5 && A->col[q] != held) masked = cl_bsr_find(A, A->col[q], 5);
+  assert_true(masked >= 0);
+  for (int mode = CL_MG_MODE_FIXED; mode <= CL_MG_MODE_PCG; ++mode) {
+    cl_linear_solver_def def;
+    cl_test_mg_def(&s, "10/all", &def);
+    def.mg_positions = pos;
+    def.mg_position_count = n;
+    def.mg_mode = mode;
+    cl_linear_solver *ls = NULL;
+    assert_ok(cl_linear_solver_create("galerkin_mg", &def, &ls));
+    assert_ok(cl_linear_solver_analyse(ls, A));
+    assert_ok(cl_linear_solver_setup(ls, A, fixed));
+    const struct {
+      int64_t at;
+      double v;
+      const char *where;
+    } cases[] = {
+        {9 * A->diag[free_node] + 1, NAN, "NaN in a free node's row"},
+        {9 * A->diag[held] + 4, INFINITY, "Inf in a held node's row"},
+        {9 * masked + 0, NAN, "NaN in a held column of a free row"},
+        {9 * A->diag[n - 1] + 8, -INFINITY, "-Inf in the row of a node in no element"},
+    };
+    for (size_t k = 0; k < sizeof cases / sizeof cases[0]; ++k) {
+      A->val[cases[k].at] = cases[k].v;
+      expect_non_finite(ls, A, fixed, cases[k].where);
+      A->val[cases[k].at] = clean[cases[k].at];
+      assert_ok(cl_linear_solver_setup(ls, A, fixed));
+    }
+    /* a contact round: node `moved` becomes held, and its row changes with the mask (a NaN in it); the
+     * solve with the new mask makes the set-up for it again (cl_mg_update_mask) */
+    const int64_t q = A->row_ptr[moved] + 1;
+    A->val[9 * q + 3] = NAN;
+    memset(s.x, 0, sizeof(double) * (size_t)s.n3);
+    double *b = calloc(3 * (size_t)n, sizeof(double)), *x = calloc(3 * (size_t)n, sizeof(double));
+    memcpy(b, s.b, sizeof(double) * (size_t)s.n3);
+    cl_linear_result res;
+    const cl_status st = cl_linear_solver_solve(ls, b, x, fixed2, &res);
+    print_message("  NaN in the row of a node held from this round: %s, %s\n", cl_status_name(st), cl_last_error());
+    assert_int_equal(st, CL_ERR_NUMERICAL);
+    assert_int_equal(res.reason, CL_SOLVE_NON_FINITE);
+    assert_non_null(strstr(cl_last_error(), "NaN or Inf"));
+    A->val[9 * q + 3] = clean[9 * q + 3];
+    assert_ok(cl_linear_solver_setup(ls, A, fixed2));
+    cl_mg_stats st2;
+    cl_mg_get_stats(cl_linear_solver_multigrid(ls), &st2);
+    assert_int_equal(st2.mask_updates, 1); /* the NaN was met by the set-up for the new mask */
+    free(b);
+    free(x);
+    cl_linear_solver_destroy(ls);
+  }
+  free(fixed);
+  free(fixed2);
+  free(clean);
+  free(pos);
+  free(rp);
+  free(col);
+  cl_bsr_destroy(A);
+  cl_test_mg_free(&s);
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_entry),
       cmocka_unit_test(test_analyse_once_setup_many),
       cmocka_unit_test(test_fixed_mode_reasons),
+      cmocka_unit_test(test_non_finite_anywhere),
       cmocka_unit_test(test_misuse),
       cmocka_unit_test(test_reuse_keeps_coarse_levels),
   };
