@@ -83,6 +83,9 @@ local params = {
   { name = "tangent", group = "solver", type = "enum", values = { "model", "warped" }, default = "warped",
     help = "graph_fem's step matrix: the warped small-strain stiffness (stiffness warping, the corotated model's "
       .. "tangent without the rotation's derivative; cheaper, the same outcome here) or the model's tangent" },
+  { name = "contact_seed", group = "solver", type = "boolean", default = true,
+    help = "graph_fem's contact_seed: each step starts from the last step's contacts (one solve a step while the "
+      .. "contact set holds, instead of a contact-free solve first)" },
   number("tolerance", "solver", 1e-6, "1", { 1e-15, 0.5 }, "relative residual of each linear solve"),
   P.integer("max_iterations", "solver", 5000, { 1, 1e7 }, "iteration cap of each linear solve"),
   P.threads(),
@@ -96,7 +99,7 @@ local params = {
 -- graph_fem's parameters; the multigrid's only with linear_solver = "galerkin_mg"
 local function solver_params(p)
   local t = { model = p.model, linear_solver = p.linear_solver, tolerance = p.tolerance,
-              max_iterations = p.max_iterations, tangent = p.tangent }
+              max_iterations = p.max_iterations, tangent = p.tangent, contact_seed = p.contact_seed }
   if p.linear_solver == "galerkin_mg" then
     t.grid, t.mg_mode, t.mg_cycles, t.mg_smoother, t.mg_sweeps = p.grid, p.mg_mode, p.mg_cycles, p.mg_smoother,
                                                                  p.mg_sweeps
