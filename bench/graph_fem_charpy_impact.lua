@@ -25,12 +25,14 @@ local o = cl.options {
   scene_param("mg_cycles"),
   scene_param("tangent"),
   scene_param("mg_smoother"),
+  scene_param("contact_seed"),
   { name = "quick", type = "boolean", default = false, help = "the scene's coarse mesh, few steps (smoke test)" },
 }
 local now = require("cleave.progress").now
 local summary = require "cleave.summary"
 
-local over = { threads = o.threads, mg_cycles = o.mg_cycles, tangent = o.tangent, mg_smoother = o.mg_smoother }
+local over = { threads = o.threads, mg_cycles = o.mg_cycles, tangent = o.tangent, mg_smoother = o.mg_smoother,
+               contact_seed = o.contact_seed }
 local steps, warmup = o.steps, o.warmup
 if o.quick then
   over.max_volume, over.dt = 2e-8, 5e-6
