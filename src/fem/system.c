@@ -272,11 +272,6 @@ static void contact_hold(cl_fem_system *sys, const cl_body_state *st, int32_t l,
     if (f[k]) dv[k] = vsl[k] - v[k];
 }
 
-/* Free and supported nodes whose end position x + dt v' lies inside a collider become contacts
- * (sticking when the collider has friction and leaves a tangent row), marked to be turned into their
- * frames: a free node's basis starts with the normal, a supported node's with its support's rows and
- * then the part of the normal across them (top of system.h; a normal within the held directions
- * leaves the node to its support). Returns how many. */
 /* Make local node l (free or supported) a contact of collider c at surface point p with outward
  * normal n, approaching with end velocity u (x y z), marked to be turned into its frame: a free
  * node's basis starts with the normal, a supported node's with its support's rows and then the part

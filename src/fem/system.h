@@ -111,7 +111,8 @@ void cl_fem_hold_support(cl_fem_system *sys, int32_t l, const double *axes, int 
  * solvers that ask for it): after the holds and before the assembly, each free or supported node
  * that ended the last step as a live contact becomes a contact again, of the same collider, where
  * its predicted end position x + dt v, moved `skin` (m) into the collider along its last normal,
- * lies inside it (the surface point and normal of that point). The rounds then judge the seeds
+ * lies inside it (the surface point and normal of that point; its approach speed, which the
+ * restitution reflects after the step, from its velocity at the step's start). The rounds then judge the seeds
  * exactly as they judge the contacts they find: a seed that would pull (R . n < 0) is let go and the
  * system solved again, a node that penetrates is added; so the active set a step ends with meets
  * the same conditions, and a step whose set did not change solves once instead of twice. Not in a

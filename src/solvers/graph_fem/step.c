@@ -124,7 +124,7 @@ cl_status cl_gfem_step(void *solver, cl_body_state *st, const cl_step_input *in,
                         st->x + 3 * (size_t)i, st->v + 3 * (size_t)i, dt);
   }
   /* the last step's contacts, held where the nodes are predicted to meet their colliders (fem/system.h) */
-  if (s->p[GF_CONTACT_SEED] != 0.0 && !sys->statics)
+  if (s->p[GF_CONTACT_SEED] != 0.0)
     cl_fem_seed_contacts(sys, st, in->colliders, dt, CL_GFEM_SEED_SKIN * s->mean_edge);
 
   /* the held dofs are known: does this step keep the last fresh A (lagged.c)? Then the element pass
