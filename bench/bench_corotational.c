@@ -228,10 +228,10 @@ static void bench_mesh(const cl_mesh *mesh, int axis, double frac, int both, int
       run_result r = time_steps(w, body, warmup, steps);
       print_row(k_solver_names[solver], threads, &r);
       if (r.has_chol)
-        printf("  %-8s %-7s CHOLMOD: n = %lld, nnz(L) = %.3g, %s, last analyse %.1f ms, factorize %.1f ms, "
-               "solve %.2f ms\n", "", "", (long long)r.chol.n, r.chol.nnz_l,
+        printf("  %-8s %-7s CHOLMOD: n = %lld, nnz(L) = %.3g, %s, last analyse %.1f ms, factorize %.1f ms "
+               "(%.3g flop), solve %.2f ms\n", "", "", (long long)r.chol.n, r.chol.nnz_l,
                r.chol.supernodal ? "supernodal" : "simplicial", r.chol.analyse_ms, r.chol.factorize_ms,
-               r.chol.solve_ms);
+               r.chol.flops, r.chol.solve_ms);
       if (r.has_mg)
         printf("  %-8s %-7s multigrid \"%s\": %d levels, analysis %.1f ms (once per island pattern), set-up per step "
                "%.2f ms (Galerkin products %.2f, coarse factor %.2f), last CG factor per iteration %.3f\n", "", "",

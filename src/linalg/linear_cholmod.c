@@ -29,8 +29,10 @@
  *     Costs are counted in flops, so runs are reproducible: the factorisation's flop count from
  *     CHOLMOD; one preconditioned iteration = the two triangular solves (4 flops per entry of L) and a
  *     product with A (18 per 3x3 block), weighted 4x when L is larger than CL_CHOL_CACHE_BYTES,
- *     because such iterations stream memory where the factorisation runs dense BLAS-3 (the ratio of
- *     time per flop measured on the benchmark machine, docs/solvers/corotational.md), and 1x below:
+ *     because such iterations run at a quarter of the factorisation's flop rate, which is dense
+ *     BLAS-3 (the ratio of time per flop measured on the benchmark machine: the Charpy bar's
+ *     factorisation, 1.78 Gflop in about 70 ms, against an iteration of 18.6 Mflop in about 3 ms,
+ *     docs/solvers/corotational.md), and 1x below:
  *     a small factor's iterations run from cache and its factorisation's small supernodes get little
  *     from BLAS-3 (the coarsest level of "50/all" on the Charpy bar: 45k entries of L, a factorisation
  *     of 3.6 Mflop in 0.49 ms, an iteration of 0.31 Mflop in 0.058 ms, a ratio of 8.4 where the

@@ -5,11 +5,12 @@
  * dgemv) once per supernode; most supernodes of a 3D FEM factor are a few columns wide, where the
  * per-call overhead of the BLAS dominates, and the whole solve ran at 1.8 GFlop/s on the benchmark
  * machine (9 ms for the 4.1M-entry factor of the 28k-tet Charpy bar, docs/BENCHMARKS.md). Here each
- * supernode is one pass over its columns with the rectangle below the diagonal block handled
- * through a dense scratch vector (gather / scatter once per supernode), and the factor can be kept
- * in single precision, halving the bytes streamed per solve: as a CG preconditioner it only has to
- * be close to A^-1 (the outer CG, in double, sets the accuracy). CHOLMOD still does the ordering,
- * the symbolic analysis and the numeric factorisation.
+ * supernode is one pass over a dense scratch vector (its own entries, then the rows below it:
+ * gather / scatter once per supernode) with the columns in groups of eight, and the factor can be
+ * kept in single precision, with the products in float: as a CG preconditioner it only has to be
+ * close to A^-1 (the outer CG, in double, sets the accuracy). 2.6 ms with one thread and 1.5 ms with
+ * two for that factor (supernodal_solve.c says why the grouping matters more than the bytes).
+ * CHOLMOD still does the ordering, the symbolic analysis and the numeric factorisation.
  *
  * The solve reads CHOLMOD's supernodal layout (cholmod_core.h, "supernodal factor"): supernode s
  * holds columns super[s] .. super[s+1]-1, its row indices are s[pi[s] .. pi[s+1]-1] (the first ones
