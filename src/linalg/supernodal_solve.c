@@ -299,7 +299,7 @@ static cl_status partition_tree(cl_supernodal *s, int parts) {
  *
  * The products over a group are formed in T: in single precision eight lanes of float per
  * instruction and one conversion to double per row instead of one per entry (the factor's values
- * are rounded to float anyway; relative residual of one application 5.6e-7 against 2.4e-7 with
+ * are rounded to float anyway; relative residual of one application 6.0e-7 against 2.4e-7 with
  * double products, and the same CG iterations on the Charpy bar). The factor (17 MB in single
  * precision for the 28k-tet Charpy bar) stays in this machine's cache between applications, so the
  * sweeps are bound by instructions, not by memory traffic: column by column, the diagonal block's
@@ -338,8 +338,9 @@ static inline int64_t sn_group_prev(int64_t j) { return j % 8 == 4 ? j - 4 : j -
         z[j + q] = zq;                                                                                    \
         for (int64_t i = j + q + 1; i < j + b; ++i) z[i] -= (double)col[i] * zq;                          \
       }                                                                                                   \
-      const T *c0 = V + j * nr, *c1 = c0 + nr, *c2 = c1 + nr, *c3 = c2 + nr;                              \
+      const T *c0 = V + j * nr;                                                                           \
       if (b >= 4) {                                                                                       \
+        const T *c1 = c0 + nr, *c2 = c1 + nr, *c3 = c2 + nr;                                              \
         const T z0 = (T)z[j], z1 = (T)z[j + 1], z2 = (T)z[j + 2], z3 = (T)z[j + 3];                      \
         if (b == 8) {                                                                                     \
           const T *c4 = c3 + nr, *c5 = c4 + nr, *c6 = c5 + nr, *c7 = c6 + nr;                             \
@@ -376,9 +377,10 @@ static inline int64_t sn_group_prev(int64_t j) { return j % 8 == 4 ? j - 4 : j -
     for (int64_t i = 0; i < m; ++i) z[nc + i] = y[r[i]];                                                  \
     for (int64_t j = sn_group_last(nc); j >= 0; j = sn_group_prev(j)) {                                   \
       const int64_t b = sn_group(j, nc);                                                                  \
-      const T *c0 = V + j * nr, *c1 = c0 + nr, *c2 = c1 + nr, *c3 = c2 + nr;                              \
+      const T *c0 = V + j * nr;                                                                           \
       if (b == 8) {                                                                                       \
-        const T *c4 = c3 + nr, *c5 = c4 + nr, *c6 = c5 + nr, *c7 = c6 + nr;                               \
+        const T *c1 = c0 + nr, *c2 = c1 + nr, *c3 = c2 + nr, *c4 = c3 + nr, *c5 = c4 + nr, *c6 = c5 + nr; \
+        const T *c7 = c6 + nr;                                                                            \
         T d0 = 0, d1 = 0, d2 = 0, d3 = 0, d4 = 0, d5 = 0, d6 = 0, d7 = 0;                                 \
         _Pragma("omp simd reduction(+ : d0, d1, d2, d3, d4, d5, d6, d7)")                                 \
         for (int64_t i = j + 8; i < nr; ++i) {                                                            \
@@ -389,6 +391,7 @@ static inline int64_t sn_group_prev(int64_t j) { return j % 8 == 4 ? j - 4 : j -
         z[j] -= d0, z[j + 1] -= d1, z[j + 2] -= d2, z[j + 3] -= d3;                                       \
         z[j + 4] -= d4, z[j + 5] -= d5, z[j + 6] -= d6, z[j + 7] -= d7;                                   \
       } else if (b == 4) {                                                                                \
+        const T *c1 = c0 + nr, *c2 = c1 + nr, *c3 = c2 + nr;                                              \
         T d0 = 0, d1 = 0, d2 = 0, d3 = 0;                                                                 \
         _Pragma("omp simd reduction(+ : d0, d1, d2, d3)")                                                 \
         for (int64_t i = j + 4; i < nr; ++i) {                                                            \
