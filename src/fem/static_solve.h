@@ -42,10 +42,13 @@ typedef struct cl_fem_static_result {
   double imposed2;   /* the squared displacement the iteration gave its held rows (m^2): > 0 when its
                       * start broke a constraint (targets not met, nodes found inside a collider) */
   double k_over_m;   /* when asked: trace K / trace M of the iteration's unshifted matrix, 1/s^2 */
+  int32_t reprojected; /* contacts moved to the surface under their node (keep_contacts 2) */
 } cl_fem_static_result;
 
 /* A solver's static iteration: at the current x, with mass shift `shift` (1/s^2) and the last
- * iteration's contacts kept or not, solve and move x by dx (v left zero) and fill *out (k_over_m only
+ * iteration's contacts kept or not (keep_contacts 0: found afresh; 1: kept along their normals where
+ * the nodes are now; 2: the polish, kept and, on a curved collider, moved to the surface point under
+ * the node: cl_fem_system_begin), solve and move x by dx (v left zero) and fill *out (k_over_m only
  * when want_scale). cl_fem_system_reaction2 and the system's imposed2 give the reactions and the
  * imposed displacement of each of its systems. */
 typedef cl_status (*cl_fem_static_iteration)(void *solver, cl_body_state *st, const cl_step_input *one, double shift,

@@ -277,15 +277,28 @@ static void contact_hold(cl_fem_system *sys, const cl_body_state *st, int32_t l,
  * node's basis starts with the normal, a supported node's with its support's rows and then the part
  * of the normal across them (top of system.h). Returns 0, leaving the node alone, when the normal
  * lies within the held directions (the support already decides the motion along n). */
-static int make_contact(cl_fem_system *sys, int32_t l, int32_t c, const cl_collider_shape *sh, const double *p,
-                        const double *n, const double *u) {
-  const int ns = sys->nsup[l];
-  double *Q = sys->basis + 9 * (size_t)l, *vs = sys->cv + 3 * (size_t)l, e[3] = {n[0], n[1], n[2]};
-  for (int k = 0; k < ns; ++k) { /* n_perp = n - sum_k (n . a_k) a_k */
+/* The part of the normal n across the first ns rows of Q (a support's axes), n_perp = n - sum_k
+ * (n . a_k) a_k, in e; returns its length. */
+static double normal_across(const double *Q, int ns, const double *n, double e[3]) {
+  e[0] = n[0], e[1] = n[1], e[2] = n[2];
+  for (int k = 0; k < ns; ++k) {
     const double *a = Q + 3 * k, na = n[0] * a[0] + n[1] * a[1] + n[2] * a[2];
     for (int q = 0; q < 3; ++q) e[q] -= na * a[q];
   }
-  const double en = sqrt(e[0] * e[0] + e[1] * e[1] + e[2] * e[2]);
+  return sqrt(e[0] * e[0] + e[1] * e[1] + e[2] * e[2]);
+}
+
+/* Row ns of Q <- e / en (the contact's normal row after the support's rows), the rest completed. */
+static void set_normal_row(double *Q, int ns, const double *e, double en) {
+  for (int q = 0; q < 3; ++q) Q[3 * ns + q] = e[q] / en;
+  basis_complete(Q, ns + 1);
+}
+
+static int make_contact(cl_fem_system *sys, int32_t l, int32_t c, const cl_collider_shape *sh, const double *p,
+                        const double *n, const double *u) {
+  const int ns = sys->nsup[l];
+  double *Q = sys->basis + 9 * (size_t)l, *vs = sys->cv + 3 * (size_t)l, e[3];
+  const double en = normal_across(Q, ns, n, e);
   if (!(en > 1e-6)) return 0;
   if (sys->frame[l]) { /* already turned into its support's frame: turn on from there */
     memcpy(sys->pbasis + 9 * (size_t)l, Q, 9 * sizeof(double));
@@ -293,10 +306,10 @@ static int make_contact(cl_fem_system *sys, int32_t l, int32_t c, const cl_colli
   } else {
     sys->turn[l] = 1;
   }
-  for (int q = 0; q < 3; ++q) Q[3 * ns + q] = e[q] / en;
-  basis_complete(Q, ns + 1);
+  set_normal_row(Q, ns, e, en);
   memcpy(sys->cn + 3 * (size_t)l, n, 3 * sizeof(double));
   memcpy(sys->cx + 3 * (size_t)l, p, 3 * sizeof(double));
+  memcpy(sys->canchor + 3 * (size_t)l, p, 3 * sizeof(double));
   cl_collider_surface_velocity(sh, p, vs);
   double vr = 0.0; /* the approach speed, for the restitution after the step */
   for (int k = 0; k < 3; ++k) vr += n[k] * (u[k] - vs[k]);
@@ -487,7 +500,8 @@ cl_status cl_fem_system_alloc(cl_fem_system *sys, int32_t n, const char *what) {
   sys->cimp = cl_calloc(n3, sizeof(double), what);
   sys->simp = cl_calloc(n3, sizeof(double), what);
   sys->was_contact = cl_calloc(nn, 1, what);
-  if (!sys->was_contact || !sys->b || !sys->r0 || !sys->v || !sys->dv || !sys->dv_prev || !sys->fixed || !sys->role || !sys->contact ||
+  sys->canchor = cl_calloc(n3, sizeof(double), what);
+  if (!sys->was_contact || !sys->canchor || !sys->b || !sys->r0 || !sys->v || !sys->dv || !sys->dv_prev || !sys->fixed || !sys->role || !sys->contact ||
       !sys->frame || !sys->turn || !sys->basis || !sys->pbasis || !sys->nsup || !sys->hold || !sys->ccol ||
       !sys->cn || !sys->cx || !sys->cv || !sys->capproach || !sys->cfric || !sys->cimp || !sys->simp)
     return CL_ERR_OUT_OF_MEMORY;
@@ -512,6 +526,7 @@ void cl_fem_system_free(cl_fem_system *sys) {
   free(sys->ccol);
   free(sys->cn);
   free(sys->cx);
+  free(sys->canchor);
   free(sys->cv);
   free(sys->capproach);
   free(sys->cfric);
@@ -519,25 +534,57 @@ void cl_fem_system_free(cl_fem_system *sys) {
   free(sys->simp);
   free(sys->was_contact);
   sys->b = sys->r0 = sys->v = sys->dv = sys->dv_prev = sys->basis = sys->pbasis = sys->hold = NULL;
-  sys->cn = sys->cx = sys->cv = sys->capproach = sys->cfric = sys->cimp = sys->simp = NULL;
+  sys->cn = sys->cx = sys->canchor = sys->cv = sys->capproach = sys->cfric = sys->cimp = sys->simp = NULL;
   sys->fixed = sys->role = sys->contact = sys->frame = sys->turn = sys->nsup = sys->was_contact = NULL;
   sys->ccol = NULL;
 }
 
-void cl_fem_system_begin(cl_fem_system *sys, const cl_body_state *st, int keep_contacts) {
+/* A contact kept by a static iteration, its node at x after sliding along the tangent plane of its
+ * surface point (canchor, where the plane touches the collider): the surface point and normal under
+ * x, when the surface turned under it (a curved collider). The slide s = |x - canchor| bounds the
+ * node's gap from a surface whose radius of curvature exceeds s / 2 (s^2 / 2R), so x moved s into
+ * the collider along the plane's normal lies inside it. Keeps the contact as it was (returns 0) where
+ * the normal did not change (a plane), where that point is not inside, or where the new normal lies
+ * within the node's support (ns rows of its basis). */
+static int reproject_kept(cl_fem_system *sys, int32_t l, int ns, const double *x, const cl_collider_view *view) {
+  const int32_t c = sys->ccol[l];
+  if (!view || c < 0 || c >= view->count) return 0;
+  double *cx = sys->cx + 3 * (size_t)l, *cn = sys->cn + 3 * (size_t)l, *ca = sys->canchor + 3 * (size_t)l;
+  const double slide = sqrt((x[0] - ca[0]) * (x[0] - ca[0]) + (x[1] - ca[1]) * (x[1] - ca[1]) +
+                            (x[2] - ca[2]) * (x[2] - ca[2]));
+  double q[3], p[3], n[3], e[3];
+  for (int k = 0; k < 3; ++k) q[k] = x[k] - slide * cn[k];
+  if (!(slide > 0.0) || !cl_collider_penetration(&view->shapes[c], q, p, n)) return 0;
+  if (n[0] == cn[0] && n[1] == cn[1] && n[2] == cn[2]) return 0;
+  double *Q = sys->basis + 9 * (size_t)l;
+  const double en = normal_across(Q, ns, n, e);
+  if (!(en > 1e-6)) return 0;
+  set_normal_row(Q, ns, e, en);
+  memcpy(cx, p, sizeof p);
+  memcpy(ca, p, sizeof p);
+  memcpy(cn, n, sizeof n);
+  return 1;
+}
+
+void cl_fem_system_begin(cl_fem_system *sys, const cl_body_state *st, int keep_contacts,
+                         const cl_collider_view *view) {
   memset(sys->fixed, 0, 3 * (size_t)sys->n);
-  memset(sys->nsup, 0, (size_t)sys->n);
   sys->ncons = sys->nfull = 0;
   sys->imposed2 = 0.0;
+  sys->reprojected = 0;
   for (int32_t l = 0; l < sys->n; ++l) /* for cl_fem_seed_contacts */
     sys->was_contact[l] = sys->role[l] == CL_FEM_CONTACT && sys->contact[l] != CONTACT_NONE;
   if (!keep_contacts) {
+    memset(sys->nsup, 0, (size_t)sys->n);
     memset(sys->role, CL_FEM_FREE, (size_t)sys->n);
     memset(sys->contact, CONTACT_NONE, (size_t)sys->n);
     return;
   }
-  /* a static iteration starts from the last one's contacts: held along the same normal where the
-   * node is now (on the surface), free nodes otherwise */
+  /* a static iteration starts from the last one's contacts: held where the node is now along the
+   * same normal, or, in the static solve's polish (view given), on a curved collider at the surface
+   * point under it along the normal there (reproject_kept: the equilibrium then has its nodes on the
+   * surface, not on the tangent planes of the first iteration's contact points); free nodes
+   * otherwise */
   for (int32_t l = 0; l < sys->n; ++l) {
     const int keep = sys->role[l] == CL_FEM_CONTACT && sys->contact[l] != CONTACT_NONE;
     if (!keep) {
@@ -545,13 +592,16 @@ void cl_fem_system_begin(cl_fem_system *sys, const cl_body_state *st, int keep_c
       sys->contact[l] = CONTACT_NONE;
       continue;
     }
-    memcpy(sys->cx + 3 * (size_t)l, st->x + 3 * (size_t)node_of(sys, l), 3 * sizeof(double));
+    const double *x = st->x + 3 * (size_t)node_of(sys, l);
+    if (reproject_kept(sys, l, sys->nsup[l], x, view)) sys->reprojected++;
+    else memcpy(sys->cx + 3 * (size_t)l, x, 3 * sizeof(double));
     memset(sys->cv + 3 * (size_t)l, 0, 3 * sizeof(double));
     sys->cfric[2 * l] = sys->cfric[2 * l + 1] = 0.0;
     sys->capproach[l] = 0.0;
     sys->turn[l] = 1;
     sys->ncons++;
   }
+  memset(sys->nsup, 0, (size_t)sys->n); /* the supports' holds set them again */
 }
 
 void cl_fem_hold_constraint(cl_fem_system *sys, int32_t l, const double *x_t, const double *x, const double *v,

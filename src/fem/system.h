@@ -78,6 +78,8 @@ typedef struct cl_fem_system {
   int32_t *ccol;             /* a contact's collider */
   double *cn;                /* 3n: a contact's collider normal (x, y, z, outward of the collider) */
   double *cx, *cv;           /* 3n: contact point on the collider, the surface's velocity there */
+  double *canchor;           /* 3n: where the contact's plane touches the collider (cx moves with the
+                              * node in a static solve's kept contacts; this does not) */
   double *capproach;         /* n: normal speed toward the collider before the contact (<= 0) */
   double *cfric;             /* 2n: kinetic friction impulse on the tangent rows, N s */
   double *cimp;              /* 3n: the impulse the constraint or contact gave (x, y, z) */
@@ -90,6 +92,8 @@ typedef struct cl_fem_system {
   int statics;               /* a static solve (see the top of the file) */
   double imposed2;           /* statics: squared dv of the held rows after the last solve (what the
                               * iteration had to move them by: targets not met, contacts found) */
+  int32_t reprojected;       /* statics: contacts cl_fem_system_begin moved to the surface under their
+                              * node (a view given) */
 } cl_fem_system;
 
 /* Allocate the per-node arrays of an n-node system (A, nodes and the solver's own arrays are not
@@ -98,8 +102,12 @@ cl_status cl_fem_system_alloc(cl_fem_system *sys, int32_t n, const char *what);
 void cl_fem_system_free(cl_fem_system *sys);
 
 /* Start of a step: no dof held, no roles; with keep_contacts (a static solve's later iterations) the
- * last iteration's live contacts stay, held along the same normal where the node is now. */
-void cl_fem_system_begin(cl_fem_system *sys, const cl_body_state *st, int keep_contacts);
+ * last iteration's live contacts stay, held along the same normal where the node is now, or, where
+ * the collider's surface turned under the node's slide (a curved collider of `view`; NULL: never;
+ * the static solve's polish, fem/static_solve.h), at the surface point under the node along the
+ * normal there (counted in sys->reprojected). */
+void cl_fem_system_begin(cl_fem_system *sys, const cl_body_state *st, int keep_contacts,
+                         const cl_collider_view *view);
 /* Hold local node l at target x_t (a constraint): dv lands it there from x with velocity v. */
 void cl_fem_hold_constraint(cl_fem_system *sys, int32_t l, const double *x_t, const double *x, const double *v,
                             double dt);
@@ -107,6 +115,10 @@ void cl_fem_hold_constraint(cl_fem_system *sys, int32_t l, const double *x_t, co
  * contact kept from the last static iteration keeps its basis (its support's rows come first in it). */
 void cl_fem_hold_support(cl_fem_system *sys, int32_t l, const double *axes, int held, const double *p,
                          const double *x, const double *v, double dt);
+/* The contact seeds' skin (cl_fem_seed_contacts) as a fraction of the mesh's edge length, for the
+ * solvers that seed: a node that stays on a collider's surface is predicted on it to rounding and
+ * dt^2 a; one that moved off by more is not seeded (a wrong seed costs a contact round either way). */
+#define CL_FEM_SEED_SKIN 0.01
 /* Seed this step's contact active set with the last step's (a warm start of rounds 2-4 above, for
  * solvers that ask for it): after the holds and before the assembly, each free or supported node
  * that ended the last step as a live contact becomes a contact again, of the same collider, where

@@ -65,6 +65,7 @@ typedef enum cl_corot_param {
   CL_COROT_MIN_FRAGMENT,         /* an event that cuts off a piece of at most this many elements (or mean
                                     element volumes) is undone */
   CL_COROT_SKIP_STALE,           /* 1: skip an event next to a node split earlier in the same step */
+  CL_COROT_CONTACT_SEED,         /* 1: a step starts from the last step's contacts (fem/system.h) */
   CL_COROT_PARAM_COUNT
 } cl_corot_param;
 
@@ -135,6 +136,7 @@ typedef struct cl_corot {
   double *h;                 /* 12 per tet: rotated gradients R g_a (a = 0..3), this step */
   double *f;                 /* 12 per tet: elastic force on each corner, N, this step */
   double *Re;                /* 9 per tet: element rotation, this step */
+  double mean_edge;          /* the edge of the regular tet of the mean rest volume, m (contact seeds' skin) */
 
   /* node-element incidence (CSR over nodes), rebuilt at topology changes */
   int32_t inc_nodes;         /* nodes the incidence covers */

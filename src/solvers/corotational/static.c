@@ -43,13 +43,16 @@ static cl_status iterate(void *solver, cl_body_state *st, const cl_step_input *o
   cl_step_report rep = {0, 0.0};
   const cl_status r = cl_corot_step(s, st, one, &rep);
   double react2 = 0.0, imposed2 = 0.0;
+  int32_t reprojected = 0;
   for (int32_t q = 0; q < s->nislands; ++q) {
     react2 += cl_fem_system_reaction2(&s->islands[q].sys);
     imposed2 += s->islands[q].sys.imposed2;
+    reprojected += s->islands[q].sys.reprojected;
   }
   out->merit = sqrt(s->static_res2);
   out->reactions = sqrt(react2);
   out->imposed2 = imposed2;
+  out->reprojected = reprojected;
   if (want_scale) out->k_over_m = stiffness_over_mass(s, st);
   return r;
 }

@@ -124,7 +124,8 @@ cl_status cl_corot_step(void *solver, cl_body_state *st, const cl_step_input *in
   /* constraint masks and the dv that lands each held node on its target */
   for (int32_t k = 0; k < s->nislands; ++k) {
     s->islands[k].sys.statics = s->statics;
-    cl_fem_system_begin(&s->islands[k].sys, st, s->statics && s->keep_contacts);
+    cl_fem_system_begin(&s->islands[k].sys, st, s->statics && s->keep_contacts,
+                        s->statics && s->keep_contacts == 2 ? in->colliders : NULL);
   }
   const cl_constraint_set *cs = &in->constraints;
   for (int32_t j = 0; j < cs->count; ++j) {
@@ -146,6 +147,12 @@ cl_status cl_corot_step(void *solver, cl_body_state *st, const cl_step_input *in
     cl_fem_hold_support(&s->islands[k].sys, s->node_local[i], ss->axes + 9 * (size_t)j, ss->held[j],
                         ss->target_x + 3 * (size_t)j, st->x + 3 * (size_t)i, st->v + 3 * (size_t)i, dt);
   }
+
+  /* the last step's contacts, held where the nodes are predicted to meet their colliders (fem/system.h);
+   * an island made by this step's topology change starts without them */
+  if (s->p[CL_COROT_CONTACT_SEED] != 0.0)
+    for (int32_t k = 0; k < s->nislands; ++k)
+      cl_fem_seed_contacts(&s->islands[k].sys, st, in->colliders, dt, CL_FEM_SEED_SKIN * s->mean_edge);
 
   cl_status warn = CL_OK;
   const int conserve = s->p[CL_COROT_CONSERVE_MOMENTUM] != 0.0;

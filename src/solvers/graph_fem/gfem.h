@@ -61,10 +61,6 @@ typedef enum cl_gfem_param {
 } cl_gfem_param;
 
 enum { CL_GFEM_EDG = 80 }; /* doubles per tet of cl_gfem.edg (element.c) */
-/* The contact seeds' skin (cl_fem_seed_contacts) as a fraction of the mean edge length: a node that
- * stays on a collider's surface is predicted on it to rounding and dt^2 a; one that moved off by
- * more is not seeded (a wrong seed costs a contact round either way). */
-#define CL_GFEM_SEED_SKIN 0.01
 
 typedef struct cl_gfem {
   double p[GF_PARAM_COUNT];

@@ -72,11 +72,10 @@ static const cl_param_info k_params[GF_PARAM_COUNT] = {
                                  "the node is predicted to meet the collider) instead of a contact-free solve; the "
                                  "contact rounds then judge them as they judge new ones (let go where they would "
                                  "pull, add nodes that penetrate), so a step whose contact set did not change "
-                                 "solves once instead of twice. Off by default: a curved collider's contact is "
-                                 "then linearised at another point, which moves a quasi-static rest state by "
-                                 "about 1e-5 of its force (docs/solvers/graph_fem.md, \"Contact: the seeded "
-                                 "active set\"); the Charpy scene turns it on",
-                         .value = 0.0, .min = 0.0, .max = 1.0, .kind = CL_PARAM_BOOLEAN},
+                                 "solves once instead of twice, and a contact at rest on a curved collider "
+                                 "settles with its node on the surface (docs/solvers/graph_fem.md, \"Contact: "
+                                 "the seeded active set\")",
+                         .value = 1.0, .min = 0.0, .max = 1.0, .kind = CL_PARAM_BOOLEAN},
     [GF_CONTACT_CYCLES] = {.name = "contact_cycles", .unit = "1",
                            .help = "galerkin_mg in mg_mode fixed: V-cycles of each re-solve of the contact rounds, "
                                    "which continues from the last solve's velocity change after a few contacts "

@@ -32,6 +32,7 @@ static cl_status iterate(void *solver, cl_body_state *st, const cl_step_input *o
   out->merit = sqrt(s->static_res2);
   out->reactions = sqrt(cl_fem_system_reaction2(&s->sys));
   out->imposed2 = s->sys.imposed2;
+  out->reprojected = s->sys.reprojected;
   if (want_scale) out->k_over_m = stiffness_over_mass(s, st);
   return r;
 }

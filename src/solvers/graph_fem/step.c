@@ -107,7 +107,8 @@ cl_status cl_gfem_step(void *solver, cl_body_state *st, const cl_step_input *in,
     return cl_fail(CL_ERR_STATE, "%s: the body state changed size outside the solver (%d nodes, %d cells; the solver "
                    "knows %d and %d)", s->body, st->n, st->ncells, s->nnodes, s->ntets);
   cl_fem_system *sys = &s->sys;
-  cl_fem_system_begin(sys, st, sys->statics && s->keep_contacts);
+  cl_fem_system_begin(sys, st, sys->statics && s->keep_contacts,
+                      sys->statics && s->keep_contacts == 2 ? in->colliders : NULL);
   const cl_constraint_set *cs = &in->constraints;
   for (int32_t j = 0; j < cs->count; ++j) {
     const int32_t i = cs->nodes[j];
@@ -125,7 +126,7 @@ cl_status cl_gfem_step(void *solver, cl_body_state *st, const cl_step_input *in,
   }
   /* the last step's contacts, held where the nodes are predicted to meet their colliders (fem/system.h) */
   if (s->p[GF_CONTACT_SEED] != 0.0)
-    cl_fem_seed_contacts(sys, st, in->colliders, dt, CL_GFEM_SEED_SKIN * s->mean_edge);
+    cl_fem_seed_contacts(sys, st, in->colliders, dt, CL_FEM_SEED_SKIN * s->mean_edge);
 
   /* the held dofs are known: does this step keep the last fresh A (lagged.c)? Then the element pass
    * makes forces only and the assembly b and r0 only */

@@ -1,0 +1,138 @@
+/* The corotational solver's contact seeds (parameter contact_seed, on by default; cl_fem_seed_contacts
+ * in src/fem/system.c, shared with graph_fem: docs/solvers/graph_fem.md, "Contact: the seeded active
+ * set"). What must hold:
+ *   - with a converged solve the path is the one without seeds: a block dropped on a frictionless
+ *     floor, landing, resting and launched off it again (the seeds meet the same conditions on the
+ *     active set as found contacts);
+ *   - in a resting contact a seeded step solves once, an unseeded one twice (the contact-free solve,
+ *     then the round that holds the contacts): fewer CG iterations a step;
+ *   - a seed that would pull is let go: a block launched upwards leaves the floor in that step;
+ *   - on by default; a bad value is refused by name with its range. */
+#include <math.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cmocka.h>
+
+#include "cleave/world.h"
+#include "geom/tet_grid.h"
+#include "solvers/corotational/corot.h"
+#include "support/test_worlds.h"
+#include "world/world.h"
+
+/* A corotational cube of 0.1 m (4 x 4 x 4 cells, 384 tets) whose underside starts `gap` above a
+ * frictionless floor plane y = 0, E 1e6 Pa, nu 0.3, density 1000, under gravity, dt = 1/200 s, pcg to
+ * 1e-12. */
+static cl_body *block_on_floor(cl_world **w, double gap, int seed) {
+  const double lo[3] = {-0.05, gap, -0.05}, hi[3] = {0.05, gap + 0.1, 0.05};
+  cl_mesh *m = NULL;
+  assert_int_equal(cl_tet_grid(4, 4, 4, lo, hi, &m), CL_OK);
+  *w = cl_test_world(1.0 / 200.0, -9.81, 1);
+  const cl_param p[] = {{"contact_seed", seed, NULL}, {"linear_solver", 0, NULL}, {"tolerance", 1e-12, NULL},
+                        {"max_iterations", 5000, NULL}};
+  cl_body_def bd;
+  cl_body_def_default(&bd);
+  bd.solver = "corotational";
+  bd.material.young = 1e6;
+  bd.material.poisson = 0.3;
+  bd.material.density = 1000.0;
+  bd.params = p;
+  bd.param_count = 4;
+  cl_id id = 0;
+  if (cl_world_add_body(*w, &bd, m, &id) < 0) fail_msg("corotational body: %s", cl_last_error());
+  cl_mesh_destroy(m);
+  cl_collider_def d;
+  cl_collider_def_default(&d, CL_COLLIDER_PLANE);
+  d.normal[0] = 0.0, d.normal[1] = 1.0, d.normal[2] = 0.0;
+  d.friction = 0.0;
+  cl_id floor_id;
+  assert_int_equal(cl_world_add_collider(*w, &d, &floor_id), CL_OK);
+  cl_body *b = NULL;
+  assert_int_equal(cl_world_body(*w, id, &b), CL_OK);
+  return b;
+}
+
+static int contacts(const cl_corot *s) {
+  int c = 0;
+  for (int32_t k = 0; k < s->nislands; ++k) {
+    const cl_fem_system *sys = &s->islands[k].sys;
+    for (int32_t l = 0; l < sys->n; ++l) c += sys->role[l] == CL_FEM_CONTACT && sys->contact[l] != 0;
+  }
+  return c;
+}
+
+static void launch(cl_body *b, double vy) {
+  for (int32_t i = 0; i < b->state.n; ++i) b->state.v[3 * i + 1] = vy;
+}
+
+/* Seeded and unseeded runs side by side: the same path to rounding through landing, rest and
+ * lift-off, the same contacts every step; at rest the seeded steps need fewer CG iterations (one
+ * solve), and the launched block leaves the floor in the launch step either way. */
+static void test_same_path_fewer_solves(void **state) {
+  (void)state;
+  cl_world *w[2];
+  cl_body *b[2];
+  for (int k = 0; k < 2; ++k) b[k] = block_on_floor(&w[k], 2e-3, k);
+  double worst = 0.0;
+  int touching = 0;
+  int64_t rest_it[2] = {0, 0};
+  for (int step = 0; step < 80; ++step) {
+    if (step == 60)
+      for (int k = 0; k < 2; ++k) launch(b[k], 0.5);
+    for (int k = 0; k < 2; ++k) assert_true(cl_world_step(w[k], 1) >= 0);
+    const cl_corot *s0 = b[0]->solver, *s1 = b[1]->solver;
+    assert_int_equal(contacts(s0), contacts(s1));
+    touching += contacts(s1) > 0;
+    if (step >= 40 && step < 60)
+      for (int k = 0; k < 2; ++k) rest_it[k] += ((const cl_corot *)b[k]->solver)->timing.iterations;
+    if (step == 60) assert_int_equal(contacts(s1), 0); /* the seeds would pull: let go */
+    for (int32_t i = 0; i < 3 * b[0]->state.n; ++i) worst = fmax(worst, fabs(b[0]->state.x[i] - b[1]->state.x[i]));
+  }
+  print_message("corotational, seeded against unseeded, converged: %d steps in contact, largest position difference "
+                "%.3g m; CG iterations over 20 resting steps %lld unseeded, %lld seeded\n", touching, worst,
+                (long long)rest_it[0], (long long)rest_it[1]);
+  assert_true(touching > 40);
+  assert_true(worst < 1e-9);
+  assert_true(rest_it[1] < rest_it[0]);
+  for (int k = 0; k < 2; ++k) cl_world_destroy(w[k]);
+}
+
+static void test_default_and_bad_value(void **state) {
+  (void)state;
+  const double lo[3] = {0, 0, 0}, hi[3] = {0.1, 0.1, 0.1};
+  cl_mesh *m = NULL;
+  assert_int_equal(cl_tet_grid(1, 1, 1, lo, hi, &m), CL_OK);
+  cl_world *w = cl_test_world(1e-2, 0.0, 1);
+  const cl_id id = cl_test_add_body(w, "corotational", m, NULL, 0, NULL, NULL, 0);
+  const cl_corot *s = cl_test_body_solver(w, id);
+  assert_true(s->p[CL_COROT_CONTACT_SEED] == 1.0);
+  cl_world_destroy(w);
+  w = cl_test_world(1e-2, 0.0, 1);
+  const cl_param bad[] = {{"contact_seed", 2.0, NULL}};
+  cl_body_def bd;
+  cl_body_def_default(&bd);
+  bd.solver = "corotational";
+  bd.params = bad;
+  bd.param_count = 1;
+  cl_id bid;
+  assert_true(cl_world_add_body(w, &bd, m, &bid) < 0);
+  const char *msg = cl_last_error();
+  print_message("%s\n", msg);
+  assert_non_null(strstr(msg, "contact_seed"));
+  assert_non_null(strstr(msg, "[0, 1]"));
+  cl_world_destroy(w);
+  cl_mesh_destroy(m);
+}
+
+int main(void) {
+  const struct CMUnitTest tests[] = {
+      cmocka_unit_test(test_same_path_fewer_solves),
+      cmocka_unit_test(test_default_and_bad_value),
+  };
+  return cmocka_run_group_tests(tests, NULL, NULL);
+}
