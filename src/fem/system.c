@@ -359,7 +359,24 @@ int32_t cl_fem_seed_contacts(cl_fem_system *sys, const cl_body_state *st, const 
     for (int k = 0; k < 3; ++k) q[k] = x[k] + dt * u[k] - skin * n0[k];
     if (!cl_collider_penetration(sh, q, p, n)) continue;
     const int was_free = sys->role[l] == CL_FEM_FREE;
+    /* a free node that ended the last step sliding keeps sliding with its friction load, turned from
+     * its last tangent rows (its basis is still last step's: only supports rewrite a basis before
+     * this) into the new ones, so the rounds' friction fixed point starts where the last step ended
+     * instead of from sticking; a supported node restarts sticking, as a new contact does */
+    double F[3] = {0.0, 0.0, 0.0};
+    const int slid = was_free && sys->was_contact[l] == CONTACT_SLIDE && sh->friction > 0.0;
+    if (slid) {
+      const double *Q = sys->basis + 9 * (size_t)l, f0 = sys->cfric[2 * (size_t)l], f1 = sys->cfric[2 * (size_t)l + 1];
+      for (int k = 0; k < 3; ++k) F[k] = f0 * Q[3 + k] + f1 * Q[6 + k];
+    }
     if (!make_contact(sys, l, c, sh, p, n, u)) continue;
+    if (slid) {
+      const double *Q = sys->basis + 9 * (size_t)l;
+      sys->contact[l] = CONTACT_SLIDE;
+      sys->cfseed[2 * (size_t)l] = F[0] * Q[3] + F[1] * Q[4] + F[2] * Q[5];
+      sys->cfseed[2 * (size_t)l + 1] = F[0] * Q[6] + F[1] * Q[7] + F[2] * Q[8];
+      sys->fseed[l] = 1;
+    }
     sys->ncons += was_free;
     ++seeded;
   }
@@ -497,13 +514,15 @@ cl_status cl_fem_system_alloc(cl_fem_system *sys, int32_t n, const char *what) {
   sys->cv = cl_calloc(n3, sizeof(double), what);
   sys->capproach = cl_calloc(nn, sizeof(double), what);
   sys->cfric = cl_calloc(2 * nn, sizeof(double), what);
+  sys->cfseed = cl_calloc(2 * nn, sizeof(double), what);
+  sys->fseed = cl_calloc(nn, 1, what);
   sys->cimp = cl_calloc(n3, sizeof(double), what);
   sys->simp = cl_calloc(n3, sizeof(double), what);
   sys->was_contact = cl_calloc(nn, 1, what);
   sys->canchor = cl_calloc(n3, sizeof(double), what);
   if (!sys->was_contact || !sys->canchor || !sys->b || !sys->r0 || !sys->v || !sys->dv || !sys->dv_prev || !sys->fixed || !sys->role || !sys->contact ||
       !sys->frame || !sys->turn || !sys->basis || !sys->pbasis || !sys->nsup || !sys->hold || !sys->ccol ||
-      !sys->cn || !sys->cx || !sys->cv || !sys->capproach || !sys->cfric || !sys->cimp || !sys->simp)
+      !sys->cn || !sys->cx || !sys->cv || !sys->capproach || !sys->cfric || !sys->cfseed || !sys->fseed || !sys->cimp || !sys->simp)
     return CL_ERR_OUT_OF_MEMORY;
   return CL_OK;
 }
@@ -530,12 +549,14 @@ void cl_fem_system_free(cl_fem_system *sys) {
   free(sys->cv);
   free(sys->capproach);
   free(sys->cfric);
+  free(sys->cfseed);
+  free(sys->fseed);
   free(sys->cimp);
   free(sys->simp);
   free(sys->was_contact);
   sys->b = sys->r0 = sys->v = sys->dv = sys->dv_prev = sys->basis = sys->pbasis = sys->hold = NULL;
-  sys->cn = sys->cx = sys->canchor = sys->cv = sys->capproach = sys->cfric = sys->cimp = sys->simp = NULL;
-  sys->fixed = sys->role = sys->contact = sys->frame = sys->turn = sys->nsup = sys->was_contact = NULL;
+  sys->cn = sys->cx = sys->canchor = sys->cv = sys->capproach = sys->cfric = sys->cfseed = sys->cimp = sys->simp = NULL;
+  sys->fixed = sys->role = sys->contact = sys->frame = sys->turn = sys->nsup = sys->was_contact = sys->fseed = NULL;
   sys->ccol = NULL;
 }
 
@@ -572,8 +593,9 @@ void cl_fem_system_begin(cl_fem_system *sys, const cl_body_state *st, int keep_c
   sys->ncons = sys->nfull = 0;
   sys->imposed2 = 0.0;
   sys->reprojected = 0;
-  for (int32_t l = 0; l < sys->n; ++l) /* for cl_fem_seed_contacts */
-    sys->was_contact[l] = sys->role[l] == CL_FEM_CONTACT && sys->contact[l] != CONTACT_NONE;
+  memset(sys->fseed, 0, (size_t)sys->n);
+  for (int32_t l = 0; l < sys->n; ++l) /* for cl_fem_seed_contacts: the mode a contact ended the step in */
+    sys->was_contact[l] = sys->role[l] == CL_FEM_CONTACT ? sys->contact[l] : CONTACT_NONE;
   if (!keep_contacts) {
     memset(sys->nsup, 0, (size_t)sys->n);
     memset(sys->role, CL_FEM_FREE, (size_t)sys->n);
@@ -640,7 +662,12 @@ double cl_fem_system_prepare(cl_fem_system *sys, const cl_body_state *st, double
     frames_in(sys);
     for (int32_t l = 0; l < sys->n; ++l) {
       for (int h = 0; h < sys->nsup[l]; ++h) sys->dv[3 * l + h] = sys->hold[3 * (size_t)l + h];
-      if (sys->role[l] == CL_FEM_CONTACT) contact_hold(sys, st, l, dt); /* kept from the last iteration */
+      if (sys->role[l] != CL_FEM_CONTACT) continue;
+      contact_hold(sys, st, l, dt); /* kept from the last static iteration, or a seed */
+      if (sys->fseed[l]) { /* a seed that slides: its friction load onto this step's r0 (turned) */
+        set_friction(sys, l, sys->cfseed[2 * (size_t)l], sys->cfseed[2 * (size_t)l + 1]);
+        sys->fseed[l] = 0;
+      }
     }
   }
   double r2 = 0.0; /* the unbalanced force on the free dofs */

@@ -82,9 +82,11 @@ typedef struct cl_fem_system {
                               * node in a static solve's kept contacts; this does not) */
   double *capproach;         /* n: normal speed toward the collider before the contact (<= 0) */
   double *cfric;             /* 2n: kinetic friction impulse on the tangent rows, N s */
+  double *cfseed;            /* 2n: a sliding seed's friction in its new tangent rows, for prepare */
+  uint8_t *fseed;            /* n: 1 while a sliding seed's friction waits for cl_fem_system_prepare */
   double *cimp;              /* 3n: the impulse the constraint or contact gave (x, y, z) */
   double *simp;              /* 3n: the impulse the support gave (x, y, z; 0 for a node without one) */
-  uint8_t *was_contact;      /* n: a live contact at the end of the last step (cl_fem_seed_contacts) */
+  uint8_t *was_contact;      /* n: the mode a contact ended the last step in, 0 none (cl_fem_seed_contacts) */
   int32_t ncons;             /* nodes with a held dof (constraints, supports, contacts) */
   int32_t nfull;             /* nodes held in all three dofs by a constraint */
   uint32_t frames_version;   /* counts changes of the frames (a preconditioner made in other frames
