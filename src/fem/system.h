@@ -121,6 +121,16 @@ void cl_fem_hold_support(cl_fem_system *sys, int32_t l, const double *axes, int 
  * solvers that seed: a node that stays on a collider's surface is predicted on it to rounding and
  * dt^2 a; one that moved off by more is not seeded (a wrong seed costs a contact round either way). */
 #define CL_FEM_SEED_SKIN 0.01
+/* The parameter that turns the seeds on, the same in both FEM solvers' tables (on by default). */
+#define CL_FEM_CONTACT_SEED_PARAM                                                                          \
+  {.name = "contact_seed", .unit = "1",                                                                    \
+   .help = "contact with colliders: a step starts from the last step's contacts (held where the node is "  \
+           "predicted to meet the collider) instead of a contact-free solve; the contact rounds then judge " \
+           "them as they judge new ones (let go where they would pull, add nodes that penetrate), so a step " \
+           "whose contact set did not change solves once instead of twice, and a contact at rest on a "      \
+           "curved collider settles with its node on the surface (docs/solvers/graph_fem.md, \"Contact: the " \
+           "seeded active set\")",                                                                          \
+   .value = 1.0, .min = 0.0, .max = 1.0, .kind = CL_PARAM_BOOLEAN}
 /* Seed this step's contact active set with the last step's (a warm start of rounds 2-4 above, for
  * solvers that ask for it): after the holds and before the assembly, each free or supported node
  * that ended the last step as a live contact becomes a contact again, of the same collider, where

@@ -96,15 +96,7 @@ static const cl_param_info k_params[CL_COROT_PARAM_COUNT] = {
                              .help = "skip an event whose node shares an element with a node split earlier in the "
                                      "same step (its stress was measured before that split)",
                              .value = 1.0, .min = 0.0, .max = 1.0, .kind = CL_PARAM_BOOLEAN},
-    [CL_COROT_CONTACT_SEED] = {.name = "contact_seed", .unit = "1",
-                               .help = "contact with colliders: a step starts from the last step's contacts (held "
-                                       "where the node is predicted to meet the collider) instead of a contact-free "
-                                       "solve; the contact rounds then judge them as they judge new ones (let go "
-                                       "where they would pull, add nodes that penetrate), so a step whose contact "
-                                       "set did not change solves once instead of twice, and a contact at rest on a "
-                                       "curved collider settles with its node on the surface (docs/solvers/"
-                                       "graph_fem.md, \"Contact: the seeded active set\")",
-                               .value = 1.0, .min = 0.0, .max = 1.0, .kind = CL_PARAM_BOOLEAN},
+    [CL_COROT_CONTACT_SEED] = CL_FEM_CONTACT_SEED_PARAM,
 };
 
 static cl_status corot_create(void **out) {

@@ -67,15 +67,7 @@ static const cl_param_info k_params[GF_PARAM_COUNT] = {
                                   "rotation: a tangent kept across large rotations makes the step unstable); 0 = a "
                                   "fresh one whenever the body moved, inf = no limit",
                           .value = 0.1, .min = 0.0, .max = INFINITY, .kind = CL_PARAM_NUMBER},
-    [GF_CONTACT_SEED] = {.name = "contact_seed", .unit = "1",
-                         .help = "contact with colliders: a step starts from the last step's contacts (held where "
-                                 "the node is predicted to meet the collider) instead of a contact-free solve; the "
-                                 "contact rounds then judge them as they judge new ones (let go where they would "
-                                 "pull, add nodes that penetrate), so a step whose contact set did not change "
-                                 "solves once instead of twice, and a contact at rest on a curved collider "
-                                 "settles with its node on the surface (docs/solvers/graph_fem.md, \"Contact: "
-                                 "the seeded active set\")",
-                         .value = 1.0, .min = 0.0, .max = 1.0, .kind = CL_PARAM_BOOLEAN},
+    [GF_CONTACT_SEED] = CL_FEM_CONTACT_SEED_PARAM,
     [GF_CONTACT_CYCLES] = {.name = "contact_cycles", .unit = "1",
                            .help = "galerkin_mg in mg_mode fixed: V-cycles of each re-solve of the contact rounds, "
                                    "which continues from the last solve's velocity change after a few contacts "
