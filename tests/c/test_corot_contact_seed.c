@@ -26,36 +26,12 @@
 #include "support/test_worlds.h"
 #include "world/world.h"
 
-/* A corotational cube of 0.1 m (4 x 4 x 4 cells, 384 tets) whose underside starts `gap` above a
- * floor plane y = 0 of friction mu, E 1e6 Pa, nu 0.3, density 1000, under gravity, dt = 1/200 s, pcg
- * to 1e-12. */
+/* The contact tests' block (support/test_worlds.h) with the corotational solver, seeded or not, pcg to
+ * 1e-12, on a floor of friction mu. */
 static cl_body *block_on_floor(cl_world **w, double gap, int seed, double mu) {
-  const double lo[3] = {-0.05, gap, -0.05}, hi[3] = {0.05, gap + 0.1, 0.05};
-  cl_mesh *m = NULL;
-  assert_int_equal(cl_tet_grid(4, 4, 4, lo, hi, &m), CL_OK);
-  *w = cl_test_world(1.0 / 200.0, -9.81, 1);
   const cl_param p[] = {{"contact_seed", seed, NULL}, {"linear_solver", 0, NULL}, {"tolerance", 1e-12, NULL},
                         {"max_iterations", 5000, NULL}};
-  cl_body_def bd;
-  cl_body_def_default(&bd);
-  bd.solver = "corotational";
-  bd.material.young = 1e6;
-  bd.material.poisson = 0.3;
-  bd.material.density = 1000.0;
-  bd.params = p;
-  bd.param_count = 4;
-  cl_id id = 0;
-  if (cl_world_add_body(*w, &bd, m, &id) < 0) fail_msg("corotational body: %s", cl_last_error());
-  cl_mesh_destroy(m);
-  cl_collider_def d;
-  cl_collider_def_default(&d, CL_COLLIDER_PLANE);
-  d.normal[0] = 0.0, d.normal[1] = 1.0, d.normal[2] = 0.0;
-  d.friction = mu;
-  cl_id floor_id;
-  assert_int_equal(cl_world_add_collider(*w, &d, &floor_id), CL_OK);
-  cl_body *b = NULL;
-  assert_int_equal(cl_world_body(*w, id, &b), CL_OK);
-  return b;
+  return cl_test_block_on_floor(w, "corotational", gap, mu, p, 4);
 }
 
 static int contacts(const cl_corot *s) {

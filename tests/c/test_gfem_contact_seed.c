@@ -29,38 +29,16 @@
 
 enum { CONVERGED = 0, MG_FIXED = 1 };
 
-/* A graph_fem cube of 0.1 m (4 x 4 x 4 cells, 384 tets) whose underside starts `gap` above a floor
- * plane y = 0, E 1e6 Pa, nu 0.3, density 1000, under gravity, dt = 1/200 s; solve = CONVERGED (pcg to
- * 1e-12) or MG_FIXED (galerkin_mg "8/all", mode fixed, `cycles` V-cycles, contact_cycles `again`). */
+/* The contact tests' block (support/test_worlds.h: a 0.1 m cube, 384 tets, `gap` above a floor of
+ * friction mu) with graph_fem; solve = CONVERGED (pcg to 1e-12) or MG_FIXED (galerkin_mg "8/all",
+ * mode fixed, `cycles` V-cycles, contact_cycles `again`). */
 static cl_body *block_on_floor_mu(cl_world **w, double gap, int seed, int solve, int cycles, int again, double mu) {
-  const double lo[3] = {-0.05, gap, -0.05}, hi[3] = {0.05, gap + 0.1, 0.05};
-  cl_mesh *m = NULL;
-  assert_int_equal(cl_tet_grid(4, 4, 4, lo, hi, &m), CL_OK);
-  *w = cl_test_world(1.0 / 200.0, -9.81, 1);
   const cl_param conv[] = {{"contact_seed", seed, NULL}, {"linear_solver", 0, NULL}, {"tolerance", 1e-12, NULL},
                            {"max_iterations", 5000, NULL}};
   const cl_param mg[] = {{"contact_seed", seed, NULL}, {"linear_solver", 2, NULL}, {"grid", 0, "8/all"},
                          {"mg_mode", 1, NULL},         {"mg_cycles", cycles, NULL}, {"contact_cycles", again, NULL}};
-  cl_body_def bd;
-  cl_body_def_default(&bd);
-  bd.solver = "graph_fem";
-  bd.material.young = 1e6;
-  bd.material.poisson = 0.3;
-  bd.material.density = 1000.0;
-  bd.params = solve == CONVERGED ? conv : mg;
-  bd.param_count = solve == CONVERGED ? 4 : 6;
-  cl_id id = 0;
-  if (cl_world_add_body(*w, &bd, m, &id) < 0) fail_msg("graph_fem body: %s", cl_last_error());
-  cl_mesh_destroy(m);
-  cl_collider_def d;
-  cl_collider_def_default(&d, CL_COLLIDER_PLANE);
-  d.normal[1] = 1.0;
-  d.friction = mu;
-  cl_id floor_id;
-  assert_int_equal(cl_world_add_collider(*w, &d, &floor_id), CL_OK);
-  cl_body *b = NULL;
-  assert_int_equal(cl_world_body(*w, id, &b), CL_OK);
-  return b;
+  return solve == CONVERGED ? cl_test_block_on_floor(w, "graph_fem", gap, mu, conv, 4)
+                            : cl_test_block_on_floor(w, "graph_fem", gap, mu, mg, 6);
 }
 
 static cl_body *block_on_floor(cl_world **w, double gap, int seed, int solve, int cycles, int again) {

@@ -1,5 +1,7 @@
 #include "support/test_worlds.h"
 
+#include "geom/mesh.h"
+#include "geom/tet_grid.h"
 #include "world/world.h"
 
 #include <setjmp.h>
@@ -99,4 +101,31 @@ cl_id cl_test_sphere_along_z(cl_world *w, double radius, double z, double vz, do
   cl_id c;
   if (cl_world_add_collider(w, &d, &c) != CL_OK) fail_msg("cl_world_add_collider: %s", cl_last_error());
   return c;
+}
+
+cl_body *cl_test_block_on_floor(cl_world **w, const char *solver, double gap, double mu, const cl_param *params,
+                                int32_t nparams) {
+  const double lo[3] = {-0.05, gap, -0.05}, hi[3] = {0.05, gap + 0.1, 0.05};
+  cl_mesh *m = NULL;
+  if (cl_tet_grid(4, 4, 4, lo, hi, &m) != CL_OK) fail_msg("cl_tet_grid: %s", cl_last_error());
+  *w = cl_test_world(1.0 / 200.0, -9.81, 1);
+  cl_body_def bd;
+  cl_body_def_default(&bd);
+  bd.solver = solver;
+  bd.material.young = 1e6;
+  bd.material.poisson = 0.3;
+  bd.material.density = 1000.0;
+  bd.params = params;
+  bd.param_count = nparams;
+  cl_id id = 0;
+  if (cl_world_add_body(*w, &bd, m, &id) < 0) fail_msg("%s body: %s", solver, cl_last_error());
+  cl_mesh_destroy(m);
+  cl_collider_def d;
+  cl_collider_def_default(&d, CL_COLLIDER_PLANE);
+  d.friction = mu;
+  cl_id floor_id;
+  if (cl_world_add_collider(*w, &d, &floor_id) != CL_OK) fail_msg("cl_world_add_collider: %s", cl_last_error());
+  cl_body *b = NULL;
+  if (cl_world_body(*w, id, &b) != CL_OK) fail_msg("cl_world_body: %s", cl_last_error());
+  return b;
 }

@@ -6,6 +6,9 @@
 
 #include "cleave/world.h"
 
+struct cl_body;
+typedef struct cl_body cl_body;
+
 /* A world with time step dt (s), gravity (0, gy, 0) m/s^2 and `threads` OpenMP threads (0 = all
  * cores); everything else as cl_world_def_default leaves it. */
 cl_world *cl_test_world(double dt, double gy, int32_t threads);
@@ -28,5 +31,12 @@ cl_id cl_test_x_slab(cl_world *w, cl_id body, double lo, double hi, double vx);
 /* A sphere collider of `radius` starting at (0, 0, z) and moving along z at vz: dynamic with that
  * mass when mass > 0, kinematic (a projectile nothing slows) when mass = 0; returns the collider. */
 cl_id cl_test_sphere_along_z(cl_world *w, double radius, double z, double vz, double mass);
+
+/* The contact tests' block: a cube of 0.1 m (4 x 4 x 4 cells, 384 tets) of `solver` with the given
+ * parameters, E 1e6 Pa, nu 0.3, density 1000, its underside `gap` above a floor plane y = 0 of
+ * friction mu, in a world of dt = 1/200 s under gravity (one thread); the body in the returned world's
+ * body list. */
+cl_body *cl_test_block_on_floor(cl_world **w, const char *solver, double gap, double mu, const cl_param *params,
+                                int32_t nparams);
 
 #endif
