@@ -136,7 +136,7 @@ typedef struct cl_corot {
   double *h;                 /* 12 per tet: rotated gradients R g_a (a = 0..3), this step */
   double *f;                 /* 12 per tet: elastic force on each corner, N, this step */
   double *Re;                /* 9 per tet: element rotation, this step */
-  double mean_edge;          /* the edge of the regular tet of the mean rest volume, m (contact seeds' skin) */
+  double mean_volume;        /* mean rest volume of the tets, m^3 (the fragment rule, the contact seeds' skin) */
 
   /* node-element incidence (CSR over nodes), rebuilt at topology changes */
   int32_t inc_nodes;         /* nodes the incidence covers */

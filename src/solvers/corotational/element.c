@@ -21,9 +21,9 @@
 
 cl_status cl_corot_elements_init(cl_corot *s, const cl_body_state *st) {
   CL_TRY(cl_fem_rest_shapes(st->X, st->cells, st->ncells, s->Dminv, s->vol));
-  double v = 0.0; /* a regular tet of edge a has volume a^3 / (6 sqrt 2) */
+  double v = 0.0;
   for (int32_t e = 0; e < st->ncells; ++e) v += s->vol[e];
-  s->mean_edge = st->ncells > 0 ? cbrt(6.0 * sqrt(2.0) * v / st->ncells) : 0.0;
+  s->mean_volume = v / (st->ncells > 0 ? st->ncells : 1);
   return CL_OK;
 }
 

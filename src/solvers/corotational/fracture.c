@@ -518,9 +518,7 @@ cl_status cl_corot_fracture(void *solver, cl_body_state *st, const cl_fracture_e
   c.s = s;
   c.st = st;
   c.base = st->n;
-  double mean_volume = 0.0;
-  for (int32_t e = 0; e < s->ntets; ++e) mean_volume += s->vol[e];
-  mean_volume /= s->ntets > 0 ? s->ntets : 1;
+  const double mean_volume = s->mean_volume;
   const int32_t min_fragment = (int32_t)s->p[CL_COROT_MIN_FRAGMENT];
   cl_status r = CL_OK;
   if (s->p[CL_COROT_SKIP_STALE] != 0.0) {

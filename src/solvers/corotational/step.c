@@ -148,11 +148,13 @@ cl_status cl_corot_step(void *solver, cl_body_state *st, const cl_step_input *in
                         ss->target_x + 3 * (size_t)j, st->x + 3 * (size_t)i, st->v + 3 * (size_t)i, dt);
   }
 
-  /* the last step's contacts, held where the nodes are predicted to meet their colliders (fem/system.h);
-   * an island made by this step's topology change starts without them */
-  if (s->p[CL_COROT_CONTACT_SEED] != 0.0)
-    for (int32_t k = 0; k < s->nislands; ++k)
-      cl_fem_seed_contacts(&s->islands[k].sys, st, in->colliders, dt, CL_FEM_SEED_SKIN * s->mean_edge);
+  /* the last step's contacts, held where the nodes are predicted to meet their colliders (fem/system.h;
+   * the skin a fraction of the edge of the regular tet of the mean volume, V = a^3 / (6 sqrt 2)); an
+   * island made by this step's topology change starts without them */
+  if (s->p[CL_COROT_CONTACT_SEED] != 0.0) {
+    const double skin = CL_FEM_SEED_SKIN * cbrt(6.0 * sqrt(2.0) * s->mean_volume);
+    for (int32_t k = 0; k < s->nislands; ++k) cl_fem_seed_contacts(&s->islands[k].sys, st, in->colliders, dt, skin);
+  }
 
   cl_status warn = CL_OK;
   const int conserve = s->p[CL_COROT_CONSERVE_MOMENTUM] != 0.0;
