@@ -14,8 +14,9 @@
  * where the unbalanced force grew and shrinks to 0 (Newton) as it falls; an iteration that made it a
  * hundred times worse is undone with ten times the shift.
  *
- * The merit is the unbalanced force on the free dofs at the start of an iteration, of a state that
- * meets the constraints: an iteration that had to move held rows (targets not reached yet, nodes
+ * The merit is the unbalanced force on the free dofs at the start of an iteration, with the force
+ * the contacts' friction cones cannot hold there (fem/system.h, "Friction in a static solve"), of a
+ * state that meets the constraints: an iteration that had to move held rows (targets not reached yet, nodes
  * found inside a collider: the first one of a problem driven by prescribed displacements or a
  * penetrating collider) started from a state that did not, so its merit neither converges nor serves
  * as a yardstick for the next one. Converged when the merit is at most tolerance times the force

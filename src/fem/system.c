@@ -426,6 +426,16 @@ static int32_t update_contacts(cl_fem_system *sys, const cl_collider_view *view)
         f0 = mu * Rn * R1 / rt;
         f1 = mu * Rn * R2 / rt;
       }
+    } else if (mu > 0.0 && t1 >= 0 && sys->statics) {
+      /* a static iteration: the friction keeps the direction of the reaction that could not hold
+       * the node, with mu R_n of now; it does not stick again within the iteration (the next one
+       * starts sticking). Deciding both ways from each solve made neighbouring contacts at the cone's
+       * edge switch back and forth until the rounds ran out (top of system.h) */
+      const double fn = sqrt(fr[0] * fr[0] + fr[1] * fr[1]);
+      if (fn > 0.0) {
+        f0 = mu * Rn * fr[0] / fn;
+        f1 = mu * Rn * fr[1] / fn;
+      }
     } else if (mu > 0.0 && t1 >= 0) {
       double vsl[3];
       memcpy(vsl, sys->cv + 3 * (size_t)l, sizeof vsl);
@@ -615,10 +625,17 @@ void cl_fem_system_begin(cl_fem_system *sys, const cl_body_state *st, int keep_c
       continue;
     }
     const double *x = st->x + 3 * (size_t)node_of(sys, l);
-    if (reproject_kept(sys, l, sys->nsup[l], x, view)) sys->reprojected++;
+    if (keep_contacts == 2 && reproject_kept(sys, l, sys->nsup[l], x, view)) sys->reprojected++;
     else memcpy(sys->cx + 3 * (size_t)l, x, 3 * sizeof(double));
     memset(sys->cv + 3 * (size_t)l, 0, 3 * sizeof(double));
     sys->cfric[2 * l] = sys->cfric[2 * l + 1] = 0.0;
+    /* the iteration's trial: a kept contact sticks where its node is now (where friction can hold
+     * it); the rounds let it slide when its reaction leaves the friction cone (update_contacts). A
+     * contact kept sliding without its friction load entered the merit with that load as an
+     * unbalanced force, and the iterations stalled (system.h, "Friction in a static solve") */
+    const int32_t c = sys->ccol[l];
+    if (view && c >= 0 && c < view->count && view->shapes[c].friction > 0.0 && sys->nsup[l] < 2)
+      sys->contact[l] = CONTACT_STICK;
     sys->capproach[l] = 0.0;
     sys->turn[l] = 1;
     sys->ncons++;
@@ -674,6 +691,31 @@ double cl_fem_system_prepare(cl_fem_system *sys, const cl_body_state *st, double
   for (int64_t d = 0; d < 3 * (int64_t)sys->n; ++d)
     if (!sys->fixed[d]) r2 += sys->r0[d] * sys->r0[d];
   return r2;
+}
+
+double cl_fem_system_cone_excess2(const cl_fem_system *sys, const cl_collider_view *view) {
+  double e2 = 0.0;
+  if (!view) return 0.0;
+  for (int32_t l = 0; l < sys->n; ++l) {
+    if (sys->role[l] != CL_FEM_CONTACT || sys->contact[l] == CONTACT_NONE) continue;
+    const int32_t c = sys->ccol[l];
+    if (c < 0 || c >= view->count) continue;
+    const int ns = sys->nsup[l];
+    const double *r = sys->r0 + 3 * (size_t)l;
+    double nl[3];
+    memcpy(nl, sys->cn + 3 * (size_t)l, sizeof nl);
+    turn_in(sys->basis + 9 * (size_t)l, nl);
+    /* the collider's force on the node at the iteration's start: -r0 on its held rows */
+    const double Rn = -r[ns] / nl[ns];
+    double t2 = 0.0;
+    if (sys->contact[l] == CONTACT_STICK)
+      for (int k = ns + 1; k < 3; ++k) t2 += r[k] * r[k];
+    double e = 0.0;
+    if (Rn < 0.0) e = sqrt(r[ns] * r[ns] + t2); /* it pulls: all it carries is unbalanced */
+    else e = fmax(0.0, sqrt(t2) - view->shapes[c].friction * Rn);
+    e2 += e * e;
+  }
+  return e2;
 }
 
 cl_status cl_fem_contact_rounds(cl_fem_system *sys, const cl_body_state *st, const cl_collider_view *view, double dt,

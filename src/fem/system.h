@@ -35,6 +35,16 @@
  * displacement) colliders are held still and the steps record nothing: the static solve records the
  * contact forces of its equilibrium once, after its last iteration (cl_fem_system_record_contacts).
  *
+ * Friction in a static solve: a Newton iteration has no slip velocity to oppose, so Coulomb's law is
+ * decided as a return map from a trial that sticks. Every kept contact of a frictional collider
+ * starts the iteration sticking where its node is (cl_fem_system_begin); in step 3 a sticking one
+ * whose reaction leaves the cone slides with mu (R . n) along that reaction, and a sliding one keeps
+ * that direction, takes mu (R . n) of the latest solve and does not stick again within the iteration.
+ * The iteration's merit adds what the cones cannot hold at its start (cl_fem_system_cone_excess2).
+ * Deciding both ways after each solve, as the dynamics do, made contacts at the cone's edge switch
+ * back and forth until the rounds ran out, and the static solve stalled (docs/solvers/
+ * corotational.md, "Friction in a static solve").
+ *
  * A solver fills A, b, r0 and v (its assembly), then calls, per step:
  *   cl_fem_system_begin, cl_fem_hold_constraint / cl_fem_hold_support for its held nodes,
  *   cl_fem_system_prepare (after the assembly), its solve, cl_fem_contact_rounds (solving again
@@ -147,6 +157,13 @@ int32_t cl_fem_seed_contacts(cl_fem_system *sys, const cl_body_state *st, const 
  * Returns the squared unbalanced force on the free dofs (|r0| over them), the merit of a static
  * iteration. */
 double cl_fem_system_prepare(cl_fem_system *sys, const cl_body_state *st, double dt);
+
+/* A static iteration's contacts at its start (after cl_fem_system_prepare, frames in place): the sum
+ * over its contacts of the squared force the friction cone cannot hold, |R_t| - mu R_n where positive
+ * for a sticking contact (R = -r0 on its held rows), all of |R| for one that pulls (R_n < 0). Added to
+ * the merit of the iteration (fem/static_solve.h): the free rows' unbalanced force alone says nothing
+ * of the held ones, and a state whose contacts would still slide is not an equilibrium. */
+double cl_fem_system_cone_excess2(const cl_fem_system *sys, const cl_collider_view *view);
 
 /* A solver's solve of A dv = r0 with the system's mask; `again` = 0 for the step's first solve. */
 typedef cl_status (*cl_fem_solve_fn)(void *ctx, cl_fem_system *sys, int again);

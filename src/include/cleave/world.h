@@ -472,7 +472,8 @@ typedef struct cl_static_def {
                               driven and supported regions prescribe (from where the nodes are) grow
                               to full in this many equal increments (large deformation); default 1 */
   int32_t max_iterations;  /* Newton iterations per increment, >= 1; default 50 */
-  double tolerance;        /* converged when the unbalanced force on the free dofs is at most this
+  double tolerance;        /* converged when the unbalanced force on the free dofs (with what the
+                              contacts' friction cones cannot hold) is at most this
                               times the force scale: the larger of the load and the reactions of
                               the first iteration (what supports, constraints and contacts carry
                               when prescribed displacements or a penetrating collider drive the

@@ -87,7 +87,8 @@ static cl_status solve_island(cl_corot *s, const cl_body_state *st, const cl_ste
   double t = cl_time_ms();
   cl_corot_assemble_island(s, st, in, isl);
   const double r2 = cl_fem_system_prepare(&isl->sys, st, dt);
-  if (s->statics) s->static_res2 += r2; /* the merit of the Newton iteration (static.c) */
+  if (s->statics) /* the merit of the Newton iteration (static.c) */
+    s->static_res2 += r2 + cl_fem_system_cone_excess2(&isl->sys, in->colliders);
   s->timing.assembly_ms += cl_time_ms() - t;
   t = cl_time_ms();
   solve_ctx ctx = {s, isl, k, rep};
@@ -124,8 +125,8 @@ cl_status cl_corot_step(void *solver, cl_body_state *st, const cl_step_input *in
   /* constraint masks and the dv that lands each held node on its target */
   for (int32_t k = 0; k < s->nislands; ++k) {
     s->islands[k].sys.statics = s->statics;
-    cl_fem_system_begin(&s->islands[k].sys, st, s->statics && s->keep_contacts,
-                        s->statics && s->keep_contacts == 2 ? in->colliders : NULL);
+    cl_fem_system_begin(&s->islands[k].sys, st, s->statics ? s->keep_contacts : 0,
+                        s->statics && s->keep_contacts ? in->colliders : NULL);
   }
   const cl_constraint_set *cs = &in->constraints;
   for (int32_t j = 0; j < cs->count; ++j) {

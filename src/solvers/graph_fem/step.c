@@ -107,8 +107,8 @@ cl_status cl_gfem_step(void *solver, cl_body_state *st, const cl_step_input *in,
     return cl_fail(CL_ERR_STATE, "%s: the body state changed size outside the solver (%d nodes, %d cells; the solver "
                    "knows %d and %d)", s->body, st->n, st->ncells, s->nnodes, s->ntets);
   cl_fem_system *sys = &s->sys;
-  cl_fem_system_begin(sys, st, sys->statics && s->keep_contacts,
-                      sys->statics && s->keep_contacts == 2 ? in->colliders : NULL);
+  cl_fem_system_begin(sys, st, sys->statics ? s->keep_contacts : 0,
+                      sys->statics && s->keep_contacts ? in->colliders : NULL);
   const cl_constraint_set *cs = &in->constraints;
   for (int32_t j = 0; j < cs->count; ++j) {
     const int32_t i = cs->nodes[j];
@@ -143,6 +143,7 @@ cl_status cl_gfem_step(void *solver, cl_body_state *st, const cl_step_input *in,
   cl_gfem_assemble(s, st, in, !lagged);
   cl_gfem_lag_note(s, in, lagged);
   s->static_res2 = cl_fem_system_prepare(sys, st, dt); /* a static iteration's merit (static.c) */
+  if (sys->statics) s->static_res2 += cl_fem_system_cone_excess2(sys, in->colliders);
   s->assembly_ms = cl_time_ms() - t;
 
   t = cl_time_ms();

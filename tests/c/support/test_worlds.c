@@ -129,3 +129,15 @@ cl_body *cl_test_block_on_floor(cl_world **w, const char *solver, double gap, do
   if (cl_world_body(*w, id, &b) != CL_OK) fail_msg("cl_world_body: %s", cl_last_error());
   return b;
 }
+
+cl_world *cl_test_held_cube(const char *solver, cl_id *body, cl_id *held) {
+  const double lo[3] = {0, 0, 0}, hi[3] = {0.1, 0.1, 0.1};
+  cl_mesh *m = NULL;
+  if (cl_tet_grid(8, 8, 8, lo, hi, &m) != CL_OK) fail_msg("cl_tet_grid: %s", cl_last_error());
+  cl_world *w = cl_test_world(1e-2, 0.0, 1);
+  const cl_param conv[] = {{"linear_solver", 0, NULL}, {"tolerance", 1e-12, NULL}, {"max_iterations", 20000, NULL}};
+  *body = cl_test_add_body(w, solver, m, conv, 3, NULL, NULL, 0);
+  cl_mesh_destroy(m);
+  *held = cl_test_x_slab(w, *body, -1.0, 1e-9, 0.0);
+  return w;
+}

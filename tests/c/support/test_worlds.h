@@ -39,4 +39,9 @@ cl_id cl_test_sphere_along_z(cl_world *w, double radius, double z, double vz, do
 cl_body *cl_test_block_on_floor(cl_world **w, const char *solver, double gap, double mu, const cl_param *params,
                                 int32_t nparams);
 
+/* The statics tests' block: a cube of 0.1 m (8 x 8 x 8 cells) of `solver` with a converged block-Jacobi
+ * PCG (tolerance 1e-12), held on its face x = 0, in a world without gravity (dt 0.01 s, one thread);
+ * its id in *body, the holding condition in *held. */
+cl_world *cl_test_held_cube(const char *solver, cl_id *body, cl_id *held);
+
 #endif
