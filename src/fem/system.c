@@ -232,6 +232,8 @@ static void frames_out(cl_fem_system *sys) {
 /* ---- contact ------------------------------------------------------------------------------------ */
 
 enum { CONTACT_NONE = 0, CONTACT_SLIDE = 1, CONTACT_STICK = 2 };
+/* cflips of a contact that slides along a fixed direction for the rest of the step */
+enum { CONTACT_LOCKED = 255 };
 
 /* The end velocity of local node l along row k (of its frame when it has one). */
 static double end_velocity(const cl_fem_system *sys, int32_t l, int k) { return sys->v[3 * l + k] + sys->dv[3 * l + k]; }
@@ -394,13 +396,39 @@ static void set_friction(cl_fem_system *sys, int32_t l, double f0, double f1) {
   fr[1] = t < 2 ? f1 : 0.0;
 }
 
+/* Replace the friction stiffness of sliding contact l on its two tangent rows t1 = nsup + 1, t2 =
+ * nsup + 2 by k (I - u u^T) (u: the unit slip in those rows; k = 0 removes it), in A's diagonal block
+ * and, with the load -D (v - v_s) it brings, on r0 (top of system.h, "Sliding friction, linearised").
+ * Called in the node's frame. */
+static void set_friction_stiffness(cl_fem_system *sys, int32_t l, double k, double u0, double u1) {
+  double *d = sys->cdamp + 3 * (size_t)l, *off = sys->cdoff + 2 * (size_t)l;
+  const int t1 = sys->nsup[l] + 1, t2 = t1 + 1;
+  if (t2 >= 3 || (d[0] == 0.0 && d[1] == 0.0 && d[2] == 0.0 && k == 0.0)) return;
+  double *B = sys->A->val + 9 * (size_t)sys->A->diag[l], *r0 = sys->r0 + 3 * (size_t)l;
+  const double n0 = k * (1.0 - u0 * u0), n1 = -k * u0 * u1, n2 = k * (1.0 - u1 * u1);
+  B[3 * t1 + t1] += n0 - d[0];
+  B[3 * t1 + t2] += n1 - d[1];
+  B[3 * t2 + t1] += n1 - d[1];
+  B[3 * t2 + t2] += n2 - d[2];
+  double vsl[3];
+  memcpy(vsl, sys->cv + 3 * (size_t)l, sizeof vsl);
+  turn_in(sys->basis + 9 * (size_t)l, vsl);
+  const double w1 = sys->v[3 * l + t1] - vsl[t1], w2 = sys->v[3 * l + t2] - vsl[t2];
+  const double o0 = -(n0 * w1 + n1 * w2), o1 = -(n1 * w1 + n2 * w2);
+  r0[t1] += o0 - off[0];
+  r0[t2] += o1 - off[1];
+  d[0] = n0, d[1] = n1, d[2] = n2;
+  off[0] = o0, off[1] = o1;
+  sys->diag_changed = 1;
+}
+
 /* The active-set update of every live contact from its reaction R (its rows' residual in its frame,
  * an impulse, plus the friction load): let go a contact that would pull (R_n < 0), make a sticking
  * one slide when it needs more than mu R_n, make a sliding one stick when its slip turned against
  * the friction; a sliding contact's friction is mu R_n against its slip, a fixed point of the solve
  * (R_n of a sliding contact is not that of the sticking one it was). Returns how many changed mode or
  * friction (by more than a thousandth): the island is solved again while any did. */
-static int32_t update_contacts(cl_fem_system *sys, const cl_collider_view *view) {
+static int32_t update_contacts(cl_fem_system *sys, const cl_collider_view *view, int final) {
   int32_t changed = 0;
   for (int32_t l = 0; l < sys->n; ++l) {
     const uint8_t mode = sys->contact[l];
@@ -426,7 +454,7 @@ static int32_t update_contacts(cl_fem_system *sys, const cl_collider_view *view)
         f0 = mu * Rn * R1 / rt;
         f1 = mu * Rn * R2 / rt;
       }
-    } else if (mu > 0.0 && t1 >= 0 && sys->statics) {
+    } else if (mu > 0.0 && t1 >= 0 && (sys->statics || sys->cflips[l] == CONTACT_LOCKED)) {
       /* a static iteration: the friction keeps the direction of the reaction that could not hold
        * the node, with mu R_n of now; it does not stick again within the iteration (the next one
        * starts sticking). Deciding both ways from each solve made neighbouring contacts at the cone's
@@ -442,11 +470,17 @@ static int32_t update_contacts(cl_fem_system *sys, const cl_collider_view *view)
       turn_in(sys->basis + 9 * (size_t)l, vsl);
       const double s1 = end_velocity(sys, l, t1) - vsl[t1], s2 = t2 >= 0 ? end_velocity(sys, l, t2) - vsl[t2] : 0.0;
       const double sn = sqrt(s1 * s1 + s2 * s2);
-      if (sn > 0.0 && s1 * fr[0] + s2 * fr[1] > 0.0) {
+      if (sn > 0.0 && s1 * fr[0] + s2 * fr[1] > 0.0 && !final) {
         next = CONTACT_STICK; /* the friction would drive the slip: it stops instead */
       } else if (sn > 0.0) {
         f0 = -mu * Rn * s1 / sn;
         f1 = -mu * Rn * s2 / sn;
+        if (t2 >= 0) { /* the friction linearised about this slip (top of system.h); in the last round
+                        * not, so that an unconverged slip direction leaves it at mu R_n */
+          const double *B = sys->A->val + 9 * (size_t)sys->A->diag[l], *d = sys->cdamp + 3 * (size_t)l;
+          const double cap = CL_FEM_FRICTION_STIFFNESS_CAP * fmin(B[3 * t1 + t1] - d[0], B[3 * t2 + t2] - d[2]);
+          set_friction_stiffness(sys, l, final ? 0.0 : fmin(mu * Rn / sn, cap), s1 / sn, s2 / sn);
+        }
       } else {
         f0 = fr[0];
         f1 = fr[1];
@@ -455,7 +489,13 @@ static int32_t update_contacts(cl_fem_system *sys, const cl_collider_view *view)
     const double df = fabs(f0 - fr[0]) + fabs(f1 - fr[1]);
     const int moved = df > 1e-3 * (fabs(f0) + fabs(f1)) && df > 0.0;
     set_friction(sys, l, f0, f1);
-    if (next != mode) sys->contact[l] = next;
+    if (next != mode) {
+      if (next != CONTACT_NONE && sys->cflips[l] < CONTACT_LOCKED) sys->cflips[l]++;
+      /* past its budget of changes it slides for the rest of the step along this reaction */
+      if (next == CONTACT_SLIDE && sys->cflips[l] > CL_FEM_CONTACT_FLIPS) sys->cflips[l] = CONTACT_LOCKED;
+      sys->contact[l] = next;
+      set_friction_stiffness(sys, l, 0.0, 0.0, 0.0);
+    }
     changed += next != mode || moved;
   }
   return changed;
@@ -526,13 +566,16 @@ cl_status cl_fem_system_alloc(cl_fem_system *sys, int32_t n, const char *what) {
   sys->cfric = cl_calloc(2 * nn, sizeof(double), what);
   sys->cfseed = cl_calloc(2 * nn, sizeof(double), what);
   sys->fseed = cl_calloc(nn, 1, what);
+  sys->cdamp = cl_calloc(3 * nn, sizeof(double), what);
+  sys->cdoff = cl_calloc(2 * nn, sizeof(double), what);
+  sys->cflips = cl_calloc(nn, 1, what);
   sys->cimp = cl_calloc(n3, sizeof(double), what);
   sys->simp = cl_calloc(n3, sizeof(double), what);
   sys->was_contact = cl_calloc(nn, 1, what);
   sys->canchor = cl_calloc(n3, sizeof(double), what);
   if (!sys->was_contact || !sys->canchor || !sys->b || !sys->r0 || !sys->v || !sys->dv || !sys->dv_prev || !sys->fixed || !sys->role || !sys->contact ||
       !sys->frame || !sys->turn || !sys->basis || !sys->pbasis || !sys->nsup || !sys->hold || !sys->ccol ||
-      !sys->cn || !sys->cx || !sys->cv || !sys->capproach || !sys->cfric || !sys->cfseed || !sys->fseed || !sys->cimp || !sys->simp)
+      !sys->cn || !sys->cx || !sys->cv || !sys->capproach || !sys->cfric || !sys->cfseed || !sys->fseed || !sys->cdamp || !sys->cdoff || !sys->cflips || !sys->cimp || !sys->simp)
     return CL_ERR_OUT_OF_MEMORY;
   return CL_OK;
 }
@@ -561,12 +604,15 @@ void cl_fem_system_free(cl_fem_system *sys) {
   free(sys->cfric);
   free(sys->cfseed);
   free(sys->fseed);
+  free(sys->cdamp);
+  free(sys->cdoff);
+  free(sys->cflips);
   free(sys->cimp);
   free(sys->simp);
   free(sys->was_contact);
   sys->b = sys->r0 = sys->v = sys->dv = sys->dv_prev = sys->basis = sys->pbasis = sys->hold = NULL;
-  sys->cn = sys->cx = sys->canchor = sys->cv = sys->capproach = sys->cfric = sys->cfseed = sys->cimp = sys->simp = NULL;
-  sys->fixed = sys->role = sys->contact = sys->frame = sys->turn = sys->nsup = sys->was_contact = sys->fseed = NULL;
+  sys->cn = sys->cx = sys->canchor = sys->cv = sys->capproach = sys->cfric = sys->cfseed = sys->cdamp = sys->cdoff = sys->cimp = sys->simp = NULL;
+  sys->fixed = sys->role = sys->contact = sys->frame = sys->turn = sys->nsup = sys->was_contact = sys->fseed = sys->cflips = NULL;
   sys->ccol = NULL;
 }
 
@@ -604,6 +650,9 @@ void cl_fem_system_begin(cl_fem_system *sys, const cl_body_state *st, int keep_c
   sys->imposed2 = 0.0;
   sys->reprojected = 0;
   memset(sys->fseed, 0, (size_t)sys->n);
+  memset(sys->cdamp, 0, 3 * sizeof(double) * (size_t)sys->n); /* A and r0 are new (finish took them off) */
+  memset(sys->cdoff, 0, 2 * sizeof(double) * (size_t)sys->n);
+  memset(sys->cflips, 0, (size_t)sys->n);
   for (int32_t l = 0; l < sys->n; ++l) /* for cl_fem_seed_contacts: the mode a contact ended the step in */
     sys->was_contact[l] = sys->role[l] == CL_FEM_CONTACT ? sys->contact[l] : CONTACT_NONE;
   if (!keep_contacts) {
@@ -722,10 +771,14 @@ cl_status cl_fem_contact_rounds(cl_fem_system *sys, const cl_body_state *st, con
                                 cl_fem_solve_fn solve, void *ctx) {
   cl_status worst = CL_OK;
   int32_t ncontact = 0;
+  sys->rounds = 0;
   for (int32_t l = 0; l < sys->n; ++l) ncontact += sys->role[l] == CL_FEM_CONTACT;
   for (int round = 1; view->count && round < CL_FEM_CONTACT_ROUNDS; ++round) {
-    const int32_t changed = ncontact ? update_contacts(sys, view) : 0;
-    const int32_t found = find_contacts(sys, st, view, dt);
+    /* the last round only lets contacts go or slide: what it would stick or find, no later round
+     * could check (top of system.h) */
+    const int final = round == CL_FEM_CONTACT_ROUNDS - 1;
+    const int32_t changed = ncontact ? update_contacts(sys, view, final) : 0;
+    const int32_t found = final ? 0 : find_contacts(sys, st, view, dt);
     if (!changed && !found) break;
     ncontact += found;
     if (found) frames_in(sys);
@@ -735,6 +788,7 @@ cl_status cl_fem_contact_rounds(cl_fem_system *sys, const cl_body_state *st, con
       const uint8_t *f = sys->fixed + 3 * (size_t)l;
       sys->ncons += f[0] | f[1] | f[2];
     }
+    sys->rounds++;
     cl_status r = solve(ctx, sys, 1);
     if (r < 0) return r;
     if (r > worst) worst = r;
@@ -743,6 +797,21 @@ cl_status cl_fem_contact_rounds(cl_fem_system *sys, const cl_body_state *st, con
 }
 
 void cl_fem_system_finish(cl_fem_system *sys, const cl_collider_view *view, int balance) {
+  /* the linearised friction of the sliding contacts becomes their friction load: f - D s at the
+   * final slip s, and A and r0 lose the stiffness and its load (consistent: the rows' residual is
+   * unchanged) */
+  for (int32_t l = 0; l < sys->n; ++l) {
+    const double *d = sys->cdamp + 3 * (size_t)l;
+    if (d[0] == 0.0 && d[1] == 0.0 && d[2] == 0.0) continue;
+    const int t1 = sys->nsup[l] + 1, t2 = t1 + 1;
+    double vsl[3];
+    memcpy(vsl, sys->cv + 3 * (size_t)l, sizeof vsl);
+    turn_in(sys->basis + 9 * (size_t)l, vsl);
+    const double s1 = end_velocity(sys, l, t1) - vsl[t1], s2 = end_velocity(sys, l, t2) - vsl[t2];
+    const double *fr = sys->cfric + 2 * (size_t)l;
+    set_friction(sys, l, fr[0] - (d[0] * s1 + d[1] * s2), fr[1] - (d[1] * s1 + d[2] * s2));
+    set_friction_stiffness(sys, l, 0.0, 0.0, 0.0);
+  }
   int dynamic = 0;
   for (int32_t l = 0; l < sys->n && !dynamic && balance && !sys->statics; ++l)
     dynamic = sys->role[l] == CL_FEM_CONTACT && sys->contact[l] != CONTACT_NONE &&

@@ -17,6 +17,26 @@
  *      kinetic friction mu (R . n) against its slip as a load on its tangent rows (a fixed point with
  *      R . n); a sliding one whose slip turned against the friction sticks;
  *   4. repeat 2-3 until nothing changes (CL_FEM_CONTACT_ROUNDS solves at most).
+ * Sliding friction, linearised: the kinetic friction f(s) = -mu R_n s / |s| of a sliding contact is
+ * taken about the last solve's slip s_k, f(s) ~ -mu R_n u - D s with u = s_k / |s_k| and
+ * D = (mu R_n / |s_k|)(I - u u^T) (it changes only the direction; D s_k = 0): D goes into A's diagonal
+ * block on the tangent rows and -D (v - v_s) into r0, so the next solve answers a turn of the slip
+ * with the turn of the friction (a Newton step on its direction). cl_fem_system_finish turns it into
+ * the friction load f - D s at the final slip and takes D off A and r0. Why: the plain fixed point
+ * f <- -mu R_n s(f) / |s(f)| swung the friction's direction by 10-45 degrees every round for contacts
+ * near rest, and 40 % of the contact steps of the hollow ball (experiments/corotational) ran out of
+ * rounds. k = mu R_n / |s_k| is capped at CL_FEM_FRICTION_STIFFNESS_CAP times the node's own
+ * tangential diagonal (past it the slip's turn is already held to 1 %; more only worsens the
+ * conditioning), and the solve callback tells its linear solver the diagonal changed
+ * (cl_linear_solver_diagonal_changed: the multigrid's smoother inverts it again).
+ * A contact may change between sticking and sliding CL_FEM_CONTACT_FLIPS times in a step; a further
+ * change to sliding locks it sliding along the reaction that could not hold it (mu R_n of each solve)
+ * for the rest of the step: contacts at the cone's edge otherwise stuck and slid by turns until the
+ * rounds ran out. The last round only lets contacts go or slide, without the linearisation: a
+ * contact it stuck or found, no round after it could check (a spinning block's corner found in the
+ * last round pushed sideways with 4 times the block's weight while pulling on the floor), and an
+ * unconverged slip would leave D s in the friction. Measured in tests/c/test_contact_friction_rounds.c
+ * and docs/solvers/corotational.md ("Frictional contact rounds").
  * A supported node (a roller, a symmetry plane: its first nsup rows a_k held) can be in contact too:
  * its contact row is e = n_perp / |n_perp|, the part of the collider's normal across the held
  * directions (n = sum_k (n . a_k) a_k + |n_perp| e), held where the gap n . (x' - p) vanishes given
@@ -65,6 +85,12 @@
 enum { CL_FEM_FREE = 0, CL_FEM_HELD = 1, CL_FEM_SUPPORTED = 2, CL_FEM_CONTACT = 3 };
 /* Solves of the contact active set per step (the first, contact-free one included). */
 enum { CL_FEM_CONTACT_ROUNDS = 12 };
+/* Changes between sticking and sliding a contact may make in a step before it slides along a fixed
+ * direction for the rest of it (top of the file). */
+enum { CL_FEM_CONTACT_FLIPS = 2 };
+/* The linearised sliding friction's stiffness k = mu R_n / |slip| at most this many times the node's
+ * own tangential diagonal (top of the file). */
+#define CL_FEM_FRICTION_STIFFNESS_CAP 100.0
 
 typedef struct cl_fem_system {
   int32_t n;                 /* nodes of the system */
@@ -94,6 +120,13 @@ typedef struct cl_fem_system {
   double *cfric;             /* 2n: kinetic friction impulse on the tangent rows, N s */
   double *cfseed;            /* 2n: a sliding seed's friction in its new tangent rows, for prepare */
   uint8_t *fseed;            /* n: 1 while a sliding seed's friction waits for cl_fem_system_prepare */
+  double *cdamp;             /* 3n: a sliding contact's friction stiffness on its tangent rows this round
+                              * (d11, d12, d22, impulse per velocity), added to A's diagonal block */
+  double *cdoff;             /* 2n: the load that stiffness puts on r0's tangent rows */
+  int32_t rounds;            /* solves of the last step's contact rounds after its first one */
+  int diag_changed;          /* A's diagonal blocks changed since the last solve (friction stiffness):
+                              * the solve callback tells its linear solver and clears it */
+  uint8_t *cflips;           /* n: a contact's changes between sticking and sliding this step */
   double *cimp;              /* 3n: the impulse the constraint or contact gave (x, y, z) */
   double *simp;              /* 3n: the impulse the support gave (x, y, z; 0 for a node without one) */
   uint8_t *was_contact;      /* n: the mode a contact ended the last step in, 0 none (cl_fem_seed_contacts) */

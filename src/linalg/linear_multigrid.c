@@ -331,6 +331,11 @@ static void mge_stats(const void *data, cl_linear_solver_stats *out) {
 
 const cl_mg *cl_linear_multigrid_object(const void *data) { return data ? ((const mg_entry *)data)->mg : NULL; }
 
+static cl_status mge_refresh_diagonal(void *data, const cl_bsr *A) {
+  mg_entry *e = data;
+  return cl_mg_refresh_smoother(e->mg, A);
+}
+
 const cl_linear_solver_ops cl_linear_multigrid_ops = {
     .name = "galerkin_mg",
     .help = "Galerkin multigrid (linear-blend-skinning coarse levels from farthest point sampling): fixed V-cycles, "
@@ -342,4 +347,5 @@ const cl_linear_solver_ops cl_linear_multigrid_ops = {
     .setup = mge_setup,
     .solve = mge_solve,
     .stats = mge_stats,
+    .refresh_diagonal = mge_refresh_diagonal,
 };

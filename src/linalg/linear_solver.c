@@ -22,6 +22,7 @@ struct cl_linear_solver {
   int64_t nnzb;          /* its blocks */
   const cl_bsr *A;       /* matrix of the last set-up; NULL before one */
   cl_solve_reason reason;
+  int diag_changed;      /* cl_linear_solver_diagonal_changed since the last solve */
 };
 
 int32_t cl_linear_solver_count(void) { return ENTRY_COUNT; }
@@ -213,6 +214,7 @@ cl_status cl_linear_solver_setup(cl_linear_solver *ls, const cl_bsr *A, const ui
   ls->reason = CL_SOLVE_CONVERGED;
   cl_status r = ls->ops->setup(ls->data, &ls->def, A, fixed, &ls->reason);
   ls->A = A; /* also after a warning or an error: a solve falls back or sets the factor up again */
+  ls->diag_changed = 0;
   return r;
 }
 
@@ -229,9 +231,18 @@ cl_status cl_linear_solver_solve(cl_linear_solver *ls, const double *b, double *
                    ls->ops->name);
   }
   res->reason = CL_SOLVE_CONVERGED;
+  if (ls->diag_changed && ls->ops->refresh_diagonal) {
+    cl_status d = ls->ops->refresh_diagonal(ls->data, ls->A);
+    if (d < 0) return d;
+  }
+  ls->diag_changed = 0;
   cl_status r = ls->ops->solve(ls->data, &ls->def, ls->A, b, x, fixed, res);
   ls->reason = res->reason;
   return r;
+}
+
+void cl_linear_solver_diagonal_changed(cl_linear_solver *ls) {
+  if (ls) ls->diag_changed = 1;
 }
 
 cl_solve_reason cl_linear_solver_reason(const cl_linear_solver *ls) { return ls ? ls->reason : CL_SOLVE_INVALID; }

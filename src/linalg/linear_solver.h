@@ -188,6 +188,11 @@ cl_status cl_linear_solver_analyse(cl_linear_solver *ls, const cl_bsr *A);
 cl_status cl_linear_solver_setup(cl_linear_solver *ls, const cl_bsr *A, const uint8_t *fixed);
 /* Solve A x = b with the matrix of the last set-up (b and x: 3n doubles; fixed as above). res may be
  * NULL. CL_ERR_STATE before a set-up. */
+/* A's values changed on some diagonal blocks since the set-up, in place (a contact's friction
+ * stiffness, fem/system.h): before the next solve an entry that keeps the diagonal renews it
+ * (galerkin_mg: its finest level's smoother, one pass over the diagonal); a factor or coarse levels
+ * made at the set-up stay, as a preconditioner for the matrix of now. */
+void cl_linear_solver_diagonal_changed(cl_linear_solver *ls);
 cl_status cl_linear_solver_solve(cl_linear_solver *ls, const double *b, double *x, const uint8_t *fixed,
                                  cl_linear_result *res);
 /* Why the last set-up or solve stopped or failed. */
@@ -218,6 +223,9 @@ typedef struct cl_linear_solver_ops {
   cl_status (*solve)(void *data, const cl_linear_solver_def *def, const cl_bsr *A, const double *b, double *x,
                      const uint8_t *fixed, cl_linear_result *res);
   void (*stats)(const void *data, cl_linear_solver_stats *out);
+  /* optional: A's diagonal blocks changed since the set-up (cl_linear_solver_diagonal_changed); an
+   * entry whose preconditioner keeps something of that diagonal renews it here */
+  cl_status (*refresh_diagonal)(void *data, const cl_bsr *A);
 } cl_linear_solver_ops;
 
 extern const cl_linear_solver_ops cl_linear_pcg_ops;

@@ -377,6 +377,13 @@ cl_status cl_mg_refresh_fine(cl_mg *mg, const cl_bsr *A, int *reason) {
   return CL_OK;
 }
 
+cl_status cl_mg_refresh_smoother(cl_mg *mg, const cl_bsr *A) {
+  if (!mg->usable || !mg->lev[0].dinv || mg->lev[0].A != A) return CL_OK;
+  cl_status s = cl_bsr_diag_inverse(A, mg->has_fixed ? mg->fixed : NULL, mg->lev[0].dinv);
+  if (s < 0) return cl_fail_context(CL_WARN_NOT_POSDEF, "Galerkin multigrid, smoother of level 0: ");
+  return CL_OK;
+}
+
 void cl_mg_note_solve(cl_mg *mg, double ms, int32_t cycles, double factor) {
   if (!mg) return;
   mg->st.solve_ms = ms;

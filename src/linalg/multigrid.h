@@ -146,6 +146,10 @@ cl_status cl_mg_setup(cl_mg *mg, const struct cl_linear_solver_def *def, const c
  * set-up; the coarse matrices and the coarsest factor stay those of the older matrix. Needs a usable
  * hierarchy. Returns as cl_mg_setup (on failure the hierarchy is unusable until the next full set-up). */
 cl_status cl_mg_refresh_fine(cl_mg *mg, const cl_bsr *A, int *reason);
+/* The finest level's smoother diagonal inverted again from A (its values changed in place on some
+ * diagonal blocks since the set-up: cl_linear_solver_diagonal_changed); the coarse levels stay.
+ * Nothing to do before a usable set-up. CL_WARN_NOT_POSDEF on a singular block. */
+cl_status cl_mg_refresh_smoother(cl_mg *mg, const cl_bsr *A);
 
 /* The set-up again for a new mask `fixed` (3 n flags, NULL = none) on the matrix of the last set-up,
  * whose values may since have changed only in the rows and columns of the nodes whose mask changes (a
