@@ -426,8 +426,10 @@ static void set_friction_stiffness(cl_fem_system *sys, int32_t l, double k, doub
  * an impulse, plus the friction load): let go a contact that would pull (R_n < 0), make a sticking
  * one slide when it needs more than mu R_n, make a sliding one stick when its slip turned against
  * the friction; a sliding contact's friction is mu R_n against its slip, a fixed point of the solve
- * (R_n of a sliding contact is not that of the sticking one it was). Returns how many changed mode or
- * friction (by more than a thousandth): the island is solved again while any did. */
+ * (R_n of a sliding contact is not that of the sticking one it was), linearised about the slip for
+ * the next solve. In `final` (the last round) nothing sticks and nothing is linearised. Statics and
+ * the budget of changes: see the top of system.h. Returns how many changed mode or friction (by more
+ * than a thousandth): the island is solved again while any did. */
 static int32_t update_contacts(cl_fem_system *sys, const cl_collider_view *view, int final) {
   int32_t changed = 0;
   for (int32_t l = 0; l < sys->n; ++l) {
@@ -455,10 +457,11 @@ static int32_t update_contacts(cl_fem_system *sys, const cl_collider_view *view,
         f1 = mu * Rn * R2 / rt;
       }
     } else if (mu > 0.0 && t1 >= 0 && (sys->statics || sys->cflips[l] == CONTACT_LOCKED)) {
-      /* a static iteration: the friction keeps the direction of the reaction that could not hold
-       * the node, with mu R_n of now; it does not stick again within the iteration (the next one
-       * starts sticking). Deciding both ways from each solve made neighbouring contacts at the cone's
-       * edge switch back and forth until the rounds ran out (top of system.h) */
+      /* a static iteration, or a contact past its budget of changes (locked): the friction keeps
+       * the direction of the reaction that could not hold the node, with mu R_n of now, and it does
+       * not stick again (in statics the next iteration starts sticking). Deciding both ways from each
+       * solve made neighbouring contacts at the cone's edge switch back and forth until the rounds
+       * ran out (top of system.h) */
       const double fn = sqrt(fr[0] * fr[0] + fr[1] * fr[1]);
       if (fn > 0.0) {
         f0 = mu * Rn * fr[0] / fn;
