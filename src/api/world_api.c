@@ -501,7 +501,7 @@ void cl_collider_def_default(cl_collider_def *def, cl_collider_kind kind) {
   def->radius = 0.5;
   for (int k = 0; k < 3; ++k) def->half_extents[k] = 0.5;
   def->rotation[0] = def->rotation[4] = def->rotation[8] = 1.0;
-  def->friction = 0.5;
+  def->friction = 0.0; /* frictionless, as the Lua API's default (lua/cleave/colliders.lua) */
   def->restitution = 0.0;
   def->duration = INFINITY;
 }

@@ -297,7 +297,7 @@ typedef struct cl_collider_def {
   double rotation[9];      /* box orientation, row-major */
   double velocity[3];      /* kinematic linear velocity, m/s */
   double angular_velocity[3]; /* kinematic angular velocity about center, rad/s */
-  double friction;         /* Coulomb coefficient, >= 0 */
+  double friction;         /* Coulomb coefficient, >= 0; default 0 (frictionless) */
   double restitution;      /* in [0, 1] */
   /* Kinematic motion in time (from the time the collider is added): it rests until `start`, its
    * speed grows linearly over `ramp` to `velocity` (and `angular_velocity`), it moves for `duration`
