@@ -6,7 +6,7 @@
  * code). The block of 0.1 m (8 x 8 x 8 cells) is held on its face x = 0, a sphere of radius 0.05 m
  * pressed 1 mm into the face x = 0.1 off the face's grid lines, so its contact nodes slide: without
  * the polish they end 1.8e-4 of the depth off the sphere (both solvers); with it 9e-9 frictionless
- * (7-8 Newton iterations) and 5e-10 with the colliders' default friction 0.5 (6-7 iterations, 4
+ * (7-8 Newton iterations) and 5e-10 with friction 0.5 (6-7 iterations, 4
  * without the polish). */
 #include <math.h>
 #include <setjmp.h>
