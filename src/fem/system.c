@@ -396,6 +396,12 @@ static void set_friction(cl_fem_system *sys, int32_t l, double f0, double f1) {
   fr[1] = t < 2 ? f1 : 0.0;
 }
 
+/* The velocity of contact l's surface point, turned into the node's frame. */
+static void surface_velocity_in(const cl_fem_system *sys, int32_t l, double vsl[3]) {
+  memcpy(vsl, sys->cv + 3 * (size_t)l, 3 * sizeof(double));
+  turn_in(sys->basis + 9 * (size_t)l, vsl);
+}
+
 /* Replace the friction stiffness of sliding contact l on its two tangent rows t1 = nsup + 1, t2 =
  * nsup + 2 by k (I - u u^T) (u: the unit slip in those rows; k = 0 removes it), in A's diagonal block
  * and, with the load -D (v - v_s) it brings, on r0 (top of system.h, "Sliding friction, linearised").
@@ -411,8 +417,7 @@ static void set_friction_stiffness(cl_fem_system *sys, int32_t l, double k, doub
   B[3 * t2 + t1] += n1 - d[1];
   B[3 * t2 + t2] += n2 - d[2];
   double vsl[3];
-  memcpy(vsl, sys->cv + 3 * (size_t)l, sizeof vsl);
-  turn_in(sys->basis + 9 * (size_t)l, vsl);
+  surface_velocity_in(sys, l, vsl);
   const double w1 = sys->v[3 * l + t1] - vsl[t1], w2 = sys->v[3 * l + t2] - vsl[t2];
   const double o0 = -(n0 * w1 + n1 * w2), o1 = -(n1 * w1 + n2 * w2);
   r0[t1] += o0 - off[0];
@@ -469,8 +474,7 @@ static int32_t update_contacts(cl_fem_system *sys, const cl_collider_view *view,
       }
     } else if (mu > 0.0 && t1 >= 0) {
       double vsl[3];
-      memcpy(vsl, sys->cv + 3 * (size_t)l, sizeof vsl);
-      turn_in(sys->basis + 9 * (size_t)l, vsl);
+      surface_velocity_in(sys, l, vsl);
       const double s1 = end_velocity(sys, l, t1) - vsl[t1], s2 = t2 >= 0 ? end_velocity(sys, l, t2) - vsl[t2] : 0.0;
       const double sn = sqrt(s1 * s1 + s2 * s2);
       if (sn > 0.0 && s1 * fr[0] + s2 * fr[1] > 0.0 && !final) {
@@ -745,6 +749,12 @@ double cl_fem_system_prepare(cl_fem_system *sys, const cl_body_state *st, double
   return r2;
 }
 
+void cl_fem_system_tell_solver(cl_fem_system *sys, cl_linear_solver *ls) {
+  if (!sys->diag_changed) return;
+  cl_linear_solver_diagonal_changed(ls);
+  sys->diag_changed = 0;
+}
+
 double cl_fem_system_cone_excess2(const cl_fem_system *sys, const cl_collider_view *view) {
   double e2 = 0.0;
   if (!view) return 0.0;
@@ -808,8 +818,7 @@ void cl_fem_system_finish(cl_fem_system *sys, const cl_collider_view *view, int 
     if (d[0] == 0.0 && d[1] == 0.0 && d[2] == 0.0) continue;
     const int t1 = sys->nsup[l] + 1, t2 = t1 + 1;
     double vsl[3];
-    memcpy(vsl, sys->cv + 3 * (size_t)l, sizeof vsl);
-    turn_in(sys->basis + 9 * (size_t)l, vsl);
+    surface_velocity_in(sys, l, vsl);
     const double s1 = end_velocity(sys, l, t1) - vsl[t1], s2 = end_velocity(sys, l, t2) - vsl[t2];
     const double *fr = sys->cfric + 2 * (size_t)l;
     set_friction(sys, l, fr[0] - (d[0] * s1 + d[1] * s2), fr[1] - (d[1] * s1 + d[2] * s2));

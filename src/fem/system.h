@@ -125,7 +125,7 @@ typedef struct cl_fem_system {
   double *cdoff;             /* 2n: the load that stiffness puts on r0's tangent rows */
   int32_t rounds;            /* solves of the last step's contact rounds after its first one */
   int diag_changed;          /* A's diagonal blocks changed since the last solve (friction stiffness):
-                              * the solve callback tells its linear solver and clears it */
+                              * cl_fem_system_tell_solver passes it on */
   uint8_t *cflips;           /* n: a contact's changes between sticking and sliding this step */
   double *cimp;              /* 3n: the impulse the constraint or contact gave (x, y, z) */
   double *simp;              /* 3n: the impulse the support gave (x, y, z; 0 for a node without one) */
@@ -197,6 +197,10 @@ double cl_fem_system_prepare(cl_fem_system *sys, const cl_body_state *st, double
  * the merit of the iteration (fem/static_solve.h): the free rows' unbalanced force alone says nothing
  * of the held ones, and a state whose contacts would still slide is not an equilibrium. */
 double cl_fem_system_cone_excess2(const cl_fem_system *sys, const cl_collider_view *view);
+/* Before a re-solve in the contact rounds (the solve callback): when the linearised friction changed
+ * A's diagonal blocks since the last solve, tell the linear solver (cl_linear_solver_diagonal_changed)
+ * and clear the flag. */
+void cl_fem_system_tell_solver(cl_fem_system *sys, cl_linear_solver *ls);
 
 /* A solver's solve of A dv = r0 with the system's mask; `again` = 0 for the step's first solve. */
 typedef cl_status (*cl_fem_solve_fn)(void *ctx, cl_fem_system *sys, int again);

@@ -75,10 +75,7 @@ typedef struct solve_ctx {
 
 static cl_status solve_again(void *ctx, cl_fem_system *sys, int again) {
   solve_ctx *c = ctx;
-  if (sys->diag_changed) { /* a contact's friction stiffness (fem/system.h) */
-    cl_linear_solver_diagonal_changed(c->isl->ls);
-    sys->diag_changed = 0;
-  }
+  cl_fem_system_tell_solver(sys, c->isl->ls); /* a contact's friction stiffness (fem/system.h) */
   return cl_corot_solve_island(c->s, c->isl, c->index, again, c->rep);
 }
 

@@ -81,10 +81,7 @@ static cl_status solve(void *ctx, cl_fem_system *sys, int again) {
     d.mg_cycles = rc;
     CL_TRY(cl_linear_solver_configure(s->ls, &d));
   }
-  if (sys->diag_changed) { /* a contact's friction stiffness (fem/system.h) */
-    cl_linear_solver_diagonal_changed(s->ls);
-    sys->diag_changed = 0;
-  }
+  cl_fem_system_tell_solver(sys, s->ls); /* a contact's friction stiffness (fem/system.h) */
   cl_linear_result res;
   cl_status r = cl_linear_solver_solve(s->ls, sys->r0, sys->dv, mask, &res);
   if (recycle) CL_TRY(cl_linear_solver_configure(s->ls, &s->lsdef));
